@@ -1,0 +1,57 @@
+package io.servesim.cli;
+
+import io.servesim.config.SimConfig;
+import io.servesim.metrics.Stats;
+import io.servesim.report.Summary;
+import java.util.Locale;
+
+/** Renders the short human summary a replay prints: an aligned table, numbers in Locale.ROOT. */
+final class ConsoleTable {
+    private ConsoleTable() {}
+
+    static String render(Summary s, SimConfig c) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(
+                Locale.ROOT,
+                "servesim replay: %d worker(s) x %d rank(s), router %s, timing %s, workload %s%n",
+                c.cluster().workers(),
+                c.cluster().attentionDp(),
+                c.cluster().router().policy(),
+                c.timing().type(),
+                c.workload().type()));
+        sb.append(String.format(
+                Locale.ROOT,
+                "requests %d  completed %d  rejected %d  preemptions %d  virtual duration %.3f s%n",
+                s.requests(),
+                s.completed(),
+                s.rejected(),
+                s.preemptions(),
+                s.durationMs() / 1000));
+        sb.append(String.format(
+                Locale.ROOT,
+                "throughput %.3f req/s  %.1f output tok/s  prefix reuse %.1f%% (first admission %.1f%%)%n",
+                s.requestThroughputRps(),
+                s.outputThroughputTokS(),
+                100 * s.prefixReuseRatio(),
+                100 * s.firstAdmissionPrefixReuseRatio()));
+        sb.append(String.format(
+                Locale.ROOT, "%-8s %12s %12s %12s %12s %12s%n", "metric", "mean", "p50", "p90", "p99", "max"));
+        row(sb, "ttft_ms", s.ttftMs());
+        row(sb, "tpot_ms", s.tpotMs());
+        row(sb, "itl_ms", s.itlMs());
+        row(sb, "e2e_ms", s.e2eMs());
+        return sb.toString();
+    }
+
+    private static void row(StringBuilder sb, String name, Stats st) {
+        sb.append(String.format(
+                Locale.ROOT,
+                "%-8s %12.3f %12.3f %12.3f %12.3f %12.3f%n",
+                name,
+                st.mean(),
+                st.p50(),
+                st.p90(),
+                st.p99(),
+                st.max()));
+    }
+}

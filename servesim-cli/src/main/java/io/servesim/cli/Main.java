@@ -1,0 +1,53 @@
+package io.servesim.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code servesim} command: subcommands for replaying workloads (more arrive with later features). */
+@Command(
+        name = "servesim",
+        mixinStandardHelpOptions = true,
+        version = "servesim 0.1.0",
+        description = "Deterministic discrete-event simulator of LLM inference-serving clusters.",
+        subcommands = {ReplayCommand.class})
+public final class Main implements Runnable {
+    /** Exit code of a successful run. */
+    public static final int OK = 0;
+    /** Exit code of a run that failed while simulating or writing. */
+    public static final int FAILURE = 1;
+    /** Exit code of a usage or configuration error. */
+    public static final int USAGE = 2;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand");
+    }
+
+    /** Entry point. */
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs the command line and returns the exit code (for tests). */
+    public static int execute(String... args) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setExitCodeExceptionMapper(e -> FAILURE);
+        cl.setParameterExceptionHandler((ex, a) -> {
+            ex.getCommandLine().getErr().println("error: " + ex.getMessage());
+            ex.getCommandLine()
+                    .getErr()
+                    .println("(run 'servesim " + commandName(ex.getCommandLine()) + " --help' for usage)");
+            return USAGE;
+        });
+        cl.getCommandSpec().exitCodeOnInvalidInput(USAGE);
+        return cl.execute(args);
+    }
+
+    private static String commandName(CommandLine cl) {
+        return cl.getCommandSpec().qualifiedName().replaceFirst("^servesim ?", "");
+    }
+}

@@ -1,0 +1,256 @@
+package io.servesim.config;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.exc.PropertyBindingException;
+import tools.jackson.databind.exc.ValueInstantiationException;
+import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+
+/**
+ * Loads a {@link SimConfig}: reference.yaml defaults, merged with the user's YAML, then {@code --set} overrides in
+ * order, then strict binding (unknown keys rejected) and validation. Every error is a {@link ConfigException}
+ * naming the key path or the file and line.
+ */
+public final class ConfigLoader {
+    private static final String REFERENCE = "/io/servesim/config/reference.yaml";
+
+    private static final YAMLMapper MAPPER = YAMLMapper.builder()
+            .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+            .build();
+
+    private ConfigLoader() {}
+
+    /** Loads a config file with overrides of the form {@code a.b.c=yamlValue}. */
+    public static SimConfig load(Path file, List<String> overrides) {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException("", "config file not found: " + file);
+        } catch (IOException e) {
+            throw new ConfigException("", "cannot read config file " + file + ": " + e.getMessage());
+        }
+        return fromYaml(text, file.toString(), overrides);
+    }
+
+    /** Loads a config from YAML text; {@code source} names it in error messages. */
+    public static SimConfig fromYaml(String yaml, String source, List<String> overrides) {
+        ObjectNode tree = defaults();
+        JsonNode user = parse(yaml, source);
+        if (user != null && !user.isNull() && !user.isMissingNode()) {
+            if (!user.isObject()) {
+                throw new ConfigException("", source + ": expected a YAML mapping at the top level");
+            }
+            merge(tree, (ObjectNode) user, "");
+        }
+        for (String override : overrides) {
+            applyOverride(tree, override);
+        }
+        return bind(tree);
+    }
+
+    /** The merged reference defaults as a tree (a fresh copy). */
+    public static ObjectNode defaults() {
+        try (InputStream in = ConfigLoader.class.getResourceAsStream(REFERENCE)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + REFERENCE);
+            }
+            return (ObjectNode) MAPPER.readTree(in);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + REFERENCE, e);
+        }
+    }
+
+    /** Binds a complete tree to a validated config. */
+    public static SimConfig bind(JsonNode tree) {
+        try {
+            return MAPPER.treeToValue(tree, SimConfig.class);
+        } catch (JacksonException e) {
+            throw translate(e);
+        }
+    }
+
+    /** A config as a JSON tree with its snake_case keys. */
+    public static JsonNode toTree(SimConfig config) {
+        return MAPPER.valueToTree(config);
+    }
+
+    /** Serialises a config as YAML (snake_case keys), e.g. to record what a run used. */
+    public static String toYaml(SimConfig config) {
+        return MAPPER.writeValueAsString(config);
+    }
+
+    private static JsonNode parse(String yaml, String source) {
+        try {
+            return MAPPER.readTree(yaml);
+        } catch (StreamReadException e) {
+            TokenStreamLocation loc = e.getLocation();
+            String where = loc == null ? source : source + ":" + loc.getLineNr();
+            throw new ConfigException("", where + ": malformed YAML: " + e.getOriginalMessage());
+        } catch (JacksonException e) {
+            throw new ConfigException("", source + ": malformed YAML: " + e.getOriginalMessage());
+        }
+    }
+
+    /**
+     * Deep merge of {@code over} into {@code base}. Objects merge key by key, except that an object whose
+     * {@code type} differs from the default's replaces it whole (so switching a distribution from fixed to uniform
+     * does not inherit the fixed one's value). Keys absent from the defaults are kept, and rejected at binding.
+     */
+    static void merge(ObjectNode base, ObjectNode over, String path) {
+        for (Map.Entry<String, JsonNode> e : over.properties()) {
+            String key = e.getKey();
+            JsonNode value = e.getValue();
+            JsonNode existing = base.get(key);
+            if (existing instanceof ObjectNode baseChild
+                    && value instanceof ObjectNode overChild
+                    && !typeChanges(baseChild, overChild)) {
+                merge(baseChild, overChild, path.isEmpty() ? key : path + "." + key);
+            } else {
+                base.set(key, value);
+            }
+        }
+    }
+
+    private static boolean typeChanges(ObjectNode base, ObjectNode over) {
+        JsonNode bt = base.get("type");
+        JsonNode ot = over.get("type");
+        return bt != null && ot != null && !bt.equals(ot) && bt.isString() && hasOnlyTypedParameters(base);
+    }
+
+    private static boolean hasOnlyTypedParameters(ObjectNode base) {
+        for (JsonNode v : base.values()) {
+            if (v.isObject()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void applyOverride(ObjectNode tree, String override) {
+        int eq = override.indexOf('=');
+        if (eq <= 0) {
+            throw new ConfigException("", "--set expects path=value, got '" + override + "'");
+        }
+        String path = override.substring(0, eq).trim();
+        String raw = override.substring(eq + 1);
+        JsonNode value;
+        try {
+            value = raw.isBlank() ? MAPPER.getNodeFactory().nullNode() : MAPPER.readTree(raw);
+            if (value == null || value.isMissingNode()) {
+                value = MAPPER.getNodeFactory().nullNode();
+            }
+        } catch (JacksonException e) {
+            throw new ConfigException(path, "--set value is not valid YAML: " + raw);
+        }
+        String[] keys = path.split("\\.", -1);
+        ObjectNode node = tree;
+        StringBuilder seen = new StringBuilder();
+        for (int i = 0; i < keys.length - 1; i++) {
+            String k = keys[i];
+            if (k.isEmpty()) {
+                throw new ConfigException(path, "empty key in --set path");
+            }
+            seen.append(seen.isEmpty() ? "" : ".").append(k);
+            JsonNode child = node.get(k);
+            if (child == null) {
+                throw new ConfigException(seen.toString(), "unknown key" + allowedSuffix(node));
+            }
+            if (!(child instanceof ObjectNode childObject)) {
+                throw new ConfigException(seen.toString(), "is a value, not a section; cannot set '" + path + "'");
+            }
+            node = childObject;
+        }
+        String last = keys[keys.length - 1];
+        if (last.isEmpty()) {
+            throw new ConfigException(path, "empty key in --set path");
+        }
+        if (!node.has(last)) {
+            throw new ConfigException(path, "unknown key" + allowedSuffix(node));
+        }
+        JsonNode existing = node.get(last);
+        if (existing instanceof ObjectNode eo && value instanceof ObjectNode vo && !typeChanges(eo, vo)) {
+            merge(eo, vo, path);
+        } else {
+            node.set(last, value);
+        }
+    }
+
+    private static String allowedSuffix(ObjectNode node) {
+        return " (allowed: " + String.join(", ", new TreeSet<>(node.propertyNames())) + ")";
+    }
+
+    private static ConfigException translate(JacksonException e) {
+        String path = pathOf(e.getPath());
+        Throwable cause = e.getCause();
+        if (e instanceof ValueInstantiationException && cause instanceof ConfigException ce) {
+            return ce.under(path);
+        }
+        if (cause instanceof ConfigException ce) {
+            return ce.under(path);
+        }
+        if (e instanceof PropertyBindingException pbe) {
+            TreeSet<String> known = new TreeSet<>();
+            Collection<Object> ids = pbe.getKnownPropertyIds();
+            if (ids != null) {
+                for (Object id : ids) {
+                    known.add(String.valueOf(id));
+                }
+            }
+            return new ConfigException(path, "unknown key (allowed: " + String.join(", ", known) + ")");
+        }
+        String msg = e.getOriginalMessage();
+        if (msg == null) {
+            msg = e.getClass().getSimpleName();
+        }
+        int nl = msg.indexOf('\n');
+        if (nl > 0) {
+            msg = msg.substring(0, nl);
+        }
+        return new ConfigException(path, "bad value: " + simplify(msg));
+    }
+
+    private static String simplify(String msg) {
+        // Jackson names Java types; users think in YAML types.
+        return msg.replace("`int`", "an integer")
+                .replace("`long`", "an integer")
+                .replace("`double`", "a number")
+                .replace("`boolean`", "true or false")
+                .replace("`java.lang.Integer`", "an integer")
+                .replace("`java.lang.Long`", "an integer")
+                .replace("`java.lang.Double`", "a number")
+                .replace("`java.lang.String`", "a string");
+    }
+
+    private static String pathOf(List<JacksonException.Reference> refs) {
+        List<String> parts = new ArrayList<>();
+        for (JacksonException.Reference r : refs) {
+            if (r.getPropertyName() != null) {
+                parts.add(r.getPropertyName());
+            } else if (r.getIndex() >= 0) {
+                parts.add("[" + r.getIndex() + "]");
+            }
+        }
+        return String.join(".", parts);
+    }
+}

@@ -1,0 +1,30 @@
+package io.servesim.config;
+
+/**
+ * Engine (vLLM v1) settings shared by every rank. {@code max_model_len} null means "what the KV pool can hold"
+ * (usable blocks x block size); an explicit value larger than that is rejected, as vLLM refuses to start.
+ */
+public record EngineConfig(SchedulerConfig scheduler, KvCacheConfig kvCache, Integer maxModelLen) {
+    /** Validates sections and the context limit against the KV pool. */
+    public EngineConfig {
+        Check.present("scheduler", scheduler);
+        Check.present("kv_cache", kvCache);
+        if (maxModelLen != null) {
+            Check.atLeast("max_model_len", maxModelLen, 2);
+            long capacity = (long) (kvCache.numGpuBlocks() - 1) * kvCache.blockSize();
+            if (maxModelLen > capacity) {
+                throw new ConfigException(
+                        "max_model_len",
+                        "is " + maxModelLen
+                                + " tokens but one rank's KV pool holds only " + capacity
+                                + " ((num_gpu_blocks - 1) x block_size); vLLM refuses to start in this case");
+            }
+        }
+    }
+
+    /** The effective context limit in tokens. */
+    public int effectiveMaxModelLen() {
+        long capacity = (long) (kvCache.numGpuBlocks() - 1) * kvCache.blockSize();
+        return maxModelLen != null ? maxModelLen : (int) Math.min(Integer.MAX_VALUE, capacity);
+    }
+}

@@ -1,0 +1,38 @@
+package io.servesim.config;
+
+/**
+ * Synthetic multi-turn sessions. Turn 1's prompt is {@code shared_prefix_tokens} common tokens (per prefix group)
+ * plus {@code first_input_tokens} unique ones; turn k+1's prompt is turn k's prompt + turn k's output +
+ * {@code new_input_tokens}, so it hits the cache. The next turn is released {@code think_time_ms} after the previous
+ * one completes (closed loop). The run stops after {@code sessions} sessions or {@code duration_s} of session starts.
+ */
+public record SessionsConfig(
+        Long sessions,
+        Double durationS,
+        int turns,
+        DistributionConfig firstInputTokens,
+        DistributionConfig newInputTokens,
+        DistributionConfig outputTokens,
+        DistributionConfig thinkTimeMs,
+        int sharedPrefixTokens,
+        int prefixGroups) {
+    /** Validates counts and lengths. */
+    public SessionsConfig {
+        if (sessions == null && durationS == null) {
+            throw new ConfigException("sessions", "set sessions or duration_s (both are null)");
+        }
+        if (sessions != null) {
+            Check.atLeast("sessions", sessions, 1);
+        }
+        if (durationS != null) {
+            Check.positive("duration_s", durationS);
+        }
+        Check.atLeast("turns", turns, 1);
+        Check.present("first_input_tokens", firstInputTokens);
+        Check.present("new_input_tokens", newInputTokens);
+        Check.present("output_tokens", outputTokens);
+        Check.present("think_time_ms", thinkTimeMs);
+        Check.atLeast("shared_prefix_tokens", sharedPrefixTokens, 0);
+        Check.atLeast("prefix_groups", prefixGroups, 1);
+    }
+}

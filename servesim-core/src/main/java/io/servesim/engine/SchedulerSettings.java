@@ -1,0 +1,38 @@
+package io.servesim.engine;
+
+import io.servesim.config.EngineConfig;
+
+/**
+ * The per-rank scheduler knobs, flattened from {@link EngineConfig}.
+ *
+ * @param maxNumSeqs running requests at most
+ * @param maxNumBatchedTokens token budget per step
+ * @param longPrefillTokenThreshold per-request cap per step (0 = off)
+ * @param chunkedPrefill whether prefills may be split across steps
+ * @param maxModelLen context limit in tokens
+ * @param blockSize tokens per KV block
+ * @param numGpuBlocks blocks per rank including the null block
+ * @param prefixCaching whether prefix caching is on
+ */
+public record SchedulerSettings(
+        int maxNumSeqs,
+        int maxNumBatchedTokens,
+        int longPrefillTokenThreshold,
+        boolean chunkedPrefill,
+        int maxModelLen,
+        int blockSize,
+        int numGpuBlocks,
+        boolean prefixCaching) {
+    /** Flattens an engine config. */
+    public static SchedulerSettings of(EngineConfig c) {
+        return new SchedulerSettings(
+                c.scheduler().maxNumSeqs(),
+                c.scheduler().maxNumBatchedTokens(),
+                c.scheduler().longPrefillTokenThreshold(),
+                c.scheduler().enableChunkedPrefill(),
+                c.effectiveMaxModelLen(),
+                c.kvCache().blockSize(),
+                c.kvCache().numGpuBlocks(),
+                c.kvCache().prefixCaching());
+    }
+}

@@ -1,0 +1,296 @@
+package io.servesim.engine;
+
+import io.servesim.kv.BlockPool;
+import io.servesim.kv.KvCacheManager;
+import io.servesim.metrics.EngineCounters;
+import io.servesim.timing.StepBatch;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.objects.ObjectArrayFIFOQueue;
+import it.unimi.dsi.fastutil.objects.ObjectArrayList;
+import java.util.Arrays;
+
+/**
+ * One rank's vLLM v1 scheduler (FCFS policy, no speculative decoding, synchronous scheduling), following
+ * {@code vllm/v1/core/sched/scheduler.py} {@code schedule()} and {@code update_from_output()}:
+ *
+ * <ol>
+ *   <li><b>Running loop.</b> Running requests are served first, in admission order, from one token budget of
+ *       {@code max_num_batched_tokens}: each gets {@code num_tokens - num_computed_tokens} (1 for a decode, the rest
+ *       of the prompt for a prefill in progress), capped by {@code long_prefill_token_threshold} (if &gt; 0), the
+ *       remaining budget and {@code max_model_len - 1 - num_computed}. A request given 0 tokens is skipped; the loop
+ *       ends when the budget is spent, so a long prefill early in {@code running} can starve later decodes in that
+ *       step, as in vLLM.
+ *   <li><b>Preemption.</b> When blocks cannot be allocated, the <em>last</em> running request is preempted (LIFO):
+ *       its blocks are freed (hashed ones stay cached), its computed tokens reset to 0, and it is <em>prepended</em>
+ *       to waiting. If the victim is the request itself, the running loop stops.
+ *   <li><b>Waiting loop</b>, only if nothing was preempted this step: FCFS while {@code running < max_num_seqs} and
+ *       budget remains; a request without computed tokens first looks up its cached prefix; if its blocks do not fit
+ *       the loop stops (strict head-of-line blocking: later, smaller requests are not tried). With chunked prefill
+ *       off, a prompt larger than the remaining budget also stops the loop.
+ *   <li>Every scheduled request's {@code num_computed_tokens} advances at schedule time; blocks full with known
+ *       tokens are cached then too (so later requests in the same step can hit them).
+ *   <li><b>Outputs</b> at step end: a request whose computed tokens reached its known tokens samples one token
+ *       (a non-final prefill chunk samples none); a request reaching its output length (or {@code max_model_len})
+ *       finishes, leaves {@code running} and frees its blocks in reverse order.
+ * </ol>
+ */
+public final class VllmScheduler {
+    private final SchedulerSettings settings;
+    private final BlockPool pool;
+    private final KvCacheManager kv;
+    private final EngineCounters counters;
+    private final ObjectArrayList<Sequence> running = new ObjectArrayList<>();
+    private final ObjectArrayFIFOQueue<Sequence> waiting = new ObjectArrayFIFOQueue<>();
+    private final IntArrayList hits = new IntArrayList();
+    private final IntArrayList noHits = new IntArrayList();
+    private Sequence[] scheduled = new Sequence[16];
+    private int[] scheduledTokens = new int[16];
+    private int scheduledCount;
+    private int lastStepTokens;
+    private boolean preemptedLastStep;
+
+    /** Creates a scheduler with its own KV pool. */
+    public VllmScheduler(SchedulerSettings settings, EngineCounters counters) {
+        this.settings = settings;
+        this.pool = new BlockPool(settings.numGpuBlocks());
+        this.kv = new KvCacheManager(pool, settings.blockSize(), settings.prefixCaching());
+        this.counters = counters;
+    }
+
+    /** The settings. */
+    public SchedulerSettings settings() {
+        return settings;
+    }
+
+    /** The rank's KV block pool. */
+    public BlockPool pool() {
+        return pool;
+    }
+
+    /** Requests waiting (new, preempted). */
+    public int numWaiting() {
+        return waiting.size();
+    }
+
+    /** Requests running. */
+    public int numRunning() {
+        return running.size();
+    }
+
+    /** Whether any request is waiting or running. */
+    public boolean hasWork() {
+        return !running.isEmpty() || !waiting.isEmpty();
+    }
+
+    /** The running request at position i (admission order). */
+    public Sequence running(int i) {
+        return running.get(i);
+    }
+
+    /** The waiting request at the head of the queue, or null. */
+    public Sequence waitingHead() {
+        return waiting.isEmpty() ? null : waiting.first();
+    }
+
+    /** Number of requests scheduled in the latest step. */
+    public int scheduledCount() {
+        return scheduledCount;
+    }
+
+    /** The i-th request scheduled in the latest step. */
+    public Sequence scheduled(int i) {
+        return scheduled[i];
+    }
+
+    /** Tokens given to the i-th scheduled request in the latest step. */
+    public int scheduledTokens(int i) {
+        return scheduledTokens[i];
+    }
+
+    /** Total tokens scheduled in the latest step. */
+    public int lastStepTokens() {
+        return lastStepTokens;
+    }
+
+    /** Whether the latest step preempted. */
+    public boolean preemptedLastStep() {
+        return preemptedLastStep;
+    }
+
+    /** Appends a new request to the waiting queue. */
+    public void addRequest(Sequence s) {
+        waiting.enqueue(s);
+    }
+
+    /**
+     * Runs {@code schedule()}: fills {@code batch} with this step's work and advances computed tokens.
+     *
+     * @param nowNanos the step's start time (recorded as first-scheduled time)
+     * @param batch receives the step composition for the timing model
+     * @return tokens scheduled (0 means nothing could run)
+     */
+    public int schedule(long nowNanos, StepBatch batch) {
+        final int blockSize = settings.blockSize();
+        final int threshold = settings.longPrefillTokenThreshold();
+        final int maxModelLen = settings.maxModelLen();
+        int budget = settings.maxNumBatchedTokens();
+        scheduledCount = 0;
+        boolean preempted = false;
+
+        // A. Running loop.
+        int i = 0;
+        while (i < running.size() && budget > 0) {
+            Sequence r = running.get(i);
+            int numNew = r.numTokens() - r.numComputedTokens;
+            if (threshold > 0 && numNew > threshold) {
+                numNew = threshold;
+            }
+            numNew = Math.min(numNew, budget);
+            numNew = Math.min(numNew, maxModelLen - 1 - r.numComputedTokens);
+            if (numNew <= 0) {
+                i++;
+                continue;
+            }
+            if (settings.prefixCaching()) {
+                r.ensureHashes(blockSize);
+            }
+            boolean allocated;
+            while (true) {
+                allocated = kv.allocateSlots(r.table, r.numComputedTokens, noHits, numNew, r.numTokens(), maxModelLen);
+                if (allocated) {
+                    break;
+                }
+                Sequence victim = running.remove(running.size() - 1);
+                preempt(victim);
+                preempted = true;
+                if (victim == r) {
+                    break;
+                }
+            }
+            if (!allocated) {
+                break;
+            }
+            record(r, numNew);
+            budget -= numNew;
+            i++;
+        }
+
+        // B. Waiting loop: no admission in a step that preempted.
+        if (!preempted) {
+            while (!waiting.isEmpty() && budget > 0) {
+                if (running.size() >= settings.maxNumSeqs()) {
+                    break;
+                }
+                Sequence r = waiting.first();
+                if (settings.prefixCaching()) {
+                    r.ensureHashes(blockSize);
+                }
+                int hitBlocks = kv.findPrefixHit(r.table, r.numTokens(), hits);
+                int computed = hitBlocks * blockSize;
+                int numNew = r.numTokens() - computed;
+                if (threshold > 0 && numNew > threshold) {
+                    numNew = threshold;
+                }
+                if (!settings.chunkedPrefill() && numNew > budget) {
+                    break;
+                }
+                numNew = Math.min(numNew, budget);
+                if (!kv.allocateSlots(r.table, 0, hits, numNew, r.numTokens(), maxModelLen)) {
+                    break;
+                }
+                waiting.dequeue();
+                running.add(r);
+                r.running = true;
+                r.numComputedTokens = computed;
+                counters.admissions++;
+                counters.admissionTokens += r.numTokens();
+                counters.admissionHitTokens += computed;
+                if (r.cachedTokensAtFirstAdmission < 0) {
+                    r.cachedTokensAtFirstAdmission = computed;
+                    r.firstScheduledNanos = nowNanos;
+                    counters.firstAdmissionTokens += r.promptLength;
+                    counters.firstAdmissionHitTokens += computed;
+                }
+                record(r, numNew);
+                budget -= numNew;
+            }
+        }
+
+        // C. _update_after_schedule: computed tokens advance now, before the forward pass.
+        batch.reset((long) pool.usableBlocks() * blockSize);
+        int total = 0;
+        for (int k = 0; k < scheduledCount; k++) {
+            Sequence r = scheduled[k];
+            int n = scheduledTokens[k];
+            int context = r.numComputedTokens;
+            boolean decode = n == 1 && context >= r.promptLength && context == r.numTokens() - 1;
+            batch.add(n, context, decode);
+            r.numComputedTokens = context + n;
+            total += n;
+        }
+        lastStepTokens = total;
+        preemptedLastStep = preempted;
+        counters.scheduledTokens += total;
+        return total;
+    }
+
+    /**
+     * Runs {@code update_from_output()} at the step's end: samples tokens, finishes requests.
+     *
+     * @param nowNanos the step's end time (token timestamps)
+     * @param finishedOut receives the requests that finished, in schedule order
+     */
+    public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
+        finishedOut.clear();
+        for (int k = 0; k < scheduledCount; k++) {
+            Sequence r = scheduled[k];
+            scheduled[k] = null;
+            if (r.numComputedTokens < r.numTokens()) {
+                continue; // a non-final prefill chunk samples no token
+            }
+            r.numOutputTokens++;
+            if (r.firstTokenNanos < 0) {
+                r.firstTokenNanos = nowNanos;
+            } else {
+                counters.itlNanos.record(nowNanos - r.lastTokenNanos);
+            }
+            r.lastTokenNanos = nowNanos;
+            if (r.numOutputTokens >= r.targetOutputTokens) {
+                r.finished = true;
+                r.running = false;
+                kv.free(r.table);
+                finishedOut.add(r);
+            }
+        }
+        if (!finishedOut.isEmpty()) {
+            int w = 0;
+            for (int k = 0, n = running.size(); k < n; k++) {
+                Sequence s = running.get(k);
+                if (!s.finished) {
+                    running.set(w++, s);
+                }
+            }
+            running.size(w);
+        }
+        scheduledCount = 0;
+    }
+
+    private void preempt(Sequence victim) {
+        kv.free(victim.table);
+        victim.numComputedTokens = 0;
+        victim.preemptions++;
+        victim.running = false;
+        waiting.enqueueFirst(victim);
+        counters.preemptions++;
+    }
+
+    private void record(Sequence r, int numNew) {
+        if (scheduledCount == scheduled.length) {
+            scheduled = Arrays.copyOf(scheduled, scheduledCount * 2);
+            scheduledTokens = Arrays.copyOf(scheduledTokens, scheduledCount * 2);
+        }
+        scheduled[scheduledCount] = r;
+        scheduledTokens[scheduledCount] = numNew;
+        scheduledCount++;
+    }
+}

@@ -1,0 +1,45 @@
+package io.servesim.kv;
+
+import io.servesim.sim.Mix64;
+
+/**
+ * Chained 64-bit block hashes over token ids: hash(block i) = H(hash(block i-1), tokens of block i).
+ *
+ * <p>vLLM hashes (parent hash, token tuple, extra keys) with SHA-256 ({@code vllm/v1/core/kv_cache_utils.py});
+ * any well-mixed 64-bit chained hash gives the same prefix semantics: two blocks have equal hashes exactly when
+ * their whole token prefixes are equal (up to a 2^-64 collision chance). Hash 0 is reserved for "not hashed".
+ */
+public final class BlockHasher {
+    /** The parent hash of block 0 (vLLM's NONE_HASH, fixed here so runs are reproducible). */
+    public static final long ROOT = 0x0DDBA11CAFEF00DL;
+
+    /** Marker of a block that carries no hash. */
+    public static final long NO_HASH = 0L;
+
+    private BlockHasher() {}
+
+    /** Starts hashing a block whose parent block hash is {@code parent}. */
+    public static long begin(long parent) {
+        return Mix64.fmix(parent ^ 0x6A09E667F3BCC909L);
+    }
+
+    /** Adds one token to a block hash in progress. */
+    public static long add(long state, int token) {
+        return Mix64.mix(state, token & 0xFFFFFFFFL);
+    }
+
+    /** Finishes a block hash; the result is never {@link #NO_HASH}. */
+    public static long finish(long state) {
+        long h = Mix64.fmix(state + 0x3C6EF372FE94F82BL);
+        return h == NO_HASH ? 1L : h;
+    }
+
+    /** Hash of the block {@code tokens[from, from + blockSize)} whose parent block hash is {@code parent}. */
+    public static long hashBlock(long parent, int[] tokens, int from, int blockSize) {
+        long s = begin(parent);
+        for (int i = from, end = from + blockSize; i < end; i++) {
+            s = add(s, tokens[i]);
+        }
+        return finish(s);
+    }
+}

@@ -1,0 +1,262 @@
+package io.servesim.kv;
+
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
+import java.util.Arrays;
+
+/**
+ * A rank's pool of GPU KV blocks with reference counts, a prefix-cache map and an LRU free queue.
+ *
+ * <p>Follows vLLM v1 {@code vllm/v1/core/block_pool.py} and {@code docs/design/prefix_caching.md}:
+ *
+ * <ul>
+ *   <li>Block 0 is the <em>null block</em>, taken at start and never freed, so {@code num_gpu_blocks - 1} blocks are
+ *       usable (vLLM's usage = 1 - free / (num_blocks - 1)).
+ *   <li>The free queue is a doubly linked list, initially in block-id order. Allocation pops the head; a popped
+ *       block that still carries a hash is evicted (its hash leaves the cache map). Freed blocks are appended to the
+ *       tail, so the head is the least recently freed block.
+ *   <li>A prefix hit on a block with ref count 0 unlinks it from the middle of the free queue ("touch"), which is
+ *       why reusing an inactive cached block still costs free capacity.
+ *   <li>The cache map is keyed by block hash and is not deduplicated: two physical blocks may hold the same hash (a
+ *       per-hash doubly linked chain here); a lookup returns one of them and evicting one leaves the other findable.
+ * </ul>
+ */
+public final class BlockPool {
+    /** The id of the reserved null block. */
+    public static final int NULL_BLOCK = 0;
+
+    private static final int NIL = -1;
+
+    private final int numBlocks;
+    private final int[] refCount;
+    private final long[] hash;
+    private final int[] freePrev;
+    private final int[] freeNext;
+    private final int[] dupPrev;
+    private final int[] dupNext;
+    private final Long2IntOpenHashMap cacheHeads;
+    private int freeHead = NIL;
+    private int freeTail = NIL;
+    private int freeCount;
+    private long evictions;
+    private long cachedBlocks;
+
+    /**
+     * Creates a pool of {@code numGpuBlocks} blocks (including the null block).
+     *
+     * @param numGpuBlocks total blocks as vLLM reports them, at least 2
+     */
+    public BlockPool(int numGpuBlocks) {
+        if (numGpuBlocks < 2) {
+            throw new IllegalArgumentException(
+                    "num_gpu_blocks must be >= 2 (block 0 is the null block), got " + numGpuBlocks);
+        }
+        this.numBlocks = numGpuBlocks;
+        refCount = new int[numGpuBlocks];
+        hash = new long[numGpuBlocks];
+        freePrev = new int[numGpuBlocks];
+        freeNext = new int[numGpuBlocks];
+        dupPrev = new int[numGpuBlocks];
+        dupNext = new int[numGpuBlocks];
+        Arrays.fill(dupPrev, NIL);
+        Arrays.fill(dupNext, NIL);
+        cacheHeads = new Long2IntOpenHashMap();
+        cacheHeads.defaultReturnValue(NIL);
+        for (int b = 1; b < numGpuBlocks; b++) {
+            appendFree(b);
+        }
+        refCount[NULL_BLOCK] = 1;
+    }
+
+    /** Total blocks including the null block. */
+    public int numBlocks() {
+        return numBlocks;
+    }
+
+    /** Blocks that requests can use: all but the null block. */
+    public int usableBlocks() {
+        return numBlocks - 1;
+    }
+
+    /** Blocks in the free queue (ref count 0), cached or not. */
+    public int freeBlocks() {
+        return freeCount;
+    }
+
+    /** Blocks with ref count &gt; 0, excluding the null block. */
+    public int usedBlocks() {
+        return numBlocks - 1 - freeCount;
+    }
+
+    /** Current reference count of a block. */
+    public int refCount(int block) {
+        return refCount[block];
+    }
+
+    /** The hash a block carries, or {@link BlockHasher#NO_HASH}. */
+    public long blockHash(int block) {
+        return hash[block];
+    }
+
+    /** Number of cached blocks evicted (hash dropped on reallocation) so far. */
+    public long evictions() {
+        return evictions;
+    }
+
+    /** Number of blocks currently carrying a hash (cached, active or inactive). */
+    public long cachedBlocks() {
+        return cachedBlocks;
+    }
+
+    /** A block holding {@code blockHash}, or -1 when none does. */
+    public int lookup(long blockHash) {
+        return cacheHeads.get(blockHash);
+    }
+
+    /** Takes a reference on a cached block (prefix hit); a block with ref count 0 leaves the free queue. */
+    public void touch(int block) {
+        if (refCount[block] == 0) {
+            unlinkFree(block);
+        }
+        refCount[block]++;
+    }
+
+    /**
+     * Pops the block at the head of the free queue, evicting its hash if it carries one, with ref count 1.
+     *
+     * @throws IllegalStateException when no block is free (callers check {@link #freeBlocks()} first)
+     */
+    public int allocate() {
+        int b = freeHead;
+        if (b == NIL) {
+            throw new IllegalStateException("KV block pool exhausted");
+        }
+        unlinkFree(b);
+        if (hash[b] != BlockHasher.NO_HASH) {
+            uncache(b);
+            evictions++;
+        }
+        refCount[b] = 1;
+        return b;
+    }
+
+    /** Registers a full, computed block under {@code blockHash} so later prompts can hit it. */
+    public void cache(int block, long blockHash) {
+        if (hash[block] != BlockHasher.NO_HASH) {
+            return;
+        }
+        hash[block] = blockHash;
+        int head = cacheHeads.put(blockHash, block);
+        dupPrev[block] = NIL;
+        dupNext[block] = head;
+        if (head != NIL) {
+            dupPrev[head] = block;
+        }
+        cachedBlocks++;
+    }
+
+    /** Drops one reference; a block reaching ref count 0 is appended to the tail of the free queue. */
+    public void release(int block) {
+        int rc = --refCount[block];
+        if (rc < 0) {
+            throw new IllegalStateException("negative ref count on block " + block);
+        }
+        if (rc == 0) {
+            appendFree(block);
+        }
+    }
+
+    private void uncache(int b) {
+        long h = hash[b];
+        int prev = dupPrev[b];
+        int next = dupNext[b];
+        if (prev == NIL) {
+            if (next == NIL) {
+                cacheHeads.remove(h);
+            } else {
+                cacheHeads.put(h, next);
+            }
+        } else {
+            dupNext[prev] = next;
+        }
+        if (next != NIL) {
+            dupPrev[next] = prev;
+        }
+        dupPrev[b] = NIL;
+        dupNext[b] = NIL;
+        hash[b] = BlockHasher.NO_HASH;
+        cachedBlocks--;
+    }
+
+    private void appendFree(int b) {
+        freePrev[b] = freeTail;
+        freeNext[b] = NIL;
+        if (freeTail == NIL) {
+            freeHead = b;
+        } else {
+            freeNext[freeTail] = b;
+        }
+        freeTail = b;
+        freeCount++;
+    }
+
+    private void unlinkFree(int b) {
+        int prev = freePrev[b];
+        int next = freeNext[b];
+        if (prev == NIL) {
+            freeHead = next;
+        } else {
+            freeNext[prev] = next;
+        }
+        if (next == NIL) {
+            freeTail = prev;
+        } else {
+            freePrev[next] = prev;
+        }
+        freePrev[b] = NIL;
+        freeNext[b] = NIL;
+        freeCount--;
+    }
+
+    /** The free queue from head (next to be allocated) to tail; for tests and diagnostics. */
+    public int[] freeQueueSnapshot() {
+        int[] out = new int[freeCount];
+        int i = 0;
+        for (int b = freeHead; b != NIL; b = freeNext[b]) {
+            out[i++] = b;
+        }
+        return out;
+    }
+
+    /** Sum of ref counts of all usable blocks; for invariant checks. */
+    public long totalRefCount() {
+        long s = 0;
+        for (int b = 1; b < numBlocks; b++) {
+            if (refCount[b] < 0) {
+                return -1;
+            }
+            s += refCount[b];
+        }
+        return s;
+    }
+
+    /** Number of usable blocks with ref count &gt; 0, counted by scanning; for invariant checks. */
+    public int countReferencedBlocks() {
+        int n = 0;
+        for (int b = 1; b < numBlocks; b++) {
+            if (refCount[b] > 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** True when any usable block has a negative ref count; for invariant checks. */
+    public boolean anyNegativeRefCount() {
+        for (int b = 1; b < numBlocks; b++) {
+            if (refCount[b] < 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,145 @@
+package io.servesim.kv;
+
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+
+/**
+ * Request-level KV operations on one rank's {@link BlockPool}: prefix lookup, slot allocation and free.
+ *
+ * <p>Mirrors vLLM v1 {@code KVCacheManager} for full attention ({@code vllm/v1/core/kv_cache_manager.py},
+ * {@code single_type_kv_cache_manager.py}):
+ *
+ * <ul>
+ *   <li>{@link #findPrefixHit}: only full blocks can hit, and the last prompt token never does
+ *       ({@code max_cache_hit_length = num_tokens - 1}); the walk stops at the first miss.
+ *   <li>{@link #allocateSlots}: blocks needed = ceil(slots / block_size) - hit blocks - held blocks, plus every hit
+ *       block with ref count 0 (it sits in the free queue); fail when that exceeds the free blocks. On success hit
+ *       blocks are touched, new blocks popped from the free-queue head, and every block that is full with
+ *       tokens up to min(computed + new, known tokens) is cached <em>at schedule time</em>, so a later request
+ *       in the same step can hit it.
+ *   <li>{@link #free}: blocks are released in reverse order, so a request's deepest block reaches the free queue
+ *       first and is evicted before its prefix blocks.
+ * </ul>
+ */
+public final class KvCacheManager {
+    private final BlockPool pool;
+    private final int blockSize;
+    private final boolean prefixCaching;
+
+    /** Creates a manager over {@code pool} for blocks of {@code blockSize} tokens. */
+    public KvCacheManager(BlockPool pool, int blockSize, boolean prefixCaching) {
+        this.pool = pool;
+        this.blockSize = blockSize;
+        this.prefixCaching = prefixCaching;
+    }
+
+    /** The underlying pool. */
+    public BlockPool pool() {
+        return pool;
+    }
+
+    /** Tokens per block. */
+    public int blockSize() {
+        return blockSize;
+    }
+
+    /** Whether prefix caching is on. */
+    public boolean prefixCaching() {
+        return prefixCaching;
+    }
+
+    /**
+     * Finds the cached prefix of a request that holds no blocks yet.
+     *
+     * @param table the request's table, with hashes for at least its full prompt blocks
+     * @param numTokens tokens known for the request (prompt plus any generated tokens)
+     * @param outHits receives the hit blocks, in order (cleared first)
+     * @return the number of hit blocks
+     */
+    public int findPrefixHit(BlockTable table, int numTokens, IntArrayList outHits) {
+        outHits.clear();
+        if (!prefixCaching || numTokens <= 1) {
+            return 0;
+        }
+        int maxBlocks = Math.min((numTokens - 1) / blockSize, table.hashes.size());
+        for (int i = 0; i < maxBlocks; i++) {
+            int b = pool.lookup(table.hashes.getLong(i));
+            if (b < 0) {
+                break;
+            }
+            outHits.add(b);
+        }
+        return outHits.size();
+    }
+
+    /**
+     * Allocates the slots for {@code numNewTokens} more tokens; vLLM's {@code allocate_slots}.
+     *
+     * @param table the request's table
+     * @param numComputedTokens tokens already computed and held in {@code table}
+     * @param hits newly hit prefix blocks (empty for running requests)
+     * @param numNewTokens tokens to compute this step
+     * @param numKnownTokens tokens whose ids are known (prompt plus generated), bounding what can be cached
+     * @param maxModelLen the model's context limit
+     * @return false (and nothing changed) when the free blocks do not suffice
+     */
+    public boolean allocateSlots(
+            BlockTable table,
+            int numComputedTokens,
+            IntArrayList hits,
+            int numNewTokens,
+            int numKnownTokens,
+            int maxModelLen) {
+        int numHits = hits.size();
+        int totalComputed = Math.min(numComputedTokens + numHits * blockSize, maxModelLen);
+        int needSlots = Math.min(totalComputed + numNewTokens, maxModelLen);
+        int blocksNeeded = ceilDiv(needSlots, blockSize) - numHits - table.blocks.size();
+        if (blocksNeeded < 0) {
+            blocksNeeded = 0;
+        }
+        int reactivated = 0;
+        for (int i = 0; i < numHits; i++) {
+            if (pool.refCount(hits.getInt(i)) == 0) {
+                reactivated++;
+            }
+        }
+        if (blocksNeeded + reactivated > pool.freeBlocks()) {
+            return false;
+        }
+        for (int i = 0; i < numHits; i++) {
+            int b = hits.getInt(i);
+            pool.touch(b);
+            table.blocks.add(b);
+        }
+        if (numHits > 0) {
+            table.numCachedBlocks = Math.max(table.numCachedBlocks, numHits);
+        }
+        for (int i = 0; i < blocksNeeded; i++) {
+            table.blocks.add(pool.allocate());
+        }
+        if (prefixCaching) {
+            int fullBlocks = Math.min(totalComputed + numNewTokens, numKnownTokens) / blockSize;
+            fullBlocks = Math.min(fullBlocks, Math.min(table.blocks.size(), table.hashes.size()));
+            for (int i = table.numCachedBlocks; i < fullBlocks; i++) {
+                pool.cache(table.blocks.getInt(i), table.hashes.getLong(i));
+            }
+            if (fullBlocks > table.numCachedBlocks) {
+                table.numCachedBlocks = fullBlocks;
+            }
+        }
+        return true;
+    }
+
+    /** Frees all blocks of a request, last block first; hashed blocks stay cached until evicted. */
+    public void free(BlockTable table) {
+        IntArrayList blocks = table.blocks;
+        for (int i = blocks.size() - 1; i >= 0; i--) {
+            pool.release(blocks.getInt(i));
+        }
+        blocks.clear();
+        table.numCachedBlocks = 0;
+    }
+
+    private static int ceilDiv(int a, int b) {
+        return (a + b - 1) / b;
+    }
+}

@@ -1,0 +1,25 @@
+package io.servesim.metrics;
+
+/** Cluster-wide engine counters, incremented by the ranks as things happen. */
+public final class EngineCounters {
+    /** Engine steps run (over all ranks). */
+    public long steps;
+    /** Tokens scheduled over all steps. */
+    public long scheduledTokens;
+    /** Preemptions. */
+    public long preemptions;
+    /** Admissions from the waiting queue (first admissions and resumptions). */
+    public long admissions;
+    /** Tokens known (prompt + generated) at each admission, summed. */
+    public long admissionTokens;
+    /** Prefix-cache hit tokens at each admission, summed. */
+    public long admissionHitTokens;
+    /** Prompt tokens at first admissions, summed. */
+    public long firstAdmissionTokens;
+    /** Prefix-cache hit tokens at first admissions, summed. */
+    public long firstAdmissionHitTokens;
+    /** Cached blocks evicted from GPU pools. */
+    public long evictions;
+    /** Inter-token gaps of all requests, pooled (ns). */
+    public final ExactDistribution itlNanos = new ExactDistribution();
+}

@@ -1,0 +1,34 @@
+package io.servesim.metrics;
+
+/** How a request left the system, with the reason written to requests.csv. */
+public enum RequestStatus {
+    /** Generated all requested output tokens. */
+    COMPLETED("completed", "stop"),
+    /** Stopped early because prompt + output reached max_model_len (vLLM FINISHED_LENGTH_CAPPED). */
+    LENGTH_CAPPED("completed", "max_model_len"),
+    /** Rejected at arrival: the prompt leaves no room for an output token within max_model_len. */
+    REJECTED_PROMPT_TOO_LONG("rejected", "prompt_too_long");
+
+    private final String status;
+    private final String reason;
+
+    RequestStatus(String status, String reason) {
+        this.status = status;
+        this.reason = reason;
+    }
+
+    /** {@code completed} or {@code rejected}. */
+    public String status() {
+        return status;
+    }
+
+    /** The finish reason. */
+    public String reason() {
+        return reason;
+    }
+
+    /** Whether the request produced output (counts toward latency metrics). */
+    public boolean completed() {
+        return status.equals("completed");
+    }
+}

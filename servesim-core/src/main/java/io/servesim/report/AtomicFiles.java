@@ -1,0 +1,57 @@
+package io.servesim.report;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+/** Writes output files atomically: to a temporary file in the same directory, then renamed over the target. */
+public final class AtomicFiles {
+    /** Writes text to a writer; may throw IOException. */
+    @FunctionalInterface
+    public interface Body {
+        /** Writes the content. */
+        void write(Writer out) throws IOException;
+    }
+
+    private AtomicFiles() {}
+
+    /** Writes {@code target} atomically with UTF-8 text produced by {@code body}. */
+    public static void write(Path target, Body body) {
+        Path dir = target.toAbsolutePath().getParent();
+        Path tmp = null;
+        try {
+            Files.createDirectories(dir);
+            tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+            try (BufferedWriter w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+                body.write(w);
+            }
+            try {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+            tmp = null;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + target + ": " + e.getMessage(), e);
+        } finally {
+            if (tmp != null) {
+                try {
+                    Files.deleteIfExists(tmp);
+                } catch (IOException ignored) {
+                    // best effort: the failure above is what matters
+                }
+            }
+        }
+    }
+
+    /** Writes a string atomically. */
+    public static void writeString(Path target, String content) {
+        write(target, w -> w.write(content));
+    }
+}

@@ -1,0 +1,210 @@
+package io.servesim.report;
+
+import io.servesim.config.ConfigLoader;
+import io.servesim.metrics.RequestLog;
+import io.servesim.metrics.RequestStatus;
+import io.servesim.metrics.Stats;
+import io.servesim.run.RunResult;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import tools.jackson.core.StreamWriteFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Writes a run's reports: {@code summary.json}, {@code requests.csv} and {@code canonical.json}, each atomically.
+ *
+ * <p>canonical.json is the byte-stable record of a run: keys sorted at every level, no host-time fields, every
+ * number either an integer (times in virtual nanoseconds) or a decimal rounded to 6 places, one request per line.
+ */
+public final class ReportWriter {
+    /** Schema identifier written into canonical.json. */
+    public static final String CANONICAL_SCHEMA = "servesim.canonical.v1";
+
+    /** Columns of requests.csv, in order. */
+    public static final List<String> REQUEST_COLUMNS = List.of(
+            "request_id",
+            "session_id",
+            "turn",
+            "worker",
+            "rank",
+            "arrival_ms",
+            "first_scheduled_ms",
+            "first_token_ms",
+            "last_token_ms",
+            "queue_ms",
+            "ttft_ms",
+            "tpot_ms",
+            "e2e_ms",
+            "input_tokens",
+            "output_tokens",
+            "cached_tokens",
+            "preemptions",
+            "status",
+            "finish_reason");
+
+    private static final JsonMapper JSON = JsonMapper.builder()
+            .enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
+            .disable(SerializationFeature.INDENT_OUTPUT)
+            .build();
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private ReportWriter() {}
+
+    /** Writes all reports of a run into {@code dir} (created if needed). */
+    public static void writeAll(RunResult result, Summary summary, Path dir) {
+        AtomicFiles.writeString(
+                dir.resolve("summary.json"),
+                JSON.writerWithDefaultPrettyPrinter().writeValueAsString(summaryTree(summary)) + "\n");
+        if (result.config().output().requestsCsv()) {
+            AtomicFiles.write(dir.resolve("requests.csv"), w -> writeRequestsCsv(result.log(), w));
+        }
+        AtomicFiles.write(dir.resolve("canonical.json"), w -> writeCanonical(result, summary, w));
+    }
+
+    /** The summary as a JSON tree with the public key names (insertion-ordered for reading). */
+    public static ObjectNode summaryTree(Summary s) {
+        ObjectNode o = NODES.objectNode();
+        o.put("requests", s.requests());
+        o.put("completed", s.completed());
+        o.put("rejected", s.rejected());
+        o.put("length_capped", s.lengthCapped());
+        o.put("duration_ms", Numbers.fixed(s.durationMs(), 6));
+        o.put("total_input_tokens", s.totalInputTokens());
+        o.put("total_output_tokens", s.totalOutputTokens());
+        o.put("request_throughput_rps", Numbers.fixed(s.requestThroughputRps(), 6));
+        o.put("input_throughput_tok_s", Numbers.fixed(s.inputThroughputTokS(), 6));
+        o.put("output_throughput_tok_s", Numbers.fixed(s.outputThroughputTokS(), 6));
+        o.put("total_throughput_tok_s", Numbers.fixed(s.totalThroughputTokS(), 6));
+        o.put("prefix_reuse_ratio", Numbers.fixed(s.prefixReuseRatio(), 6));
+        o.put("first_admission_prefix_reuse_ratio", Numbers.fixed(s.firstAdmissionPrefixReuseRatio(), 6));
+        o.put("preemptions", s.preemptions());
+        o.put("steps", s.steps());
+        o.put("evictions", s.evictions());
+        o.set("ttft_ms", statsTree(s.ttftMs()));
+        o.set("tpot_ms", statsTree(s.tpotMs()));
+        o.set("itl_ms", statsTree(s.itlMs()));
+        o.set("e2e_ms", statsTree(s.e2eMs()));
+        o.set("queue_ms", statsTree(s.queueMs()));
+        return o;
+    }
+
+    private static ObjectNode statsTree(Stats st) {
+        ObjectNode o = NODES.objectNode();
+        o.put("count", st.count());
+        o.put("mean", Numbers.fixed(st.mean(), 6));
+        o.put("min", Numbers.fixed(st.min(), 6));
+        o.put("max", Numbers.fixed(st.max(), 6));
+        o.put("p50", Numbers.fixed(st.p50(), 6));
+        o.put("p90", Numbers.fixed(st.p90(), 6));
+        o.put("p95", Numbers.fixed(st.p95(), 6));
+        o.put("p99", Numbers.fixed(st.p99(), 6));
+        return o;
+    }
+
+    /** Writes requests.csv (header row, one row per request in request-id order, Locale.ROOT numbers). */
+    public static void writeRequestsCsv(RequestLog log, Writer w) throws IOException {
+        w.write(String.join(",", REQUEST_COLUMNS));
+        w.write('\n');
+        StringBuilder sb = new StringBuilder(256);
+        for (int i : log.indicesByRequestId()) {
+            sb.setLength(0);
+            long arrival = log.arrivalNanos(i);
+            long first = log.firstTokenNanos(i);
+            long last = log.lastTokenNanos(i);
+            long sched = log.firstScheduledNanos(i);
+            int out = log.outputTokens(i);
+            RequestStatus st = log.status(i);
+            sb.append(log.requestId(i)).append(',');
+            if (log.sessionId(i) >= 0) {
+                sb.append(log.sessionId(i));
+            }
+            sb.append(',').append(log.turn(i));
+            sb.append(',').append(log.worker(i));
+            sb.append(',').append(log.rank(i));
+            sb.append(',').append(Numbers.nanosAsMillis(arrival));
+            sb.append(',').append(Numbers.nanosAsMillis(sched));
+            sb.append(',').append(Numbers.nanosAsMillis(first));
+            sb.append(',').append(Numbers.nanosAsMillis(last));
+            sb.append(',').append(sched < 0 ? "" : Numbers.nanosAsMillis(sched - arrival));
+            sb.append(',').append(first < 0 ? "" : Numbers.nanosAsMillis(first - arrival));
+            sb.append(',');
+            if (out >= 2) {
+                sb.append(Numbers.fixedString((last - first) / 1e6 / (out - 1), 6));
+            }
+            sb.append(',').append(last < 0 ? "" : Numbers.nanosAsMillis(last - arrival));
+            sb.append(',').append(log.inputTokens(i));
+            sb.append(',').append(out);
+            sb.append(',').append(log.cachedTokens(i));
+            sb.append(',').append(log.preemptions(i));
+            sb.append(',').append(st.status());
+            sb.append(',').append(st.reason());
+            sb.append('\n');
+            w.append(sb);
+        }
+    }
+
+    /** Writes canonical.json: sorted keys, integer nanoseconds, fixed decimals, one request per line. */
+    public static void writeCanonical(RunResult result, Summary summary, Writer w) throws IOException {
+        w.write("{\"config\":");
+        w.write(JSON.writeValueAsString(sorted(ConfigLoader.toTree(result.config()))));
+        w.write(",\n\"requests\":[");
+        RequestLog log = result.log();
+        boolean firstRow = true;
+        StringBuilder sb = new StringBuilder(320);
+        for (int i : log.indicesByRequestId()) {
+            sb.setLength(0);
+            sb.append(firstRow ? "\n" : ",\n");
+            firstRow = false;
+            RequestStatus st = log.status(i);
+            sb.append("{\"arrival_ns\":").append(log.arrivalNanos(i));
+            sb.append(",\"cached_tokens\":").append(log.cachedTokens(i));
+            sb.append(",\"finish_reason\":\"").append(st.reason()).append('"');
+            sb.append(",\"first_scheduled_ns\":").append(log.firstScheduledNanos(i));
+            sb.append(",\"first_token_ns\":").append(log.firstTokenNanos(i));
+            sb.append(",\"input_tokens\":").append(log.inputTokens(i));
+            sb.append(",\"last_token_ns\":").append(log.lastTokenNanos(i));
+            sb.append(",\"output_tokens\":").append(log.outputTokens(i));
+            sb.append(",\"preemptions\":").append(log.preemptions(i));
+            sb.append(",\"rank\":").append(log.rank(i));
+            sb.append(",\"request_id\":").append(log.requestId(i));
+            sb.append(",\"session_id\":").append(log.sessionId(i));
+            sb.append(",\"status\":\"").append(st.status()).append('"');
+            sb.append(",\"turn\":").append(log.turn(i));
+            sb.append(",\"worker\":").append(log.worker(i));
+            sb.append('}');
+            w.append(sb);
+        }
+        w.write("],\n\"schema\":\"" + CANONICAL_SCHEMA + "\",\n\"summary\":");
+        w.write(JSON.writeValueAsString(sorted(summaryTree(summary))));
+        w.write("}\n");
+    }
+
+    /** A copy of a tree with object keys sorted at every level. */
+    static JsonNode sorted(JsonNode node) {
+        if (node.isObject()) {
+            ObjectNode out = NODES.objectNode();
+            List<String> keys = new ArrayList<>(node.propertyNames());
+            Collections.sort(keys);
+            for (String k : keys) {
+                out.set(k, sorted(node.get(k)));
+            }
+            return out;
+        }
+        if (node.isArray()) {
+            var out = NODES.arrayNode();
+            for (JsonNode child : node) {
+                out.add(sorted(child));
+            }
+            return out;
+        }
+        return node;
+    }
+}

@@ -1,0 +1,30 @@
+package io.servesim.report;
+
+import io.servesim.metrics.Stats;
+
+/**
+ * The run summary: counts, throughput, reuse and latency statistics in milliseconds. Field names map to the
+ * snake_case keys of summary.json (see docs/metrics.md for exact definitions).
+ */
+public record Summary(
+        long requests,
+        long completed,
+        long rejected,
+        long lengthCapped,
+        double durationMs,
+        long totalInputTokens,
+        long totalOutputTokens,
+        double requestThroughputRps,
+        double inputThroughputTokS,
+        double outputThroughputTokS,
+        double totalThroughputTokS,
+        double prefixReuseRatio,
+        double firstAdmissionPrefixReuseRatio,
+        long preemptions,
+        long steps,
+        long evictions,
+        Stats ttftMs,
+        Stats tpotMs,
+        Stats itlMs,
+        Stats e2eMs,
+        Stats queueMs) {}

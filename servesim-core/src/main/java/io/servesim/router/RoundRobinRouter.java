@@ -1,0 +1,28 @@
+package io.servesim.router;
+
+import io.servesim.workload.Request;
+
+/**
+ * Round robin as AISimulate's engine stack does it: a global cursor rotates over workers and each worker has its
+ * own rank cursor, so requests go to W0r0, W1r0, ..., W0r1, W1r1, ... O(1) per request.
+ */
+public final class RoundRobinRouter implements Router {
+    private final RouterContext context;
+    private final int[] rankCursor;
+    private int workerCursor;
+
+    /** Creates the router. */
+    public RoundRobinRouter(RouterContext context) {
+        this.context = context;
+        this.rankCursor = new int[context.workers()];
+    }
+
+    @Override
+    public int route(Request request) {
+        int w = workerCursor;
+        workerCursor = w + 1 == context.workers() ? 0 : w + 1;
+        int r = rankCursor[w];
+        rankCursor[w] = r + 1 == context.ranksPerWorker() ? 0 : r + 1;
+        return context.globalIndex(w, r);
+    }
+}

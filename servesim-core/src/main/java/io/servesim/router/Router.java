@@ -1,0 +1,14 @@
+package io.servesim.router;
+
+import io.servesim.workload.Request;
+
+/** Places each arriving request on a (worker, rank), returned as a global rank index {@code worker * dp + rank}. */
+public interface Router {
+    /** Chooses the global rank index for a request at its arrival time. */
+    int route(Request request);
+
+    /** Whether this router reads rank loads (then the cluster keeps a {@link LoadIndex} up to date). */
+    default boolean usesLoad() {
+        return false;
+    }
+}

@@ -1,0 +1,25 @@
+package io.servesim.run;
+
+import io.servesim.config.SimConfig;
+import io.servesim.metrics.EngineCounters;
+import io.servesim.metrics.RequestLog;
+
+/**
+ * Everything one run produced, before formatting.
+ *
+ * @param config the configuration that ran
+ * @param requestsCreated requests the workload created
+ * @param log per-request records
+ * @param counters engine counters
+ * @param endNanos virtual time of the last event
+ * @param workerBusyNanos per worker, the sum over its ranks of time spent in steps
+ * @param workerRequests per worker, requests routed to it
+ */
+public record RunResult(
+        SimConfig config,
+        int requestsCreated,
+        RequestLog log,
+        EngineCounters counters,
+        long endNanos,
+        long[] workerBusyNanos,
+        long[] workerRequests) {}

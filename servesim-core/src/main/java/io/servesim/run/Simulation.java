@@ -1,0 +1,157 @@
+package io.servesim.run;
+
+import io.servesim.config.SimConfig;
+import io.servesim.engine.EngineListener;
+import io.servesim.engine.EngineRank;
+import io.servesim.engine.SchedulerSettings;
+import io.servesim.engine.Sequence;
+import io.servesim.engine.StepObserver;
+import io.servesim.engine.Worker;
+import io.servesim.metrics.EngineCounters;
+import io.servesim.metrics.RequestLog;
+import io.servesim.metrics.RequestStatus;
+import io.servesim.router.LoadIndex;
+import io.servesim.router.Router;
+import io.servesim.router.RouterContext;
+import io.servesim.router.Routers;
+import io.servesim.sim.EventQueue;
+import io.servesim.sim.RandomStreams;
+import io.servesim.timing.TimingModel;
+import io.servesim.timing.TimingModels;
+import io.servesim.workload.Request;
+import io.servesim.workload.SessionWorkload;
+import io.servesim.workload.SyntheticWorkload;
+import io.servesim.workload.Workload;
+
+/**
+ * One simulation: wires workload → router → worker ranks on one event queue and runs it to completion. A run is a
+ * pure function of its {@link SimConfig}: single-threaded, no wall clock, no shared state.
+ */
+public final class Simulation implements EngineListener {
+    private final SimConfig config;
+    private final EventQueue queue = new EventQueue(1024);
+    private final EngineCounters counters = new EngineCounters();
+    private final RequestLog log = new RequestLog();
+    private final Worker[] workers;
+    private final EngineRank[] ranks;
+    private final Router router;
+    private final LoadIndex load;
+    private final Workload workload;
+    private final long[] workerRequests;
+    private long lastFinishNanos;
+
+    /** Builds a simulation (validating names against the registries) without running it. */
+    public Simulation(SimConfig config) {
+        this.config = config;
+        RandomStreams streams = new RandomStreams(config.workload().seed());
+        TimingModel timing = TimingModels.create(config.timing());
+        SchedulerSettings settings = SchedulerSettings.of(config.engine());
+        int w = config.cluster().workers();
+        int dp = config.cluster().attentionDp();
+        this.workers = new Worker[w];
+        this.ranks = new EngineRank[w * dp];
+        for (int i = 0; i < w; i++) {
+            EngineRank[] rs = new EngineRank[dp];
+            for (int r = 0; r < dp; r++) {
+                int g = i * dp + r;
+                rs[r] = new EngineRank(i, r, g, settings, timing, queue, this, counters);
+                ranks[g] = rs[r];
+            }
+            workers[i] = new Worker(i, rs);
+        }
+        this.load = new LoadIndex(ranks.length);
+        this.router = Routers.create(config.cluster().router().policy(), new RouterContext(w, dp, load, streams));
+        this.workerRequests = new long[w];
+        this.workload = switch (config.workload().type()) {
+            case "synthetic" ->
+                new SyntheticWorkload(
+                        config.workload().synthetic(), config.workload().arrival(), streams);
+            case "sessions" ->
+                new SessionWorkload(
+                        config.workload().sessions(), config.workload().arrival(), streams);
+            default -> throw new IllegalStateException(config.workload().type());
+        };
+    }
+
+    /** Runs a config to completion. */
+    public static RunResult run(SimConfig config) {
+        return new Simulation(config).run();
+    }
+
+    /** Installs a step observer on every rank (tests). */
+    public Simulation observeSteps(StepObserver observer) {
+        for (EngineRank r : ranks) {
+            r.observer(observer);
+        }
+        return this;
+    }
+
+    /** The ranks, by global index. */
+    public EngineRank rank(int globalIndex) {
+        return ranks[globalIndex];
+    }
+
+    /** Runs until no event is left. */
+    public RunResult run() {
+        workload.start(queue, this::dispatch);
+        while (queue.runNext()) {
+            // each event does its own work
+        }
+        long[] busy = new long[workers.length];
+        for (Worker wk : workers) {
+            for (int r = 0; r < wk.numRanks(); r++) {
+                busy[wk.id()] += wk.rank(r).busyNanos();
+                counters.evictions += wk.rank(r).scheduler().pool().evictions();
+            }
+        }
+        return new RunResult(config, workload.requestsCreated(), log, counters, lastFinishNanos, busy, workerRequests);
+    }
+
+    private void dispatch(Request request) {
+        int g = router.route(request);
+        EngineRank rank = ranks[g];
+        workerRequests[rank.workerId()]++;
+        rank.submit(request);
+    }
+
+    @Override
+    public void onRequestFinished(EngineRank rank, Sequence s, boolean rejected) {
+        Request r = s.request();
+        long now = queue.nowNanos();
+        lastFinishNanos = Math.max(lastFinishNanos, now);
+        RequestStatus status;
+        if (rejected) {
+            status = RequestStatus.REJECTED_PROMPT_TOO_LONG;
+        } else if (s.numOutputTokens() < r.outputTokens()) {
+            status = RequestStatus.LENGTH_CAPPED;
+        } else {
+            status = RequestStatus.COMPLETED;
+        }
+        log.add(
+                r.id(),
+                r.sessionId(),
+                r.turn(),
+                rank.workerId(),
+                rank.rankId(),
+                r.arrivalNanos(),
+                s.firstScheduledNanos(),
+                s.firstTokenNanos(),
+                s.lastTokenNanos(),
+                r.promptLength(),
+                s.numOutputTokens(),
+                Math.max(0, s.cachedTokensAtFirstAdmission()),
+                s.preemptions(),
+                status);
+        workload.onRequestDone(r, s.numOutputTokens(), rejected);
+    }
+
+    @Override
+    public void onLoadChanged(EngineRank rank) {
+        if (router.usesLoad()) {
+            load.update(
+                    rank.globalIndex(),
+                    rank.scheduler().numWaiting(),
+                    rank.scheduler().numRunning());
+        }
+    }
+}

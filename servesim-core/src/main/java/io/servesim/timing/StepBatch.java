@@ -1,0 +1,114 @@
+package io.servesim.timing;
+
+import java.util.Arrays;
+
+/**
+ * The composition of one engine step as a timing model sees it: per scheduled request, the tokens computed this
+ * step and the context already computed before it, plus aggregates. Reused across steps (no allocation).
+ */
+public final class StepBatch {
+    private int size;
+    private int[] newTokens = new int[16];
+    private int[] contextTokens = new int[16];
+    private boolean[] decode = new boolean[16];
+    private long prefillTokens;
+    private int prefillRequests;
+    private int decodeRequests;
+    private long decodeContextTokens;
+    private long prefillContextTokens;
+    private long kvCapacityTokens;
+
+    /** Clears the batch for a new step on a rank whose KV pool holds {@code capacityTokens} tokens. */
+    public void reset(long capacityTokens) {
+        size = 0;
+        prefillTokens = 0;
+        prefillRequests = 0;
+        decodeRequests = 0;
+        decodeContextTokens = 0;
+        prefillContextTokens = 0;
+        kvCapacityTokens = capacityTokens;
+    }
+
+    /**
+     * Adds one scheduled request.
+     *
+     * @param tokens tokens computed this step
+     * @param context tokens already computed before this step
+     * @param isDecode true when the request is generating (one token on top of a complete context)
+     */
+    public void add(int tokens, int context, boolean isDecode) {
+        if (size == newTokens.length) {
+            int cap = size * 2;
+            newTokens = Arrays.copyOf(newTokens, cap);
+            contextTokens = Arrays.copyOf(contextTokens, cap);
+            decode = Arrays.copyOf(decode, cap);
+        }
+        newTokens[size] = tokens;
+        contextTokens[size] = context;
+        decode[size] = isDecode;
+        size++;
+        if (isDecode) {
+            decodeRequests++;
+            decodeContextTokens += (long) context + tokens;
+        } else {
+            prefillRequests++;
+            prefillTokens += tokens;
+            prefillContextTokens += context;
+        }
+    }
+
+    /** Number of scheduled requests. */
+    public int size() {
+        return size;
+    }
+
+    /** Tokens computed this step by request i. */
+    public int newTokens(int i) {
+        return newTokens[i];
+    }
+
+    /** Tokens of request i computed before this step. */
+    public int contextTokens(int i) {
+        return contextTokens[i];
+    }
+
+    /** Whether request i is a decode (generating one token). */
+    public boolean isDecode(int i) {
+        return decode[i];
+    }
+
+    /** Tokens computed by prefill (and recompute) chunks this step. */
+    public long prefillTokens() {
+        return prefillTokens;
+    }
+
+    /** Requests with a prefill chunk this step. */
+    public int prefillRequests() {
+        return prefillRequests;
+    }
+
+    /** Requests decoding this step. */
+    public int decodeRequests() {
+        return decodeRequests;
+    }
+
+    /** Sum over decoding requests of their context length including the token computed this step. */
+    public long decodeContextTokens() {
+        return decodeContextTokens;
+    }
+
+    /** Sum over prefill chunks of the context computed before this step. */
+    public long prefillContextTokens() {
+        return prefillContextTokens;
+    }
+
+    /** Tokens the rank's KV pool can hold. */
+    public long kvCapacityTokens() {
+        return kvCapacityTokens;
+    }
+
+    /** All tokens computed this step. */
+    public long totalTokens() {
+        return prefillTokens + decodeRequests;
+    }
+}

@@ -1,0 +1,112 @@
+package io.servesim.workload;
+
+import io.servesim.sim.Mix64;
+
+/**
+ * One inference request: its prompt token ids, how many output tokens it asks for, and where it came from.
+ *
+ * <p>Output token ids are a deterministic function of {@code outputSeed} and the position, so a session's next turn
+ * can contain exactly the tokens the engine "generated" for the previous one, without storing them.
+ */
+public final class Request {
+    /** Token ids are drawn below this bound (the Llama-3 vocabulary size). */
+    public static final int VOCAB = 128_256;
+
+    private final int id;
+    private final long sessionId;
+    private final int turn;
+    private final boolean lastTurn;
+    private final long arrivalNanos;
+    private final int[] promptTokens;
+    private final int outputTokens;
+    private final long outputSeed;
+
+    /**
+     * Creates a request.
+     *
+     * @param id dense id in creation order, from 0
+     * @param sessionId session id, or -1 for a standalone request
+     * @param turn turn index within its session (0 for standalone requests)
+     * @param lastTurn whether no later turn of the session follows
+     * @param arrivalNanos arrival time
+     * @param promptTokens prompt token ids (not copied; must not be modified)
+     * @param outputTokens requested output tokens, at least 1
+     * @param outputSeed seed of the generated token ids
+     */
+    public Request(
+            int id,
+            long sessionId,
+            int turn,
+            boolean lastTurn,
+            long arrivalNanos,
+            int[] promptTokens,
+            int outputTokens,
+            long outputSeed) {
+        if (promptTokens.length == 0 || outputTokens < 1) {
+            throw new IllegalArgumentException("request " + id + ": needs >= 1 prompt and output token");
+        }
+        this.id = id;
+        this.sessionId = sessionId;
+        this.turn = turn;
+        this.lastTurn = lastTurn;
+        this.arrivalNanos = arrivalNanos;
+        this.promptTokens = promptTokens;
+        this.outputTokens = outputTokens;
+        this.outputSeed = outputSeed;
+    }
+
+    /** Dense id in creation order. */
+    public int id() {
+        return id;
+    }
+
+    /** Session id, or -1. */
+    public long sessionId() {
+        return sessionId;
+    }
+
+    /** Turn index within the session. */
+    public int turn() {
+        return turn;
+    }
+
+    /** Whether this is the last turn of its session (true for standalone requests). */
+    public boolean lastTurn() {
+        return lastTurn;
+    }
+
+    /** Arrival time in nanoseconds. */
+    public long arrivalNanos() {
+        return arrivalNanos;
+    }
+
+    /** Prompt length in tokens. */
+    public int promptLength() {
+        return promptTokens.length;
+    }
+
+    /** Prompt token at position i. */
+    public int promptToken(int i) {
+        return promptTokens[i];
+    }
+
+    /** The prompt token array itself (shared, read-only by contract). */
+    public int[] promptTokens() {
+        return promptTokens;
+    }
+
+    /** Requested output tokens. */
+    public int outputTokens() {
+        return outputTokens;
+    }
+
+    /** The i-th generated token id. */
+    public int outputToken(int i) {
+        return (int) ((Mix64.mix(outputSeed, i) >>> 1) % VOCAB);
+    }
+
+    /** Token at position i of prompt followed by generated tokens. */
+    public int tokenAt(int i) {
+        return i < promptTokens.length ? promptTokens[i] : outputToken(i - promptTokens.length);
+    }
+}

@@ -1,0 +1,8 @@
+package io.servesim.workload;
+
+/** Where a workload delivers arriving requests (the router, in a run). */
+@FunctionalInterface
+public interface RequestSink {
+    /** Delivers a request at its arrival time (the current virtual time). */
+    void submit(Request request);
+}

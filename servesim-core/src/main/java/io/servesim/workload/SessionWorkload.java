@@ -1,0 +1,164 @@
+package io.servesim.workload;
+
+import io.servesim.config.ArrivalConfig;
+import io.servesim.config.SessionsConfig;
+import io.servesim.sim.EventHandler;
+import io.servesim.sim.EventQueue;
+import io.servesim.sim.Phase;
+import io.servesim.sim.RandomStreams;
+import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
+import java.util.SplittableRandom;
+
+/**
+ * Synthetic multi-turn sessions (chat): sessions start open loop (Poisson or constant rate) or closed loop (a fixed
+ * number of active sessions); turns within a session are closed loop: turn k+1 arrives {@code think_time_ms} after
+ * turn k completes, and its prompt is turn k's prompt + turn k's generated tokens + new tokens, so it hits the
+ * prefix cache of the worker that served turn k. Each session draws from its own random stream in turn order.
+ * A rejected turn ends its session.
+ */
+public final class SessionWorkload implements Workload, EventHandler {
+    private static final int START_SESSION = 1;
+    private static final int NEXT_TURN = 2;
+
+    private final SessionsConfig config;
+    private final ArrivalConfig arrival;
+    private final RandomStreams streams;
+    private final SplittableRandom arrivalRng;
+    private final Prompts prompts;
+    private final long maxSessions;
+    private final long horizonNanos;
+    private final Long2ObjectOpenHashMap<Session> active = new Long2ObjectOpenHashMap<>();
+    private EventQueue queue;
+    private RequestSink sink;
+    private long sessionsStarted;
+    private int created;
+
+    private static final class Session {
+        final long id;
+        final SplittableRandom rng;
+        int nextTurn;
+        int[] lastPrompt;
+        Request lastRequest;
+        int lastGenerated;
+
+        Session(long id, SplittableRandom rng) {
+            this.id = id;
+            this.rng = rng;
+        }
+    }
+
+    /** Creates the workload for one run. */
+    public SessionWorkload(SessionsConfig config, ArrivalConfig arrival, RandomStreams streams) {
+        this.config = config;
+        this.arrival = arrival;
+        this.streams = streams;
+        this.arrivalRng = streams.stream(RandomStreams.ARRIVALS, 0);
+        this.prompts = new Prompts(streams, config.sharedPrefixTokens(), config.prefixGroups());
+        this.maxSessions = config.sessions() == null ? Long.MAX_VALUE : config.sessions();
+        this.horizonNanos = config.durationS() == null ? Long.MAX_VALUE : Math.round(config.durationS() * 1e9);
+    }
+
+    @Override
+    public void start(EventQueue eventQueue, RequestSink requestSink) {
+        this.queue = eventQueue;
+        this.sink = requestSink;
+        switch (arrival.type()) {
+            case "concurrency" -> {
+                long n = Math.min(arrival.concurrency(), maxSessions);
+                for (long i = 0; i < n; i++) {
+                    queue.schedule(0, Phase.ARRIVAL, 0, this, START_SESSION, 0);
+                }
+            }
+            case "poisson" -> scheduleStart(Distributions.exponentialGapNanos(arrivalRng, arrival.rate()));
+            case "constant" -> scheduleStart(0);
+            default -> throw new IllegalStateException(arrival.type());
+        }
+    }
+
+    private void scheduleStart(long atNanos) {
+        if (atNanos <= horizonNanos) {
+            queue.schedule(atNanos, Phase.ARRIVAL, 0, this, START_SESSION, 0);
+        }
+    }
+
+    @Override
+    public void onEvent(int kind, long payload) {
+        long now = queue.nowNanos();
+        if (kind == START_SESSION) {
+            if (sessionsStarted >= maxSessions) {
+                return;
+            }
+            long id = sessionsStarted++;
+            Session s = new Session(id, streams.stream(RandomStreams.SESSIONS, id));
+            active.put(id, s);
+            if (sessionsStarted < maxSessions) {
+                switch (arrival.type()) {
+                    case "poisson" ->
+                        scheduleStart(now + Distributions.exponentialGapNanos(arrivalRng, arrival.rate()));
+                    case "constant" -> scheduleStart(Math.round(sessionsStarted * 1e9 / arrival.rate()));
+                    default -> {
+                        // closed loop: a new session starts when one ends
+                    }
+                }
+            }
+            releaseTurn(s, now);
+        } else {
+            Session s = active.get(payload);
+            releaseTurn(s, now);
+        }
+    }
+
+    private void releaseTurn(Session s, long now) {
+        int turn = s.nextTurn++;
+        SplittableRandom rng = s.rng;
+        int[] prompt;
+        if (turn == 0) {
+            int input = (int) Math.min(Integer.MAX_VALUE, Distributions.sample(config.firstInputTokens(), rng, 1));
+            prompt = prompts.build(s.id, input, rng);
+        } else {
+            Request prev = s.lastRequest;
+            int generated = s.lastGenerated;
+            int fresh = (int) Math.min(Integer.MAX_VALUE, Distributions.sample(config.newInputTokens(), rng, 0));
+            int[] base = s.lastPrompt;
+            prompt = new int[base.length + generated + fresh];
+            System.arraycopy(base, 0, prompt, 0, base.length);
+            for (int i = 0; i < generated; i++) {
+                prompt[base.length + i] = prev.outputToken(i);
+            }
+            for (int i = base.length + generated; i < prompt.length; i++) {
+                prompt[i] = rng.nextInt(Request.VOCAB);
+            }
+        }
+        int output = (int) Math.min(Integer.MAX_VALUE, Distributions.sample(config.outputTokens(), rng, 1));
+        long outputSeed = rng.nextLong();
+        boolean last = turn == config.turns() - 1;
+        Request r = new Request(created++, s.id, turn, last, now, prompt, output, outputSeed);
+        s.lastPrompt = prompt;
+        s.lastRequest = r;
+        sink.submit(r);
+    }
+
+    @Override
+    public void onRequestDone(Request request, int generatedTokens, boolean rejected) {
+        Session s = active.get(request.sessionId());
+        if (s == null || s.lastRequest != request) {
+            return;
+        }
+        long now = queue.nowNanos();
+        if (rejected || request.lastTurn()) {
+            active.remove(s.id);
+            if (arrival.type().equals("concurrency") && sessionsStarted < maxSessions && now <= horizonNanos) {
+                queue.schedule(now, Phase.ARRIVAL, 0, this, START_SESSION, 0);
+            }
+            return;
+        }
+        s.lastGenerated = generatedTokens;
+        long think = Math.round(Distributions.sampleDouble(config.thinkTimeMs(), s.rng) * 1e6);
+        queue.schedule(now + think, Phase.ARRIVAL, s.id + 1, this, NEXT_TURN, s.id);
+    }
+
+    @Override
+    public int requestsCreated() {
+        return created;
+    }
+}
