@@ -1,5 +1,6 @@
 package io.servesim.cli;
 
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -34,7 +35,23 @@ public final class Main implements Runnable {
 
     /** Runs the command line and returns the exit code (for tests). */
     public static int execute(String... args) {
-        CommandLine cl = new CommandLine(new Main());
+        return configure(new CommandLine(new Main())).execute(args);
+    }
+
+    /** Runs the command line writing to {@code out} and {@code err} and returns the exit code (for tests). */
+    public static int execute(PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cl = configure(new CommandLine(new Main()));
+        cl.setOut(out);
+        cl.setErr(err);
+        try {
+            return cl.execute(args);
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    private static CommandLine configure(CommandLine cl) {
         cl.setExitCodeExceptionMapper(e -> FAILURE);
         cl.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("error: " + ex.getMessage());
@@ -44,7 +61,7 @@ public final class Main implements Runnable {
             return USAGE;
         });
         cl.getCommandSpec().exitCodeOnInvalidInput(USAGE);
-        return cl.execute(args);
+        return cl;
     }
 
     private static String commandName(CommandLine cl) {

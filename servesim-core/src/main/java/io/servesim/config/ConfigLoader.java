@@ -12,14 +12,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.cfg.CoercionAction;
+import tools.jackson.databind.cfg.CoercionInputShape;
+import tools.jackson.databind.exc.InvalidFormatException;
+import tools.jackson.databind.exc.MismatchedInputException;
 import tools.jackson.databind.exc.PropertyBindingException;
 import tools.jackson.databind.exc.ValueInstantiationException;
 import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.type.LogicalType;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
@@ -36,6 +43,17 @@ public final class ConfigLoader {
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            // YAML scalars are typed: 1 is not a boolean and "4" is not a number in a config
+            .withCoercionConfig(
+                    LogicalType.Boolean,
+                    c -> c.setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                            .setCoercion(CoercionInputShape.String, CoercionAction.Fail))
+            .withCoercionConfig(
+                    LogicalType.Integer,
+                    c -> c.setCoercion(CoercionInputShape.String, CoercionAction.Fail)
+                            .setCoercion(CoercionInputShape.Float, CoercionAction.Fail))
+            .withCoercionConfig(LogicalType.Float, c -> c.setCoercion(CoercionInputShape.String, CoercionAction.Fail))
             .build();
 
     private ConfigLoader() {}
@@ -113,9 +131,9 @@ public final class ConfigLoader {
     }
 
     /**
-     * Deep merge of {@code over} into {@code base}. Objects merge key by key, except that an object whose
-     * {@code type} differs from the default's replaces it whole (so switching a distribution from fixed to uniform
-     * does not inherit the fixed one's value). Keys absent from the defaults are kept, and rejected at binding.
+     * Deep merge of {@code over} into {@code base}. Objects merge key by key, except that a distribution whose
+     * {@code type} differs from the default's replaces it whole (so switching from fixed to uniform does not
+     * inherit the fixed one's value). Keys absent from the defaults are kept, and rejected at binding.
      */
     static void merge(ObjectNode base, ObjectNode over, String path) {
         for (Map.Entry<String, JsonNode> e : over.properties()) {
@@ -135,16 +153,13 @@ public final class ConfigLoader {
     private static boolean typeChanges(ObjectNode base, ObjectNode over) {
         JsonNode bt = base.get("type");
         JsonNode ot = over.get("type");
-        return bt != null && ot != null && !bt.equals(ot) && bt.isString() && hasOnlyTypedParameters(base);
-    }
-
-    private static boolean hasOnlyTypedParameters(ObjectNode base) {
-        for (JsonNode v : base.values()) {
-            if (v.isObject()) {
-                return false;
-            }
-        }
-        return true;
+        return bt != null
+                && ot != null
+                && bt.isString()
+                && ot.isString()
+                && !bt.equals(ot)
+                && DistributionConfig.TYPES.contains(bt.stringValue())
+                && DistributionConfig.TYPES.contains(ot.stringValue());
     }
 
     private static void applyOverride(ObjectNode tree, String override) {
@@ -219,6 +234,19 @@ public final class ConfigLoader {
             }
             return new ConfigException(path, "unknown key (allowed: " + String.join(", ", known) + ")");
         }
+        if (e instanceof MismatchedInputException mie && mie.getTargetType() != null) {
+            String got = mie.getCurrentToken() == null
+                    ? ""
+                    : " " + describeToken(mie.getCurrentToken().name());
+            if (e instanceof InvalidFormatException ife && ife.getValue() != null) {
+                got = " '" + ife.getValue() + "'";
+            } else if (e.processor() instanceof JsonParser p
+                    && p.currentToken() != null
+                    && p.currentToken().isScalarValue()) {
+                got += " '" + p.getString() + "'";
+            }
+            return new ConfigException(path, "expected " + describe(mie.getTargetType()) + ", got" + got);
+        }
         String msg = e.getOriginalMessage();
         if (msg == null) {
             msg = e.getClass().getSimpleName();
@@ -227,19 +255,40 @@ public final class ConfigLoader {
         if (nl > 0) {
             msg = msg.substring(0, nl);
         }
-        return new ConfigException(path, "bad value: " + simplify(msg));
+        return new ConfigException(path, "bad value: " + msg);
     }
 
-    private static String simplify(String msg) {
-        // Jackson names Java types; users think in YAML types.
-        return msg.replace("`int`", "an integer")
-                .replace("`long`", "an integer")
-                .replace("`double`", "a number")
-                .replace("`boolean`", "true or false")
-                .replace("`java.lang.Integer`", "an integer")
-                .replace("`java.lang.Long`", "an integer")
-                .replace("`java.lang.Double`", "a number")
-                .replace("`java.lang.String`", "a string");
+    /** Jackson names Java types; users think in YAML types. */
+    private static String describe(Class<?> type) {
+        if (type == int.class || type == Integer.class || type == long.class || type == Long.class) {
+            return "an integer";
+        }
+        if (type == double.class || type == Double.class) {
+            return "a number";
+        }
+        if (type == boolean.class || type == Boolean.class) {
+            return "true or false";
+        }
+        if (type == String.class) {
+            return "a string";
+        }
+        if (type.isRecord()) {
+            return "a mapping of keys";
+        }
+        return "a value of type " + type.getSimpleName();
+    }
+
+    private static String describeToken(String token) {
+        return switch (token) {
+            case "VALUE_STRING" -> "a string";
+            case "VALUE_NUMBER_INT" -> "an integer";
+            case "VALUE_NUMBER_FLOAT" -> "a decimal number";
+            case "VALUE_TRUE", "VALUE_FALSE" -> "a boolean";
+            case "START_OBJECT" -> "a mapping";
+            case "START_ARRAY" -> "a list";
+            case "VALUE_NULL" -> "null";
+            default -> token;
+        };
     }
 
     private static String pathOf(List<JacksonException.Reference> refs) {

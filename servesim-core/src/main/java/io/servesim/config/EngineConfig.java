@@ -20,10 +20,23 @@ public record EngineConfig(SchedulerConfig scheduler, KvCacheConfig kvCache, Int
                                 + " ((num_gpu_blocks - 1) x block_size); vLLM refuses to start in this case");
             }
         }
+        int effective = effectiveMaxModelLen(kvCache, maxModelLen);
+        if (!scheduler.enableChunkedPrefill() && scheduler.maxNumBatchedTokens() < effective) {
+            // vLLM's SchedulerConfig rejects this too: without chunking a prompt must fit one step's budget.
+            throw new ConfigException(
+                    "scheduler.max_num_batched_tokens",
+                    "is " + scheduler.maxNumBatchedTokens()
+                            + " but must be >= max_model_len (" + effective
+                            + ") when enable_chunked_prefill is false; set engine.max_model_len or raise the budget");
+        }
     }
 
     /** The effective context limit in tokens. */
     public int effectiveMaxModelLen() {
+        return effectiveMaxModelLen(kvCache, maxModelLen);
+    }
+
+    private static int effectiveMaxModelLen(KvCacheConfig kvCache, Integer maxModelLen) {
         long capacity = (long) (kvCache.numGpuBlocks() - 1) * kvCache.blockSize();
         return maxModelLen != null ? maxModelLen : (int) Math.min(Integer.MAX_VALUE, capacity);
     }

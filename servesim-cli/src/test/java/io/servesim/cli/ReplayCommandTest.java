@@ -1,0 +1,427 @@
+package io.servesim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.servesim.report.ReportWriter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+class ReplayCommandTest {
+    private static final int REQUESTS = 50;
+
+    /** A small, fast config: 50 synthetic requests on 2 workers with fixed step times. */
+    private static final String SMALL = """
+            workload:
+              seed: 11
+              type: synthetic
+              synthetic:
+                requests: %d
+                input_tokens: {type: uniform, min: 32, max: 96}
+                output_tokens: {type: fixed, value: 8}
+                shared_prefix_tokens: 32
+              arrival:
+                type: poisson
+                rate: 200.0
+            cluster:
+              workers: 2
+              router:
+                policy: least_loaded
+            engine:
+              kv_cache:
+                num_gpu_blocks: 512
+            timing:
+              type: fixed
+              fixed:
+                prefill_ms: 5.0
+                decode_ms: 2.0
+            """.formatted(REQUESTS);
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    @TempDir
+    Path tmp;
+
+    /** The outcome of one CLI invocation. */
+    private record Run(int exit, String out, String err) {}
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    private Path writeConfig(String name, String yaml) throws IOException {
+        Path f = tmp.resolve(name);
+        Files.writeString(f, yaml, StandardCharsets.UTF_8);
+        return f;
+    }
+
+    private Path smallConfig() throws IOException {
+        return writeConfig("small.yaml", SMALL);
+    }
+
+    private Run replay(Path config, Path out, String... extra) {
+        List<String> args = new ArrayList<>(List.of("replay", config.toString(), "--out", out.toString()));
+        args.addAll(Arrays.asList(extra));
+        return run(args.toArray(String[]::new));
+    }
+
+    // ---- successful runs -----------------------------------------------------------------------------------
+
+    @Test
+    void replay_exitsZeroAndWritesAllThreeReports() throws IOException {
+        Path out = tmp.resolve("out");
+
+        Run r = replay(smallConfig(), out);
+
+        assertThat(r.exit()).as("stderr: %s", r.err()).isEqualTo(Main.OK);
+        assertThat(r.err()).isEmpty();
+        assertThat(out.resolve("summary.json")).isRegularFile();
+        assertThat(out.resolve("requests.csv")).isRegularFile();
+        assertThat(out.resolve("canonical.json")).isRegularFile();
+        assertThat(r.out())
+                .contains("servesim replay: 2 worker(s)")
+                .contains("ttft_ms")
+                .contains("reports in");
+    }
+
+    @Test
+    void requestsCsvColumns_includeEveryDocumentedColumn() {
+        assertThat(ReportWriter.REQUEST_COLUMNS)
+                .contains(
+                        "request_id",
+                        "session_id",
+                        "turn",
+                        "worker",
+                        "rank",
+                        "arrival_ms",
+                        "first_token_ms",
+                        "last_token_ms",
+                        "ttft_ms",
+                        "tpot_ms",
+                        "e2e_ms",
+                        "input_tokens",
+                        "output_tokens",
+                        "cached_tokens",
+                        "preemptions",
+                        "status")
+                .startsWith("request_id", "session_id", "turn", "worker", "rank", "arrival_ms")
+                .doesNotHaveDuplicates();
+    }
+
+    @Test
+    void requestsCsv_hasTheHeaderAndOneRowPerRequest() throws IOException {
+        Path out = tmp.resolve("out");
+        assertThat(replay(smallConfig(), out).exit()).isEqualTo(Main.OK);
+
+        List<String> lines = Files.readAllLines(out.resolve("requests.csv"), StandardCharsets.UTF_8);
+
+        assertThat(lines).hasSize(REQUESTS + 1);
+        assertThat(lines.get(0)).isEqualTo(String.join(",", ReportWriter.REQUEST_COLUMNS));
+        assertThat(lines.get(0)).startsWith("request_id,session_id,turn,worker,rank,arrival_ms,");
+        int columns = ReportWriter.REQUEST_COLUMNS.size();
+        int workerCol = ReportWriter.REQUEST_COLUMNS.indexOf("worker");
+        int statusCol = ReportWriter.REQUEST_COLUMNS.indexOf("status");
+        for (String line : lines.subList(1, lines.size())) {
+            String[] cells = line.split(",", -1);
+            assertThat(cells).as(line).hasSize(columns);
+            assertThat(cells[workerCol]).as(line).isIn("0", "1");
+            assertThat(cells[statusCol]).as(line).isNotBlank();
+        }
+        assertThat(lines.subList(1, lines.size()))
+                .as("both workers receive traffic")
+                .anySatisfy(l -> assertThat(l.split(",", -1)[workerCol]).isEqualTo("0"))
+                .anySatisfy(l -> assertThat(l.split(",", -1)[workerCol]).isEqualTo("1"));
+    }
+
+    @Test
+    void summaryJson_hasTheDocumentedKeysAndStatistics() throws IOException {
+        Path out = tmp.resolve("out");
+        assertThat(replay(smallConfig(), out).exit()).isEqualTo(Main.OK);
+
+        JsonNode s = JSON.readTree(Files.readString(out.resolve("summary.json"), StandardCharsets.UTF_8));
+
+        assertThat(s.isObject()).isTrue();
+        for (String key : List.of(
+                "requests",
+                "completed",
+                "duration_ms",
+                "request_throughput_rps",
+                "output_throughput_tok_s",
+                "prefix_reuse_ratio",
+                "first_admission_prefix_reuse_ratio",
+                "preemptions")) {
+            assertThat(s.has(key)).as("summary.json has %s", key).isTrue();
+            assertThat(s.get(key).isNumber()).as("%s is a number", key).isTrue();
+        }
+        for (String stat : List.of("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms")) {
+            JsonNode o = s.get(stat);
+            assertThat(o).as(stat).isNotNull();
+            assertThat(o.isObject()).as("%s is an object", stat).isTrue();
+            for (String k : List.of("mean", "min", "max", "p50", "p90", "p95", "p99")) {
+                assertThat(o.has(k)).as("%s.%s", stat, k).isTrue();
+                assertThat(o.get(k).isNumber()).as("%s.%s is a number", stat, k).isTrue();
+            }
+            assertThat(o.get("min").asDouble())
+                    .as(stat)
+                    .isLessThanOrEqualTo(o.get("p50").asDouble());
+            assertThat(o.get("p50").asDouble())
+                    .as(stat)
+                    .isLessThanOrEqualTo(o.get("p99").asDouble());
+            assertThat(o.get("p99").asDouble())
+                    .as(stat)
+                    .isLessThanOrEqualTo(o.get("max").asDouble());
+        }
+        assertThat(s.get("requests").asLong()).isEqualTo(REQUESTS);
+        assertThat(s.get("completed").asLong()).isEqualTo(REQUESTS);
+        assertThat(s.get("duration_ms").asDouble()).isPositive();
+        assertThat(s.get("output_throughput_tok_s").asDouble()).isPositive();
+        // fixed timing: the first token cannot come before one prefill step
+        assertThat(s.get("ttft_ms").get("min").asDouble()).isGreaterThanOrEqualTo(5.0);
+        assertThat(s.get("prefix_reuse_ratio").asDouble()).isBetween(0.0, 1.0);
+    }
+
+    @Test
+    void canonicalJson_isValidJsonRecordingTheConfigAndEveryRequest() throws IOException {
+        Path out = tmp.resolve("out");
+        assertThat(replay(smallConfig(), out).exit()).isEqualTo(Main.OK);
+
+        JsonNode c = JSON.readTree(Files.readString(out.resolve("canonical.json"), StandardCharsets.UTF_8));
+
+        assertThat(c.get("schema").asString()).isEqualTo(ReportWriter.CANONICAL_SCHEMA);
+        assertThat(c.get("requests").size()).isEqualTo(REQUESTS);
+        assertThat(c.path("config").path("cluster").path("workers").asInt()).isEqualTo(2);
+        assertThat(c.path("summary").path("requests").asLong()).isEqualTo(REQUESTS);
+    }
+
+    @Test
+    void sameConfigTwice_givesByteIdenticalCanonicalJson() throws IOException {
+        Path cfg = smallConfig();
+        Path a = tmp.resolve("a");
+        Path b = tmp.resolve("b");
+
+        assertThat(replay(cfg, a).exit()).isEqualTo(Main.OK);
+        assertThat(replay(cfg, b).exit()).isEqualTo(Main.OK);
+
+        byte[] first = Files.readAllBytes(a.resolve("canonical.json"));
+        assertThat(first).isNotEmpty();
+        assertThat(Files.readAllBytes(b.resolve("canonical.json"))).isEqualTo(first);
+    }
+
+    @Test
+    void differentSeed_changesCanonicalJson() throws IOException {
+        Path cfg = smallConfig();
+        Path a = tmp.resolve("a");
+        Path b = tmp.resolve("b");
+
+        assertThat(replay(cfg, a).exit()).isEqualTo(Main.OK);
+        assertThat(replay(cfg, b, "--set", "workload.seed=12").exit()).isEqualTo(Main.OK);
+
+        assertThat(Files.readAllBytes(b.resolve("canonical.json")))
+                .isNotEqualTo(Files.readAllBytes(a.resolve("canonical.json")));
+    }
+
+    @Test
+    void setOverrides_reachTheRun() throws IOException {
+        Path out = tmp.resolve("out");
+
+        Run r = replay(smallConfig(), out, "--set", "workload.synthetic.requests=7", "--set", "cluster.workers=3");
+
+        assertThat(r.exit()).as("stderr: %s", r.err()).isEqualTo(Main.OK);
+        assertThat(Files.readAllLines(out.resolve("requests.csv"))).hasSize(7 + 1);
+        assertThat(r.out()).contains("3 worker(s)");
+    }
+
+    @Test
+    void requestsCsvDisabled_isNotWritten() throws IOException {
+        Path out = tmp.resolve("out");
+
+        Run r = replay(smallConfig(), out, "--set", "output.requests_csv=false");
+
+        assertThat(r.exit()).isEqualTo(Main.OK);
+        assertThat(out.resolve("requests.csv")).doesNotExist();
+        assertThat(out.resolve("summary.json")).isRegularFile();
+    }
+
+    @Test
+    void sessionsWorkload_writesOneRowPerTurnWithSessionIds() throws IOException {
+        Path cfg = writeConfig("sessions.yaml", """
+                workload:
+                  type: sessions
+                  sessions:
+                    sessions: 5
+                    turns: 3
+                    first_input_tokens: {type: fixed, value: 64}
+                    new_input_tokens: {type: fixed, value: 16}
+                    output_tokens: {type: fixed, value: 4}
+                  arrival: {type: concurrency, concurrency: 2}
+                cluster:
+                  workers: 2
+                  router: {policy: session_affinity}
+                engine:
+                  kv_cache: {num_gpu_blocks: 256}
+                """);
+        Path out = tmp.resolve("out");
+
+        Run r = replay(cfg, out);
+
+        assertThat(r.exit()).as("stderr: %s", r.err()).isEqualTo(Main.OK);
+        List<String> lines = Files.readAllLines(out.resolve("requests.csv"), StandardCharsets.UTF_8);
+        assertThat(lines).hasSize(5 * 3 + 1);
+        int sessionCol = ReportWriter.REQUEST_COLUMNS.indexOf("session_id");
+        assertThat(lines.subList(1, lines.size()))
+                .allSatisfy(l -> assertThat(l.split(",", -1)[sessionCol]).matches("[0-4]"));
+        JsonNode s = JSON.readTree(Files.readString(out.resolve("summary.json"), StandardCharsets.UTF_8));
+        assertThat(s.get("prefix_reuse_ratio").asDouble())
+                .as("later turns extend earlier prompts, so they hit the prefix cache")
+                .isPositive();
+    }
+
+    @Test
+    void unwritableOutputDirectory_exitsOne() throws IOException {
+        Path notADir = writeConfig("occupied", "a regular file, not a directory\n");
+
+        Run r = replay(smallConfig(), notADir);
+
+        assertThat(r.exit()).isEqualTo(Main.FAILURE);
+        assertThat(r.err()).contains("error:").contains("occupied");
+    }
+
+    // ---- configuration and usage errors --------------------------------------------------------------------
+
+    @Test
+    void unknownKey_exitsTwoNamingTheKey() throws IOException {
+        Path cfg = writeConfig("bad.yaml", SMALL + "output:\n  request_csv: true\n");
+        Path out = tmp.resolve("out");
+
+        Run r = replay(cfg, out);
+
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err())
+                .contains("config error")
+                .contains("output.request_csv")
+                .contains("requests_csv");
+        assertThat(out).doesNotExist();
+    }
+
+    @Test
+    void negativeRate_exitsTwoNamingTheField() throws IOException {
+        Run r = replay(smallConfig(), tmp.resolve("out"), "--set", "workload.arrival.rate=-5");
+
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("workload.arrival.rate");
+    }
+
+    @Test
+    void negativeRateInTheFile_exitsTwoNamingTheField() throws IOException {
+        Path cfg = writeConfig("bad.yaml", SMALL.replace("rate: 200.0", "rate: -200.0"));
+
+        Run r = replay(cfg, tmp.resolve("out"));
+
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("workload.arrival.rate");
+    }
+
+    @Test
+    void wrongType_exitsTwoNamingTheField() throws IOException {
+        Path cfg = writeConfig("bad.yaml", SMALL.replace("workers: 2", "workers: two"));
+
+        Run r = replay(cfg, tmp.resolve("out"));
+
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("cluster.workers");
+    }
+
+    @Test
+    void unknownRouterPolicy_exitsTwoNamingTheFieldAndTheKnownRouters() throws IOException {
+        Path cfg = writeConfig("bad.yaml", SMALL.replace("policy: least_loaded", "policy: random_walk"));
+
+        Run r = replay(cfg, tmp.resolve("out"));
+
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err())
+                .contains("cluster.router.policy")
+                .contains("random_walk")
+                .contains("round_robin");
+    }
+
+    @Test
+    void unknownTimingType_exitsTwoNamingTheField() throws IOException {
+        Path cfg = writeConfig("bad.yaml", SMALL.replace("type: fixed\n  fixed:", "type: roofline\n  fixed:"));
+        assertThat(Files.readString(cfg)).contains("roofline");
+
+        Run r = replay(cfg, tmp.resolve("out"));
+
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("timing.type").contains("roofline").contains("polynomial");
+    }
+
+    @Test
+    void missingConfigFile_exitsTwo() {
+        Path missing = tmp.resolve("does-not-exist.yaml");
+
+        Run r = replay(missing, tmp.resolve("out"));
+
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("not found").contains("does-not-exist.yaml");
+    }
+
+    @Test
+    void malformedYaml_exitsTwoNamingTheFile() throws IOException {
+        Path cfg = writeConfig("broken.yaml", "cluster:\n  workers: [2\n");
+
+        Run r = replay(cfg, tmp.resolve("out"));
+
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("broken.yaml").contains("malformed YAML");
+    }
+
+    @Test
+    void noArguments_exitsTwo() {
+        Run r = run();
+
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("missing subcommand");
+    }
+
+    @Test
+    void replayWithoutConfig_exitsTwo() {
+        Run r = run("replay");
+
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("CONFIG");
+    }
+
+    @Test
+    void unknownOption_exitsTwo() throws IOException {
+        Run r = run("replay", smallConfig().toString(), "--bogus");
+
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("--bogus");
+    }
+
+    @Test
+    void help_exitsZeroAndPrintsUsage() {
+        Run r = run("replay", "--help");
+
+        assertThat(r.exit()).isEqualTo(Main.OK);
+        assertThat(r.out()).contains("replay").contains("--set").contains("--out");
+    }
+
+    @Test
+    void executeWithoutWriters_stillReturnsTheExitCode() {
+        assertThat(Main.execute("--version")).isEqualTo(Main.OK);
+    }
+}

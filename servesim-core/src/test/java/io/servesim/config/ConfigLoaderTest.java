@@ -1,0 +1,509 @@
+package io.servesim.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+class ConfigLoaderTest {
+    private static SimConfig load(String yaml, String... overrides) {
+        return ConfigLoader.fromYaml(yaml, "test.yaml", List.of(overrides));
+    }
+
+    // ---- defaults ------------------------------------------------------------------------------------------
+
+    @Test
+    void emptyYaml_givesTheReferenceDefaults() {
+        SimConfig c = load("");
+
+        assertThat(c.engine().kvCache().blockSize()).isEqualTo(16);
+        assertThat(c.engine().kvCache().numGpuBlocks()).isEqualTo(27500);
+        assertThat(c.engine().kvCache().prefixCaching()).isTrue();
+        assertThat(c.engine().scheduler().maxNumSeqs()).isEqualTo(1024);
+        assertThat(c.engine().scheduler().maxNumBatchedTokens()).isEqualTo(8192);
+        assertThat(c.engine().scheduler().policy()).isEqualTo("fcfs");
+        assertThat(c.engine().maxModelLen()).isNull();
+        assertThat(c.workload().seed()).isEqualTo(42L);
+        assertThat(c.workload().type()).isEqualTo("synthetic");
+        assertThat(c.workload().synthetic().requests()).isEqualTo(1000L);
+        assertThat(c.workload().synthetic().inputTokens()).isEqualTo(DistributionConfig.fixed(1024));
+        assertThat(c.workload().arrival().type()).isEqualTo("poisson");
+        assertThat(c.workload().arrival().rate()).isEqualTo(10.0);
+        assertThat(c.cluster().workers()).isEqualTo(1);
+        assertThat(c.cluster().router().policy()).isEqualTo("round_robin");
+        assertThat(c.timing().type()).isEqualTo("fixed");
+        assertThat(c.timing().fixed().prefillMs()).isEqualTo(20.0);
+        assertThat(c.output().requestsCsv()).isTrue();
+    }
+
+    @Test
+    void commentOnlyYaml_isTheSameAsEmptyYaml() {
+        assertThat(load("# nothing here\n")).isEqualTo(load(""));
+    }
+
+    @Test
+    void defaultMaxModelLen_isWhatOneRanksKvPoolHolds() {
+        assertThat(load("").engine().effectiveMaxModelLen()).isEqualTo((27500 - 1) * 16);
+    }
+
+    @Test
+    void userValues_mergeKeyByKeyOverTheDefaults() {
+        SimConfig c = load("engine:\n  scheduler:\n    max_num_seqs: 64\n");
+
+        assertThat(c.engine().scheduler().maxNumSeqs()).isEqualTo(64);
+        assertThat(c.engine().scheduler().maxNumBatchedTokens()).isEqualTo(8192);
+        assertThat(c.engine().kvCache().blockSize()).isEqualTo(16);
+    }
+
+    @Test
+    void nonMappingTopLevel_isRejectedNamingTheSource() {
+        assertThatThrownBy(() -> load("- a\n- b\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("test.yaml")
+                .hasMessageContaining("mapping");
+    }
+
+    // ---- unknown keys --------------------------------------------------------------------------------------
+
+    @Test
+    void unknownTopLevelKey_isRejectedWithItsPathAndTheAllowedKeys() {
+        assertThatThrownBy(() -> load("clustr:\n  workers: 2\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("clustr: unknown key")
+                .hasMessageContaining("cluster")
+                .hasMessageContaining("workload")
+                .hasMessageContaining("engine")
+                .satisfies(e -> assertThat(((ConfigException) e).path()).isEqualTo("clustr"));
+    }
+
+    @Test
+    void unknownKey_isRejectedWithItsPathAndTheAllowedKeys() {
+        assertThatThrownBy(() -> load("engine:\n  scheduler:\n    max_num_seq: 8\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.scheduler.max_num_seq")
+                .hasMessageContaining("unknown key")
+                .hasMessageContaining("max_num_seqs")
+                .hasMessageContaining("max_num_batched_tokens")
+                .satisfies(e -> assertThat(((ConfigException) e).path()).isEqualTo("engine.scheduler.max_num_seq"));
+    }
+
+    @Test
+    void unknownKeyInsideADistribution_isRejectedWithItsFullPath() {
+        assertThatThrownBy(() -> load("workload:\n  synthetic:\n    input_tokens: {type: fixed, valu: 3}\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("workload.synthetic.input_tokens.valu")
+                .hasMessageContaining("value");
+    }
+
+    // ---- wrong types ---------------------------------------------------------------------------------------
+
+    @Test
+    void wrongType_namesTheFullPath() {
+        assertThatThrownBy(() -> load("cluster: {workers: abc}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("cluster.workers: ")
+                .hasMessageContaining("abc");
+    }
+
+    @Test
+    void fractionalNumberForAnInteger_isRejectedNamingThePath() {
+        assertThatThrownBy(() -> load("engine:\n  scheduler:\n    max_num_seqs: 1.5\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.scheduler.max_num_seqs");
+    }
+
+    @Test
+    void scalarWhereASectionIsExpected_isRejectedNamingThePath() {
+        assertThatThrownBy(() -> load("engine:\n  kv_cache: 5\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.kv_cache");
+    }
+
+    @Test
+    void nullForARequiredPrimitive_isRejectedNamingThePath() {
+        assertThatThrownBy(() -> load("cluster:\n  workers: null\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster.workers");
+    }
+
+    @Test
+    void wrongTypeInsideADistribution_namesTheFullPath() {
+        assertThatThrownBy(() -> load("workload: {synthetic: {input_tokens: {type: fixed, value: abc}}}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("workload.synthetic.input_tokens.value: ");
+    }
+
+    @Test
+    void integerOutOfRange_isRejectedNamingThePath() {
+        assertThatThrownBy(() -> load("cluster: {workers: 99999999999}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("cluster.workers: ")
+                .hasMessageContaining("out of range");
+    }
+
+    // ---- value validation ----------------------------------------------------------------------------------
+
+    @Test
+    void negativeArrivalRate_isRejectedNamingTheFullPath() {
+        assertThatThrownBy(() -> load("workload:\n  arrival: {rate: -1.0}\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("workload.arrival.rate: ")
+                .hasMessageContaining("-1.0")
+                .satisfies(e -> assertThat(((ConfigException) e).path()).isEqualTo("workload.arrival.rate"));
+    }
+
+    @Test
+    void zeroWorkers_isRejectedNamingTheFullPath() {
+        assertThatThrownBy(() -> load("cluster: {workers: 0}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("cluster.workers: ")
+                .hasMessageContaining(">= 1");
+    }
+
+    @Test
+    void blockSizeVllmDoesNotAccept_isRejectedNamingTheFullPathAndTheAllowedSizes() {
+        assertThatThrownBy(() -> load("engine:\n  kv_cache: {block_size: 10}\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("engine.kv_cache.block_size: ")
+                .hasMessageContaining("16")
+                .hasMessageContaining("got 10");
+    }
+
+    @Test
+    void unknownEnumValue_isRejectedNamingTheFullPathAndTheChoices() {
+        assertThatThrownBy(() -> load("workload:\n  arrival: {type: bursty}\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("workload.arrival.type: ")
+                .hasMessageContaining("bursty")
+                .hasMessageContaining("poisson, constant, concurrency");
+    }
+
+    @Test
+    void concurrencyArrival_requiresItsConcurrencyNamingTheFullPath() {
+        assertThatThrownBy(() -> load("workload:\n  arrival: {type: concurrency}\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("workload.arrival.concurrency: ")
+                .hasMessageContaining("required");
+    }
+
+    @Test
+    void validationErrorDeepInSessions_namesTheFullPath() {
+        assertThatThrownBy(() -> load("workload:\n  sessions:\n    turns: 0\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("workload.sessions.turns: ");
+    }
+
+    @Test
+    void missingRequiredDistributionParameter_namesItsFullPath() {
+        assertThatThrownBy(() -> load("workload:\n  synthetic:\n    input_tokens: {type: uniform, min: 3}\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("workload.synthetic.input_tokens.max: ")
+                .hasMessageContaining("required");
+    }
+
+    @Test
+    void uniformWithMaxBelowMin_isRejectedNamingMax() {
+        assertThatThrownBy(() -> load("workload:\n  synthetic:\n    output_tokens: {type: uniform, min: 9, max: 3}\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("workload.synthetic.output_tokens.max: ");
+    }
+
+    @Test
+    void switchingDistributionType_replacesTheDefaultObjectWholesale() {
+        SimConfig c = load("workload:\n  synthetic:\n    input_tokens: {type: uniform, min: 3, max: 9}\n");
+
+        DistributionConfig d = c.workload().synthetic().inputTokens();
+        assertThat(d.type()).isEqualTo("uniform");
+        assertThat(d.min()).isEqualTo(3.0);
+        assertThat(d.max()).isEqualTo(9.0);
+        assertThat(d.value())
+                .as("the fixed default's value must not leak into uniform")
+                .isNull();
+    }
+
+    @Test
+    void sameDistributionType_mergesKeyByKey() {
+        SimConfig c = load("workload:\n  synthetic:\n    input_tokens: {max: 2000}\n");
+
+        DistributionConfig d = c.workload().synthetic().inputTokens();
+        assertThat(d.type()).isEqualTo("fixed");
+        assertThat(d.value()).isEqualTo(1024.0);
+        assertThat(d.max()).isEqualTo(2000.0);
+    }
+
+    @Test
+    void maxModelLenLargerThanTheKvPool_isRejectedNamingEngineMaxModelLen() {
+        // (num_gpu_blocks - 1) * block_size = (10 - 1) * 16 = 144
+        String yaml = "engine:\n  max_model_len: 145\n  kv_cache: {num_gpu_blocks: 10, block_size: 16}\n";
+
+        assertThatThrownBy(() -> load(yaml))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("engine.max_model_len: ")
+                .hasMessageContaining("144");
+    }
+
+    @Test
+    void maxModelLenExactlyTheKvPool_isAccepted() {
+        SimConfig c = load("engine:\n  max_model_len: 144\n  kv_cache: {num_gpu_blocks: 10, block_size: 16}\n");
+
+        assertThat(c.engine().effectiveMaxModelLen()).isEqualTo(144);
+    }
+
+    // ---- --set overrides -----------------------------------------------------------------------------------
+
+    @Test
+    void setOverride_replacesAUserValue() {
+        SimConfig c = load("cluster: {workers: 3}\n", "cluster.workers=5");
+
+        assertThat(c.cluster().workers()).isEqualTo(5);
+    }
+
+    @Test
+    void setOverrides_applyInOrderSoTheLaterWins() {
+        SimConfig c = load("", "cluster.workers=2", "engine.scheduler.max_num_seqs=7", "cluster.workers=9");
+
+        assertThat(c.cluster().workers()).isEqualTo(9);
+        assertThat(c.engine().scheduler().maxNumSeqs()).isEqualTo(7);
+    }
+
+    @Test
+    void setOverride_withUnknownLeafKey_namesThePathAndTheAllowedKeys() {
+        assertThatThrownBy(() -> load("", "engine.scheduler.max_num_seq=8"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("engine.scheduler.max_num_seq: unknown key")
+                .hasMessageContaining("max_num_seqs");
+    }
+
+    @Test
+    void setOverride_withUnknownSection_namesThePathUpToTheUnknownKey() {
+        assertThatThrownBy(() -> load("", "engine.schedular.max_num_seqs=8"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("engine.schedular: unknown key")
+                .hasMessageContaining("scheduler");
+    }
+
+    @Test
+    void setOverride_throughAScalar_isRejected() {
+        assertThatThrownBy(() -> load("", "cluster.workers.count=3"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster.workers")
+                .hasMessageContaining("not a section");
+    }
+
+    @Test
+    void setOverride_withoutEquals_isRejected() {
+        assertThatThrownBy(() -> load("", "cluster.workers"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("path=value");
+    }
+
+    @Test
+    void setOverride_withFlowYamlObject_switchesTheDistribution() {
+        SimConfig c = load("", "workload.synthetic.output_tokens={type: uniform, min: 4, max: 40}");
+
+        DistributionConfig d = c.workload().synthetic().outputTokens();
+        assertThat(d.type()).isEqualTo("uniform");
+        assertThat(d.min()).isEqualTo(4.0);
+        assertThat(d.max()).isEqualTo(40.0);
+        assertThat(d.value()).isNull();
+    }
+
+    @Test
+    void setOverride_withFlowYamlObject_mergesIntoASection() {
+        SimConfig c = load("", "engine.kv_cache={block_size: 32, num_gpu_blocks: 100}");
+
+        assertThat(c.engine().kvCache().blockSize()).isEqualTo(32);
+        assertThat(c.engine().kvCache().numGpuBlocks()).isEqualTo(100);
+        assertThat(c.engine().kvCache().prefixCaching()).isTrue();
+    }
+
+    @Test
+    void setOverride_withInvalidValue_isValidatedLikeTheFile() {
+        assertThatThrownBy(() -> load("", "workload.arrival.rate=-3"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("workload.arrival.rate: ");
+    }
+
+    @Test
+    void setOverride_withMalformedYamlValue_namesThePath() {
+        assertThatThrownBy(() -> load("", "cluster.workers=[1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("cluster.workers: ")
+                .hasMessageContaining("not valid YAML");
+    }
+
+    @Test
+    void setOverride_switchingOnlyTheType_requiresTheNewTypesParameters() {
+        assertThatThrownBy(() -> load("", "workload.synthetic.input_tokens.type=uniform"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("workload.synthetic.input_tokens.min: ")
+                .hasMessageContaining("required");
+    }
+
+    @Test
+    void setOverride_withUnknownKeyInsideAFlowObject_namesItsFullPath() {
+        assertThatThrownBy(() -> load("", "engine={kv_cache: {bogus: 1}}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("engine.kv_cache.bogus: unknown key")
+                .hasMessageContaining("num_gpu_blocks");
+    }
+
+    @Test
+    void setOverride_withNull_clearsANullableValue() {
+        SimConfig c = load("engine: {max_model_len: 100}\n", "engine.max_model_len=null");
+
+        assertThat(c.engine().maxModelLen()).isNull();
+    }
+
+    // ---- malformed YAML and files --------------------------------------------------------------------------
+
+    @Test
+    void malformedYaml_reportsTheSourceNameAndALineNumber() {
+        String yaml = "cluster:\n  workers: 2\nengine:\n  scheduler: [unclosed\n  kv_cache: {}\n";
+
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(yaml, "broken.yaml", List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageMatching("(?s)broken\\.yaml:\\d+: malformed YAML.*");
+    }
+
+    @Test
+    void malformedYamlOnALaterLine_reportsThatLine() {
+        String yaml = "a: 1\nb: 2\nc: 3\nd: [1, 2\n";
+
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(yaml, "x.yaml", List.of()))
+                .isInstanceOf(ConfigException.class)
+                .satisfies(e -> {
+                    String msg = e.getMessage();
+                    assertThat(msg).startsWith("x.yaml:");
+                    int line = Integer.parseInt(msg.substring("x.yaml:".length(), msg.indexOf(':', 7)));
+                    assertThat(line).isGreaterThanOrEqualTo(4);
+                });
+    }
+
+    @Test
+    void missingFile_isAConfigException(@TempDir Path dir) {
+        Path missing = dir.resolve("nope.yaml");
+
+        assertThatThrownBy(() -> ConfigLoader.load(missing, List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("not found")
+                .hasMessageContaining("nope.yaml");
+    }
+
+    @Test
+    void loadFromFile_appliesOverrides(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("c.yaml");
+        Files.writeString(f, "cluster: {workers: 3}\n");
+
+        SimConfig c = ConfigLoader.load(f, List.of("cluster.attention_dp=2"));
+
+        assertThat(c.cluster().workers()).isEqualTo(3);
+        assertThat(c.cluster().attentionDp()).isEqualTo(2);
+    }
+
+    // ---- tree / YAML round trips ---------------------------------------------------------------------------
+
+    @Test
+    void toTree_usesSnakeCaseKeys() {
+        JsonNode tree = ConfigLoader.toTree(load(""));
+
+        assertThat(tree.path("engine").path("kv_cache").path("block_size").asInt())
+                .isEqualTo(16);
+        assertThat(tree.path("engine")
+                        .path("scheduler")
+                        .path("max_num_batched_tokens")
+                        .asInt())
+                .isEqualTo(8192);
+        assertThat(tree.path("workload").path("synthetic").has("input_tokens")).isTrue();
+        assertThat(tree.path("engine").has("kvCache")).isFalse();
+    }
+
+    @Test
+    void toTree_thenBind_roundTripsToAnEqualConfig() {
+        SimConfig c = load(
+                "workload:\n  synthetic:\n    input_tokens: {type: lognormal, mean: 500, stddev: 100, min: 1}\n"
+                        + "cluster: {workers: 4, router: {policy: least_loaded}}\n",
+                "engine.max_model_len=4096");
+
+        assertThat(ConfigLoader.bind(ConfigLoader.toTree(c))).isEqualTo(c);
+    }
+
+    @Test
+    void toYaml_thenFromYaml_roundTripsToAnEqualConfig() {
+        SimConfig c = load("timing: {type: polynomial}\nworkload: {type: sessions, arrival: {rate: 3.5}}\n");
+
+        assertThat(ConfigLoader.fromYaml(ConfigLoader.toYaml(c), "roundtrip.yaml", List.of()))
+                .isEqualTo(c);
+    }
+
+    @Test
+    void defaults_returnsAFreshCopyEachTime() {
+        ObjectNode a = ConfigLoader.defaults();
+        ((ObjectNode) a.get("cluster")).put("workers", 99);
+
+        assertThat(ConfigLoader.defaults().path("cluster").path("workers").asInt())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void bundledExamples_loadWithoutErrors() throws Exception {
+        Path examples = findExamples();
+        try (var files = Files.list(examples)) {
+            List<Path> yamls =
+                    files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
+            assertThat(yamls).isNotEmpty();
+            for (Path p : yamls) {
+                assertThat(ConfigLoader.load(p, List.of())).as(p.toString()).isNotNull();
+            }
+        }
+    }
+
+    private static Path findExamples() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null) {
+            Path candidate = dir.resolve("examples");
+            if (Files.isDirectory(candidate)) {
+                return candidate;
+            }
+            dir = dir.getParent();
+        }
+        throw new IllegalStateException(
+                "examples/ directory not found above " + Path.of("").toAbsolutePath());
+    }
+
+    @Test
+    void duplicateKey_isRejected_notSilentlyOverwritten() {
+        assertThatThrownBy(() -> load("cluster:\n  workers: 2\ncluster:\n  workers: 3\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster");
+    }
+
+    @Test
+    void integerWhereABooleanIsExpected_isRejectedNamingTheField() {
+        assertThatThrownBy(() -> load("output: {requests_csv: 1}\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("output.requests_csv: ")
+                .hasMessageContaining("expected true or false");
+    }
+
+    @Test
+    void wrongScalarType_saysWhatWasExpectedAndWhatWasGiven() {
+        assertThatThrownBy(() -> load("cluster: {workers: abc}\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("cluster.workers: expected an integer")
+                .hasMessageContaining("abc");
+    }
+
+    @Test
+    void changingTheArrivalType_keepsTheOtherArrivalDefaults() {
+        SimConfig c = load("workload:\n  arrival: {type: constant}\n");
+        assertThat(c.workload().arrival().type()).isEqualTo("constant");
+        assertThat(c.workload().arrival().rate()).isEqualTo(10.0);
+    }
+}
