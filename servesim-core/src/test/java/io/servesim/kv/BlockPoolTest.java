@@ -1,0 +1,89 @@
+package io.servesim.kv;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** vLLM block pool semantics ({@code vllm/v1/core/block_pool.py}): null block, LRU free queue, cache map. */
+class BlockPoolTest {
+
+    @Test
+    void blockZero_isTheNullBlock_andNeverUsable() {
+        BlockPool pool = new BlockPool(5);
+        assertThat(pool.usableBlocks()).isEqualTo(4);
+        assertThat(pool.freeBlocks()).isEqualTo(4);
+        assertThat(pool.freeQueueSnapshot()).containsExactly(1, 2, 3, 4);
+    }
+
+    @Test
+    void allocation_popsTheHead_andReleaseAppendsToTheTail() {
+        BlockPool pool = new BlockPool(5);
+        int a = pool.allocate();
+        int b = pool.allocate();
+        assertThat(a).isEqualTo(1);
+        assertThat(b).isEqualTo(2);
+        pool.release(a);
+        assertThat(pool.freeQueueSnapshot()).containsExactly(3, 4, 1);
+        assertThat(pool.refCount(b)).isEqualTo(1);
+    }
+
+    @Test
+    void touchingAFreeCachedBlock_unlinksItFromTheMiddleOfTheFreeQueue() {
+        BlockPool pool = new BlockPool(5);
+        int a = pool.allocate();
+        pool.cache(a, 77L);
+        pool.release(a); // queue: 2,3,4,1
+        int b = pool.allocate(); // 2
+        pool.cache(b, 88L);
+        pool.release(b); // queue: 3,4,1,2
+        pool.touch(pool.lookup(77L));
+        assertThat(pool.freeQueueSnapshot()).containsExactly(3, 4, 2);
+        assertThat(pool.refCount(a)).isEqualTo(1);
+    }
+
+    @Test
+    void reallocatingACachedBlock_evictsItsHash() {
+        BlockPool pool = new BlockPool(2); // one usable block
+        int a = pool.allocate();
+        pool.cache(a, 5L);
+        pool.release(a);
+        assertThat(pool.lookup(5L)).isEqualTo(a);
+        int again = pool.allocate();
+        assertThat(again).isEqualTo(a);
+        assertThat(pool.lookup(5L)).isEqualTo(-1);
+        assertThat(pool.evictions()).isEqualTo(1);
+    }
+
+    @Test
+    void duplicateHashes_areNotDeduplicated_evictingOneLeavesTheOtherFindable() {
+        BlockPool pool = new BlockPool(4);
+        int a = pool.allocate();
+        int b = pool.allocate();
+        pool.cache(a, 9L);
+        pool.cache(b, 9L);
+        assertThat(pool.cachedBlocks()).isEqualTo(2);
+        pool.release(b);
+        pool.release(a); // queue: 3, b, a
+        pool.allocate(); // 3
+        pool.allocate(); // b: evicted
+        assertThat(pool.lookup(9L)).isEqualTo(a);
+        assertThat(pool.cachedBlocks()).isEqualTo(1);
+    }
+
+    @Test
+    void chainedHashes_areEqualForEqualPrefixes_andDifferAfterAnyEarlierDifference() {
+        int[] x = {1, 2, 3, 4, 5, 6, 7, 8};
+        int[] y = {1, 2, 3, 4, 5, 6, 7, 8};
+        int[] z = {1, 2, 3, 9, 5, 6, 7, 8};
+        long x0 = BlockHasher.hashBlock(BlockHasher.ROOT, x, 0, 4);
+        long x1 = BlockHasher.hashBlock(x0, x, 4, 4);
+        long y1 = BlockHasher.hashBlock(BlockHasher.hashBlock(BlockHasher.ROOT, y, 0, 4), y, 4, 4);
+        long z0 = BlockHasher.hashBlock(BlockHasher.ROOT, z, 0, 4);
+        long z1 = BlockHasher.hashBlock(z0, z, 4, 4);
+        assertThat(x1).isEqualTo(y1);
+        assertThat(z0).isNotEqualTo(x0);
+        // block 1 has identical tokens in x and z, but its parent differs, so its hash differs
+        assertThat(z1).isNotEqualTo(x1);
+        assertThat(x1).isNotEqualTo(BlockHasher.NO_HASH);
+    }
+}

@@ -1,0 +1,65 @@
+package io.servesim.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.SimConfig;
+import io.servesim.run.RunResult;
+import io.servesim.run.Simulation;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Same config + seed ⇒ byte-identical canonical output. The pinned digest guards behaviour: a change that moves it
+ * must be intended, and the digest updated in the same commit with the reason in the message.
+ */
+class DeterminismTest {
+    /** SHA-256 of canonical.json for examples/quickstart.yaml. */
+    static final String QUICKSTART_CANONICAL_SHA256 =
+            "c85bf996c3ce76c21e022817309b12f8dcfe49a637323c53346d2a495c70c749";
+
+    static String canonical(Path config, List<String> overrides) throws IOException {
+        SimConfig c = ConfigLoader.load(config, overrides);
+        RunResult r = Simulation.run(c);
+        StringWriter w = new StringWriter();
+        ReportWriter.writeCanonical(r, Summaries.of(r), w);
+        return w.toString();
+    }
+
+    static String sha256(String s) throws NoSuchAlgorithmException {
+        return HexFormat.of()
+                .formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void bundledExamples_giveByteIdenticalCanonicalOutput_onEveryRun() throws IOException {
+        for (String example : List.of("quickstart.yaml", "synthetic.yaml")) {
+            Path p = Path.of("..", "examples", example);
+            List<String> small =
+                    example.equals("synthetic.yaml") ? List.of("workload.synthetic.requests=3000") : List.of();
+            assertThat(canonical(p, small)).as(example).isEqualTo(canonical(p, small));
+        }
+    }
+
+    @Test
+    void quickstartCanonicalDigest_isPinned() throws Exception {
+        String c = canonical(Path.of("..", "examples", "quickstart.yaml"), List.of());
+        assertThat(c).startsWith("{\"config\":").contains("\"schema\":\"servesim.canonical.v1\"");
+        assertThat(sha256(c)).isEqualTo(QUICKSTART_CANONICAL_SHA256);
+    }
+
+    @Test
+    void differentSeeds_giveDifferentCanonicalOutput() throws IOException {
+        Path p = Path.of("..", "examples", "quickstart.yaml");
+        List<String> small = List.of("workload.sessions.sessions=50");
+        List<String> other = List.of("workload.sessions.sessions=50", "workload.seed=8");
+        assertThat(canonical(p, small)).isNotEqualTo(canonical(p, other));
+    }
+}

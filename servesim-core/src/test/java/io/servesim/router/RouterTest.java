@@ -1,0 +1,63 @@
+package io.servesim.router;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.servesim.sim.RandomStreams;
+import io.servesim.workload.Request;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Routing rules: round robin order, vLLM's 4W+R least-loaded score, sticky sessions. */
+class RouterTest {
+    private static Request req(long session, int turn, boolean last) {
+        return new Request(0, session, turn, last, 0, new int[] {1}, 1, 0);
+    }
+
+    @Test
+    void roundRobin_rotatesWorkers_withAPerWorkerRankCursor() {
+        LoadIndex load = new LoadIndex(6);
+        Router r = new RoundRobinRouter(new RouterContext(3, 2, load, new RandomStreams(1)));
+        List<Integer> got = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            got.add(r.route(req(-1, 0, true)));
+        }
+        // W0r0, W1r0, W2r0, W0r1, W1r1, W2r1, W0r0 as global indices worker * 2 + rank
+        assertThat(got).containsExactly(0, 2, 4, 1, 3, 5, 0);
+    }
+
+    @Test
+    void leastLoaded_picksTheLowestFourTimesWaitingPlusRunning_lowestIndexOnTies() {
+        LoadIndex load = new LoadIndex(3);
+        Router r = new LeastLoadedRouter(new RouterContext(3, 1, load, new RandomStreams(1)));
+        assertThat(r.route(req(-1, 0, true))).isZero();
+        load.update(0, 1, 0); // score 4
+        load.update(1, 0, 3); // score 3
+        load.update(2, 0, 4); // score 4
+        assertThat(r.route(req(-1, 0, true))).isEqualTo(1);
+        load.update(1, 0, 5); // score 5: now 0 and 2 tie at 4
+        assertThat(r.route(req(-1, 0, true))).isZero();
+        assertThat(load.scoreOf(1)).isEqualTo(5);
+    }
+
+    @Test
+    void sessionAffinity_keepsASessionOnItsFirstRank_andPlacesNewSessionsByLoad() {
+        LoadIndex load = new LoadIndex(2);
+        Router r = new SessionAffinityRouter(new RouterContext(2, 1, load, new RandomStreams(1)));
+        int first = r.route(req(5, 0, false));
+        assertThat(first).isZero();
+        load.update(0, 3, 3); // rank 0 becomes busy
+        assertThat(r.route(req(5, 1, false))).isZero(); // sticky despite load
+        assertThat(r.route(req(6, 0, false))).isEqualTo(1); // new session: least loaded
+        assertThat(r.route(req(5, 2, true))).isZero(); // last turn: still sticky, then forgotten
+        assertThat(r.route(req(5, 3, true))).isEqualTo(1); // same id again is a new session
+    }
+
+    @Test
+    void unknownRouterName_listsTheKnownOnes() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> Routers.create("kv", new RouterContext(1, 1, new LoadIndex(1), new RandomStreams(1))))
+                .hasMessageContaining("cluster.router.policy")
+                .hasMessageContaining("least_loaded, round_robin, session_affinity");
+    }
+}

@@ -1,0 +1,177 @@
+package io.servesim.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.servesim.config.ArrivalConfig;
+import io.servesim.config.DistributionConfig;
+import io.servesim.config.SessionsConfig;
+import io.servesim.config.SyntheticConfig;
+import io.servesim.sim.EventQueue;
+import io.servesim.sim.RandomStreams;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Synthetic requests and sessions: arrival processes, closed loops, prompt composition, determinism. */
+class WorkloadTest {
+    private static final DistributionConfig TEN = DistributionConfig.fixed(10);
+
+    @Test
+    void constantRate_arrivalsAreExactlyEveryOneOverRate() {
+        EventQueue q = new EventQueue();
+        List<Request> got = new ArrayList<>();
+        SyntheticWorkload w = new SyntheticWorkload(
+                new SyntheticConfig(4L, null, TEN, TEN, 0, 1),
+                new ArrivalConfig("constant", 4.0, null),
+                new RandomStreams(1));
+        w.start(q, got::add);
+        while (q.runNext()) {}
+        assertThat(got).extracting(Request::arrivalNanos).containsExactly(0L, 250_000_000L, 500_000_000L, 750_000_000L);
+        assertThat(got).extracting(Request::id).containsExactly(0, 1, 2, 3);
+    }
+
+    @Test
+    void poissonArrivals_haveTheConfiguredMeanRate() {
+        EventQueue q = new EventQueue();
+        List<Request> got = new ArrayList<>();
+        SyntheticWorkload w = new SyntheticWorkload(
+                new SyntheticConfig(20_000L, null, TEN, TEN, 0, 1),
+                new ArrivalConfig("poisson", 50.0, null),
+                new RandomStreams(3));
+        w.start(q, got::add);
+        while (q.runNext()) {}
+        double seconds = got.get(got.size() - 1).arrivalNanos() / 1e9;
+        assertThat(got.size() / seconds).isBetween(48.5, 51.5);
+    }
+
+    @Test
+    void durationStop_endsArrivalsAtTheHorizon() {
+        EventQueue q = new EventQueue();
+        List<Request> got = new ArrayList<>();
+        SyntheticWorkload w = new SyntheticWorkload(
+                new SyntheticConfig(null, 1.0, TEN, TEN, 0, 1),
+                new ArrivalConfig("constant", 10.0, null),
+                new RandomStreams(1));
+        w.start(q, got::add);
+        while (q.runNext()) {}
+        assertThat(got).hasSize(11); // t = 0, 0.1, ..., 1.0 s
+    }
+
+    @Test
+    void concurrency_keepsNInFlight_releasingOneRequestPerCompletion() {
+        EventQueue q = new EventQueue();
+        List<Request> got = new ArrayList<>();
+        SyntheticWorkload w = new SyntheticWorkload(
+                new SyntheticConfig(5L, null, TEN, TEN, 0, 1),
+                new ArrivalConfig("concurrency", null, 2),
+                new RandomStreams(1));
+        w.start(q, got::add);
+        while (q.runNext()) {}
+        assertThat(got).hasSize(2);
+        w.onRequestDone(got.get(0), 10, false);
+        while (q.runNext()) {}
+        assertThat(got).hasSize(3);
+        assertThat(w.requestsCreated()).isEqualTo(3);
+    }
+
+    @Test
+    void sharedPrefix_isCommonWithinAGroup_andTheSuffixIsUnique() {
+        EventQueue q = new EventQueue();
+        List<Request> got = new ArrayList<>();
+        SyntheticWorkload w = new SyntheticWorkload(
+                new SyntheticConfig(4L, null, DistributionConfig.fixed(20), TEN, 8, 2),
+                new ArrivalConfig("constant", 10.0, null),
+                new RandomStreams(5));
+        w.start(q, got::add);
+        while (q.runNext()) {}
+        int[] r0 = got.get(0).promptTokens();
+        int[] r2 = got.get(2).promptTokens(); // same group (i mod 2)
+        int[] r1 = got.get(1).promptTokens();
+        assertThat(Arrays.copyOf(r0, 8)).isEqualTo(Arrays.copyOf(r2, 8));
+        assertThat(Arrays.copyOf(r0, 8)).isNotEqualTo(Arrays.copyOf(r1, 8));
+        assertThat(Arrays.copyOfRange(r0, 8, 20)).isNotEqualTo(Arrays.copyOfRange(r2, 8, 20));
+    }
+
+    @Test
+    void requestContent_dependsOnItsIdAndSeedOnly_notOnTheArrivalProcess() {
+        List<Request> a = new ArrayList<>();
+        List<Request> b = new ArrayList<>();
+        DistributionConfig len = new DistributionConfig("uniform", null, null, null, 1.0, 500.0);
+        EventQueue qa = new EventQueue();
+        new SyntheticWorkload(
+                        new SyntheticConfig(3L, null, len, len, 0, 1),
+                        new ArrivalConfig("poisson", 5.0, null),
+                        new RandomStreams(9))
+                .start(qa, a::add);
+        while (qa.runNext()) {}
+        EventQueue qb = new EventQueue();
+        new SyntheticWorkload(
+                        new SyntheticConfig(3L, null, len, len, 0, 1),
+                        new ArrivalConfig("constant", 1.0, null),
+                        new RandomStreams(9))
+                .start(qb, b::add);
+        while (qb.runNext()) {}
+        for (int i = 0; i < 3; i++) {
+            assertThat(a.get(i).promptTokens()).isEqualTo(b.get(i).promptTokens());
+            assertThat(a.get(i).outputTokens()).isEqualTo(b.get(i).outputTokens());
+        }
+    }
+
+    @Test
+    void nextTurnPrompt_isPreviousPromptPlusGeneratedTokensPlusNewTokens_releasedAfterThinkTime() {
+        EventQueue q = new EventQueue();
+        List<Request> got = new ArrayList<>();
+        SessionWorkload w = new SessionWorkload(
+                new SessionsConfig(
+                        1L,
+                        null,
+                        3,
+                        TEN,
+                        DistributionConfig.fixed(5),
+                        DistributionConfig.fixed(4),
+                        DistributionConfig.fixed(100),
+                        0,
+                        1),
+                new ArrivalConfig("constant", 1.0, null),
+                new RandomStreams(2));
+        w.start(q, got::add);
+        while (q.runNext()) {}
+        assertThat(got).hasSize(1);
+        Request t0 = got.get(0);
+        assertThat(t0.promptLength()).isEqualTo(10);
+        assertThat(t0.lastTurn()).isFalse();
+        // turn 0 finishes at t=30 ms having generated 3 of its 4 tokens (e.g. length-capped)
+        q.schedule(
+                30_000_000L, io.servesim.sim.Phase.PASS_COMPLETION, 0, (k, p) -> w.onRequestDone(t0, 3, false), 0, 0);
+        while (q.runNext()) {}
+        assertThat(got).hasSize(2);
+        Request t1 = got.get(1);
+        assertThat(t1.arrivalNanos()).isEqualTo(130_000_000L);
+        assertThat(t1.turn()).isEqualTo(1);
+        assertThat(t1.sessionId()).isEqualTo(t0.sessionId());
+        assertThat(t1.promptLength()).isEqualTo(10 + 3 + 5);
+        assertThat(Arrays.copyOf(t1.promptTokens(), 10)).isEqualTo(t0.promptTokens());
+        for (int i = 0; i < 3; i++) {
+            assertThat(t1.promptToken(10 + i)).isEqualTo(t0.outputToken(i));
+        }
+    }
+
+    @Test
+    void rejectedTurn_endsItsSession_andConcurrencyStartsTheNextSession() {
+        EventQueue q = new EventQueue();
+        List<Request> got = new ArrayList<>();
+        SessionWorkload w = new SessionWorkload(
+                new SessionsConfig(2L, null, 3, TEN, TEN, TEN, DistributionConfig.fixed(0), 0, 1),
+                new ArrivalConfig("concurrency", null, 1),
+                new RandomStreams(2));
+        w.start(q, got::add);
+        while (q.runNext()) {}
+        assertThat(got).hasSize(1);
+        w.onRequestDone(got.get(0), 0, true);
+        while (q.runNext()) {}
+        assertThat(got).hasSize(2);
+        assertThat(got.get(1).sessionId()).isEqualTo(1);
+        assertThat(got.get(1).turn()).isZero();
+    }
+}
