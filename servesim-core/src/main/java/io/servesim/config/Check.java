@@ -47,9 +47,4 @@ public final class Check {
         }
         return value;
     }
-
-    /** Wraps errors of a nested record with its field name. */
-    public static <T> T nested(String field, T value) {
-        return present(field, value);
-    }
 }

@@ -188,8 +188,9 @@ public final class ConfigLoader {
             }
             seen.append(seen.isEmpty() ? "" : ".").append(k);
             JsonNode child = node.get(k);
-            if (child == null) {
-                throw new ConfigException(seen.toString(), "unknown key" + allowedSuffix(node));
+            if (child == null || child.isNull()) {
+                // absent here (e.g. min of a fixed distribution): create it; binding rejects keys that do not exist
+                child = node.putObject(k);
             }
             if (!(child instanceof ObjectNode childObject)) {
                 throw new ConfigException(seen.toString(), "is a value, not a section; cannot set '" + path + "'");
@@ -200,19 +201,12 @@ public final class ConfigLoader {
         if (last.isEmpty()) {
             throw new ConfigException(path, "empty key in --set path");
         }
-        if (!node.has(last)) {
-            throw new ConfigException(path, "unknown key" + allowedSuffix(node));
-        }
         JsonNode existing = node.get(last);
         if (existing instanceof ObjectNode eo && value instanceof ObjectNode vo && !typeChanges(eo, vo)) {
             merge(eo, vo, path);
         } else {
             node.set(last, value);
         }
-    }
-
-    private static String allowedSuffix(ObjectNode node) {
-        return " (allowed: " + String.join(", ", new TreeSet<>(node.propertyNames())) + ")";
     }
 
     private static ConfigException translate(JacksonException e) {
@@ -242,7 +236,8 @@ public final class ConfigLoader {
                 got = " '" + ife.getValue() + "'";
             } else if (e.processor() instanceof JsonParser p
                     && p.currentToken() != null
-                    && p.currentToken().isScalarValue()) {
+                    && p.currentToken().isScalarValue()
+                    && p.currentToken() != tools.jackson.core.JsonToken.VALUE_NULL) {
                 got += " '" + p.getString() + "'";
             }
             return new ConfigException(path, "expected " + describe(mie.getTargetType()) + ", got" + got);

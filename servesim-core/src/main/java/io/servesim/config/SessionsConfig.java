@@ -1,8 +1,8 @@
 package io.servesim.config;
 
 /**
- * Synthetic multi-turn sessions. Turn 1's prompt is {@code shared_prefix_tokens} common tokens (per prefix group)
- * plus {@code first_input_tokens} unique ones; turn k+1's prompt is turn k's prompt + turn k's output +
+ * Synthetic multi-turn sessions. Turn 1's prompt is {@code first_input_tokens} long, of which the first
+ * {@code shared_prefix_tokens} are common to the session's prefix group (session i mod {@code prefix_groups}); turn k+1's prompt is turn k's prompt + turn k's output +
  * {@code new_input_tokens}, so it hits the cache. The next turn is released {@code think_time_ms} after the previous
  * one completes (closed loop). The run stops after {@code sessions} sessions or {@code duration_s} of session starts.
  */
@@ -23,6 +23,11 @@ public record SessionsConfig(
         }
         if (sessions != null) {
             Check.atLeast("sessions", sessions, 1);
+            if (sessions * (long) Math.max(1, turns) > Integer.MAX_VALUE) {
+                throw new ConfigException(
+                        "sessions",
+                        "sessions x turns must be <= " + Integer.MAX_VALUE + ", got " + sessions * (long) turns);
+            }
         }
         if (durationS != null) {
             Check.positive("duration_s", durationS);

@@ -19,6 +19,9 @@ public record SyntheticConfig(
         }
         if (requests != null) {
             Check.atLeast("requests", requests, 1);
+            if (requests > Integer.MAX_VALUE) {
+                throw new ConfigException("requests", "must be <= " + Integer.MAX_VALUE + ", got " + requests);
+            }
         }
         if (durationS != null) {
             Check.positive("duration_s", durationS);

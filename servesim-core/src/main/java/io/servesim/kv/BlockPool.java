@@ -17,7 +17,8 @@ import java.util.Arrays;
  *   <li>A prefix hit on a block with ref count 0 unlinks it from the middle of the free queue ("touch"), which is
  *       why reusing an inactive cached block still costs free capacity.
  *   <li>The cache map is keyed by block hash and is not deduplicated: two physical blocks may hold the same hash (a
- *       per-hash doubly linked chain here); a lookup returns one of them and evicting one leaves the other findable.
+ *       per-hash doubly linked chain here, in insertion order); a lookup returns the first inserted, and evicting
+ *       one leaves the others findable.
  * </ul>
  */
 public final class BlockPool {
@@ -139,17 +140,27 @@ public final class BlockPool {
         return b;
     }
 
-    /** Registers a full, computed block under {@code blockHash} so later prompts can hit it. */
+    /**
+     * Registers a full, computed block under {@code blockHash} so later prompts can hit it. A duplicate joins the end
+     * of its hash's chain, so {@link #lookup} keeps returning the first-inserted block, as vLLM's
+     * {@code get_one_block} returns the first entry of its per-hash dict.
+     */
     public void cache(int block, long blockHash) {
         if (hash[block] != BlockHasher.NO_HASH) {
             return;
         }
         hash[block] = blockHash;
-        int head = cacheHeads.put(blockHash, block);
-        dupPrev[block] = NIL;
-        dupNext[block] = head;
-        if (head != NIL) {
-            dupPrev[head] = block;
+        dupNext[block] = NIL;
+        int head = cacheHeads.putIfAbsent(blockHash, block);
+        if (head == NIL) {
+            dupPrev[block] = NIL;
+        } else {
+            int tail = head;
+            while (dupNext[tail] != NIL) {
+                tail = dupNext[tail];
+            }
+            dupNext[tail] = block;
+            dupPrev[block] = tail;
         }
         cachedBlocks++;
     }

@@ -50,6 +50,15 @@ public final class AtomicFiles {
         }
     }
 
+    /** Deletes a file if it exists. */
+    public static void delete(Path target) {
+        try {
+            Files.deleteIfExists(target);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + target + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Writes a string atomically. */
     public static void writeString(Path target, String content) {
         write(target, w -> w.write(content));

@@ -22,7 +22,8 @@ import tools.jackson.databind.node.ObjectNode;
  * Writes a run's reports: {@code summary.json}, {@code requests.csv} and {@code canonical.json}, each atomically.
  *
  * <p>canonical.json is the byte-stable record of a run: keys sorted at every level, no host-time fields, every
- * number either an integer (times in virtual nanoseconds) or a decimal rounded to 6 places, one request per line.
+ * number an integer (times in virtual nanoseconds) or a plain decimal (summary values rounded to 6 places, config
+ * values as written), one request per line.
  */
 public final class ReportWriter {
     /** Schema identifier written into canonical.json. */
@@ -63,9 +64,13 @@ public final class ReportWriter {
         AtomicFiles.writeString(
                 dir.resolve("summary.json"),
                 JSON.writerWithDefaultPrettyPrinter().writeValueAsString(summaryTree(summary)) + "\n");
+        Path requestsCsv = dir.resolve("requests.csv");
         if (result.config().output().requestsCsv()) {
-            AtomicFiles.write(dir.resolve("requests.csv"), w -> writeRequestsCsv(result.log(), w));
+            AtomicFiles.write(requestsCsv, w -> writeRequestsCsv(result.log(), w));
+        } else {
+            AtomicFiles.delete(requestsCsv); // never leave a stale file from an earlier run next to new reports
         }
+        AtomicFiles.write(dir.resolve("workers.csv"), w -> writeWorkersCsv(result, w));
         AtomicFiles.write(dir.resolve("canonical.json"), w -> writeCanonical(result, summary, w));
     }
 
@@ -151,6 +156,19 @@ public final class ReportWriter {
         }
     }
 
+    /** Writes workers.csv: per worker, requests routed to it, busy time (Σ over its ranks) and busy fraction. */
+    public static void writeWorkersCsv(RunResult result, Writer w) throws IOException {
+        w.write("worker,requests,busy_ms,busy_fraction\n");
+        long[] busy = result.workerBusyNanos();
+        long[] reqs = result.workerRequests();
+        int ranks = result.config().cluster().attentionDp();
+        double span = (double) result.endNanos() * ranks;
+        for (int i = 0; i < busy.length; i++) {
+            w.write(i + "," + reqs[i] + "," + Numbers.nanosAsMillis(busy[i]) + ","
+                    + Numbers.fixedString(span > 0 ? busy[i] / span : 0, 6) + "\n");
+        }
+    }
+
     /** Writes canonical.json: sorted keys, integer nanoseconds, fixed decimals, one request per line. */
     public static void writeCanonical(RunResult result, Summary summary, Writer w) throws IOException {
         w.write("{\"config\":");
@@ -184,11 +202,21 @@ public final class ReportWriter {
         }
         w.write("],\n\"schema\":\"" + CANONICAL_SCHEMA + "\",\n\"summary\":");
         w.write(JSON.writeValueAsString(sorted(summaryTree(summary))));
-        w.write("}\n");
+        w.write(",\n\"workers\":[");
+        long[] busy = result.workerBusyNanos();
+        long[] reqs = result.workerRequests();
+        for (int i = 0; i < busy.length; i++) {
+            w.write((i == 0 ? "" : ",") + "{\"busy_ns\":" + busy[i] + ",\"requests\":" + reqs[i] + ",\"worker\":" + i
+                    + "}");
+        }
+        w.write("]}\n");
     }
 
-    /** A copy of a tree with object keys sorted at every level. */
+    /** A copy of a tree with object keys sorted at every level and floating-point numbers as plain decimals. */
     static JsonNode sorted(JsonNode node) {
+        if (node.isFloatingPointNumber() && !node.isBigDecimal()) {
+            return NODES.numberNode(java.math.BigDecimal.valueOf(node.doubleValue()));
+        }
         if (node.isObject()) {
             ObjectNode out = NODES.objectNode();
             List<String> keys = new ArrayList<>(node.propertyNames());

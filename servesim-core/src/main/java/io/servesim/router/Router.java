@@ -7,6 +7,9 @@ public interface Router {
     /** Chooses the global rank index for a request at its arrival time. */
     int route(Request request);
 
+    /** A session ended (its last turn finished, or a turn was rejected); routers may drop per-session state. */
+    default void onSessionEnded(long sessionId) {}
+
     /** Whether this router reads rank loads (then the cluster keeps a {@link LoadIndex} up to date). */
     default boolean usesLoad() {
         return false;

@@ -6,7 +6,8 @@ import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 /**
  * Sticky sessions: all turns of a session go to the rank that served its first turn, so later turns hit that
  * rank's prefix cache; a new session (and any standalone request) goes to the least-loaded rank. A session's entry
- * is dropped when its last turn is routed, so memory follows the active sessions.
+ * is dropped when its last turn is routed or the session ends early (a rejected turn), so memory follows the
+ * active sessions.
  */
 public final class SessionAffinityRouter implements Router {
     private final LoadIndex load;
@@ -34,6 +35,11 @@ public final class SessionAffinityRouter implements Router {
             sessionRank.remove(session);
         }
         return rank;
+    }
+
+    @Override
+    public void onSessionEnded(long sessionId) {
+        sessionRank.remove(sessionId);
     }
 
     @Override

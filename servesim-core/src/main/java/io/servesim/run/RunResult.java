@@ -11,7 +11,7 @@ import io.servesim.metrics.RequestLog;
  * @param requestsCreated requests the workload created
  * @param log per-request records
  * @param counters engine counters
- * @param endNanos virtual time of the last event
+ * @param endNanos virtual time at which the last request finished (completed or rejected)
  * @param workerBusyNanos per worker, the sum over its ranks of time spent in steps
  * @param workerRequests per worker, requests routed to it
  */

@@ -142,6 +142,9 @@ public final class Simulation implements EngineListener {
                 Math.max(0, s.cachedTokensAtFirstAdmission()),
                 s.preemptions(),
                 status);
+        if (r.sessionId() >= 0 && (rejected || r.lastTurn())) {
+            router.onSessionEnded(r.sessionId());
+        }
         workload.onRequestDone(r, s.numOutputTokens(), rejected);
     }
 

@@ -506,4 +506,19 @@ class ConfigLoaderTest {
         assertThat(c.workload().arrival().type()).isEqualTo("constant");
         assertThat(c.workload().arrival().rate()).isEqualTo(10.0);
     }
+
+    @Test
+    void setOverride_canAddAValidKeyAbsentFromTheDefaults_likeMinOfAFixedDistribution() {
+        SimConfig c = load("", "workload.synthetic.input_tokens.min=16");
+        assertThat(c.workload().synthetic().inputTokens().min()).isEqualTo(16.0);
+        assertThat(c.workload().synthetic().inputTokens().value()).isEqualTo(1024.0);
+    }
+
+    @Test
+    void nullForAnInteger_saysExpectedAnIntegerGotNull() {
+        assertThatThrownBy(() -> load("cluster: {workers: null}\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("cluster.workers: ")
+                .hasMessageNotContaining("'null'");
+    }
 }

@@ -62,6 +62,7 @@ class BlockPoolTest {
         pool.cache(a, 9L);
         pool.cache(b, 9L);
         assertThat(pool.cachedBlocks()).isEqualTo(2);
+        assertThat(pool.lookup(9L)).isEqualTo(a); // the first inserted, as vLLM's get_one_block
         pool.release(b);
         pool.release(a); // queue: 3, b, a
         pool.allocate(); // 3
@@ -85,5 +86,22 @@ class BlockPoolTest {
         // block 1 has identical tokens in x and z, but its parent differs, so its hash differs
         assertThat(z1).isNotEqualTo(x1);
         assertThat(x1).isNotEqualTo(BlockHasher.NO_HASH);
+    }
+
+    @Test
+    void evictingTheFirstInsertedDuplicate_makesTheNextOneTheLookupResult() {
+        BlockPool pool = new BlockPool(4);
+        int a = pool.allocate();
+        int b = pool.allocate();
+        int c = pool.allocate();
+        pool.cache(a, 9L);
+        pool.cache(b, 9L);
+        pool.cache(c, 9L);
+        pool.release(a); // queue: a
+        pool.allocate(); // a evicted
+        assertThat(pool.lookup(9L)).isEqualTo(b);
+        pool.release(b);
+        pool.allocate(); // b evicted
+        assertThat(pool.lookup(9L)).isEqualTo(c);
     }
 }

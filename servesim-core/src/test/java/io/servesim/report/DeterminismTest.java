@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml. */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "c85bf996c3ce76c21e022817309b12f8dcfe49a637323c53346d2a495c70c749";
+            "a49d66b299e430c25dccb5ff4351dc97721a6be76234692280b8ea3baffb13b0";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);

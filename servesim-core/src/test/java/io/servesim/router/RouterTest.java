@@ -60,4 +60,14 @@ class RouterTest {
                 .hasMessageContaining("cluster.router.policy")
                 .hasMessageContaining("least_loaded, round_robin, session_affinity");
     }
+
+    @Test
+    void sessionAffinity_forgetsASessionThatEndedEarly() {
+        LoadIndex load = new LoadIndex(2);
+        Router r = new SessionAffinityRouter(new RouterContext(2, 1, load, new RandomStreams(1)));
+        assertThat(r.route(req(5, 0, false))).isZero();
+        r.onSessionEnded(5); // e.g. its turn was rejected
+        load.update(0, 1, 0);
+        assertThat(r.route(req(5, 0, false))).isEqualTo(1); // placed afresh by load
+    }
 }
