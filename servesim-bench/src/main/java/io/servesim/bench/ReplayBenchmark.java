@@ -19,9 +19,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Host time of a whole replay of 20,000 synthetic requests (1,024-token prompts with a 256-token shared prefix,
- * 128 output tokens, fixed timing) at a constant per-worker load, for several fleet sizes; divide by 20,000 for
- * µs per simulated request. Flat across {@code workers} means cost per request does not grow with the fleet.
+ * Host time of a whole replay of 100 synthetic requests per worker (1,024-token prompts with a 256-token shared
+ * prefix, 128 output tokens, fixed timing, Poisson arrivals at 20 requests/s per worker), for several fleet sizes;
+ * divide the score by 100 × workers for time per simulated request. Flat across {@code workers} means cost per
+ * request does not grow with the fleet.
  *
  * {@snippet lang="shell" :
  * bash scripts/bench.sh ReplayBenchmark
@@ -34,8 +35,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5)
 @Fork(1)
 public class ReplayBenchmark {
-    /** Requests per replay. */
-    public static final int REQUESTS = 20_000;
+    /** Requests per worker in one replay. */
+    public static final int REQUESTS_PER_WORKER = 100;
 
     @Param({"8", "128", "2048"})
     int workers;
@@ -50,7 +51,7 @@ public class ReplayBenchmark {
                 "bench",
                 List.of(
                         "workload.type=synthetic",
-                        "workload.synthetic.requests=" + REQUESTS,
+                        "workload.synthetic.requests=" + REQUESTS_PER_WORKER * workers,
                         "workload.synthetic.input_tokens={type: fixed, value: 1024}",
                         "workload.synthetic.output_tokens={type: fixed, value: 128}",
                         "workload.synthetic.shared_prefix_tokens=256",
@@ -59,7 +60,7 @@ public class ReplayBenchmark {
                         "cluster.workers=" + workers,
                         "cluster.router.policy=least_loaded",
                         "engine.scheduler.max_num_seqs=256",
-                        "engine.kv_cache.num_gpu_blocks=16384",
+                        "engine.kv_cache.num_gpu_blocks=4096",
                         "timing.type=fixed",
                         "timing.fixed.prefill_ms=10",
                         "timing.fixed.decode_ms=8",

@@ -61,14 +61,17 @@ public final class ReplayCommand implements Callable<Integer> {
         try {
             long t0 = System.nanoTime();
             RunResult result = sim.run();
+            long t1 = System.nanoTime();
             Summary summary = Summaries.of(result);
             ReportWriter.writeAll(result, summary, dir);
-            long wallMs = (System.nanoTime() - t0) / 1_000_000;
+            long t2 = System.nanoTime();
             outWriter.print(ConsoleTable.render(summary, cfg));
             outWriter.printf(
                     java.util.Locale.ROOT,
-                    "wall time %d ms; reports in %s%n",
-                    wallMs,
+                    "wall time: replay %d ms (%.1f us/request), reports %d ms; reports in %s%n",
+                    (t1 - t0) / 1_000_000,
+                    result.requestsCreated() == 0 ? 0.0 : (t1 - t0) / 1e3 / result.requestsCreated(),
+                    (t2 - t1) / 1_000_000,
                     dir.toAbsolutePath().normalize());
             outWriter.flush();
             return Main.OK;

@@ -92,6 +92,7 @@ public final class Sequence {
         if (have >= fullBlocks) {
             return;
         }
+        table.ensureHashCapacity(fullBlocks);
         int[] prompt = request.promptTokens();
         long parent = have == 0 ? BlockHasher.ROOT : table.hash(have - 1);
         for (int b = have; b < fullBlocks; b++) {

@@ -23,9 +23,12 @@ public final class BlockHasher {
         return Mix64.fmix(parent ^ 0x6A09E667F3BCC909L);
     }
 
-    /** Adds one token to a block hash in progress. */
+    private static final long PRIME64_1 = 0x9E3779B185EBCA87L;
+    private static final long PRIME64_2 = 0xC2B2AE3D27D4EB4FL;
+
+    /** Adds one token to a block hash in progress (one xxHash64 accumulator round per token). */
     public static long add(long state, int token) {
-        return Mix64.mix(state, token & 0xFFFFFFFFL);
+        return Long.rotateLeft(state + (token & 0xFFFFFFFFL) * PRIME64_2, 31) * PRIME64_1;
     }
 
     /** Finishes a block hash; the result is never {@link #NO_HASH}. */

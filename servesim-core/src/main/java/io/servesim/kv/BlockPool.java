@@ -20,6 +20,11 @@ import java.util.Arrays;
  *       per-hash doubly linked chain here, in insertion order); a lookup returns the first inserted, and evicting
  *       one leaves the others findable.
  * </ul>
+ *
+ * <p>Blocks never allocated yet are not materialised: they form an implicit id-ordered run [{@code nextFresh},
+ * {@code numBlocks}) at the head of the free queue, which is exactly vLLM's initial order (freed blocks always go to
+ * the tail, behind them). Per-block arrays grow with the highest block id used, so an idle rank costs almost nothing
+ * however large its pool.
  */
 public final class BlockPool {
     /** The id of the reserved null block. */
@@ -28,16 +33,21 @@ public final class BlockPool {
     private static final int NIL = -1;
 
     private final int numBlocks;
-    private final int[] refCount;
-    private final long[] hash;
-    private final int[] freePrev;
-    private final int[] freeNext;
-    private final int[] dupPrev;
-    private final int[] dupNext;
+    private int[] refCount;
+    private long[] hash;
+    private int[] freePrev;
+    private int[] freeNext;
+    private int[] dupPrev;
+    private int[] dupNext;
     private final Long2IntOpenHashMap cacheHeads;
+    /** Blocks [nextFresh, numBlocks) were never allocated: the implicit head of the free queue, in id order. */
+    private int nextFresh = 1;
+
     private int freeHead = NIL;
     private int freeTail = NIL;
-    private int freeCount;
+    /** Blocks in the explicit part of the free queue (freed at least once). */
+    private int listedFree;
+
     private long evictions;
     private long cachedBlocks;
 
@@ -52,20 +62,30 @@ public final class BlockPool {
                     "num_gpu_blocks must be >= 2 (block 0 is the null block), got " + numGpuBlocks);
         }
         this.numBlocks = numGpuBlocks;
-        refCount = new int[numGpuBlocks];
-        hash = new long[numGpuBlocks];
-        freePrev = new int[numGpuBlocks];
-        freeNext = new int[numGpuBlocks];
-        dupPrev = new int[numGpuBlocks];
-        dupNext = new int[numGpuBlocks];
-        Arrays.fill(dupPrev, NIL);
-        Arrays.fill(dupNext, NIL);
-        cacheHeads = new Long2IntOpenHashMap();
+        int initial = Math.min(numGpuBlocks, 64);
+        refCount = new int[initial];
+        hash = new long[initial];
+        freePrev = new int[initial];
+        freeNext = new int[initial];
+        dupPrev = new int[initial];
+        dupNext = new int[initial];
+        // Kept sparse: removals (evictions) shift back probe chains, which dominated profiles at load factor 0.75.
+        cacheHeads = new Long2IntOpenHashMap(16, 0.5f);
         cacheHeads.defaultReturnValue(NIL);
-        for (int b = 1; b < numGpuBlocks; b++) {
-            appendFree(b);
-        }
         refCount[NULL_BLOCK] = 1;
+    }
+
+    private void grow(int block) {
+        if (block < refCount.length) {
+            return;
+        }
+        int cap = (int) Math.min(numBlocks, Math.max(2L * refCount.length, block + 1L));
+        refCount = Arrays.copyOf(refCount, cap);
+        hash = Arrays.copyOf(hash, cap);
+        freePrev = Arrays.copyOf(freePrev, cap);
+        freeNext = Arrays.copyOf(freeNext, cap);
+        dupPrev = Arrays.copyOf(dupPrev, cap);
+        dupNext = Arrays.copyOf(dupNext, cap);
     }
 
     /** Total blocks including the null block. */
@@ -80,22 +100,22 @@ public final class BlockPool {
 
     /** Blocks in the free queue (ref count 0), cached or not. */
     public int freeBlocks() {
-        return freeCount;
+        return listedFree + (numBlocks - nextFresh);
     }
 
     /** Blocks with ref count &gt; 0, excluding the null block. */
     public int usedBlocks() {
-        return numBlocks - 1 - freeCount;
+        return numBlocks - 1 - freeBlocks();
     }
 
     /** Current reference count of a block. */
     public int refCount(int block) {
-        return refCount[block];
+        return block < nextFresh ? refCount[block] : 0;
     }
 
     /** The hash a block carries, or {@link BlockHasher#NO_HASH}. */
     public long blockHash(int block) {
-        return hash[block];
+        return block < nextFresh ? hash[block] : BlockHasher.NO_HASH;
     }
 
     /** Number of cached blocks evicted (hash dropped on reallocation) so far. */
@@ -127,6 +147,12 @@ public final class BlockPool {
      * @throws IllegalStateException when no block is free (callers check {@link #freeBlocks()} first)
      */
     public int allocate() {
+        if (nextFresh < numBlocks) {
+            int b = nextFresh++;
+            grow(b);
+            refCount[b] = 1;
+            return b;
+        }
         int b = freeHead;
         if (b == NIL) {
             throw new IllegalStateException("KV block pool exhausted");
@@ -207,7 +233,7 @@ public final class BlockPool {
             freeNext[freeTail] = b;
         }
         freeTail = b;
-        freeCount++;
+        listedFree++;
     }
 
     private void unlinkFree(int b) {
@@ -225,13 +251,16 @@ public final class BlockPool {
         }
         freePrev[b] = NIL;
         freeNext[b] = NIL;
-        freeCount--;
+        listedFree--;
     }
 
     /** The free queue from head (next to be allocated) to tail; for tests and diagnostics. */
     public int[] freeQueueSnapshot() {
-        int[] out = new int[freeCount];
+        int[] out = new int[freeBlocks()];
         int i = 0;
+        for (int b = nextFresh; b < numBlocks; b++) {
+            out[i++] = b;
+        }
         for (int b = freeHead; b != NIL; b = freeNext[b]) {
             out[i++] = b;
         }
@@ -241,7 +270,7 @@ public final class BlockPool {
     /** Sum of ref counts of all usable blocks; for invariant checks. */
     public long totalRefCount() {
         long s = 0;
-        for (int b = 1; b < numBlocks; b++) {
+        for (int b = 1; b < nextFresh; b++) {
             if (refCount[b] < 0) {
                 return -1;
             }
@@ -253,7 +282,7 @@ public final class BlockPool {
     /** Number of usable blocks with ref count &gt; 0, counted by scanning; for invariant checks. */
     public int countReferencedBlocks() {
         int n = 0;
-        for (int b = 1; b < numBlocks; b++) {
+        for (int b = 1; b < nextFresh; b++) {
             if (refCount[b] > 0) {
                 n++;
             }
@@ -263,7 +292,7 @@ public final class BlockPool {
 
     /** True when any usable block has a negative ref count; for invariant checks. */
     public boolean anyNegativeRefCount() {
-        for (int b = 1; b < numBlocks; b++) {
+        for (int b = 1; b < nextFresh; b++) {
             if (refCount[b] < 0) {
                 return true;
             }

@@ -60,9 +60,10 @@ public final class KvCacheManager {
         if (!prefixCaching || numTokens <= 1) {
             return 0;
         }
-        int maxBlocks = Math.min((numTokens - 1) / blockSize, table.hashes.size());
+        int maxBlocks = Math.min((numTokens - 1) / blockSize, table.numHashes);
+        long[] hashes = table.hashes;
         for (int i = 0; i < maxBlocks; i++) {
-            int b = pool.lookup(table.hashes.getLong(i));
+            int b = pool.lookup(hashes[i]);
             if (b < 0) {
                 break;
             }
@@ -92,7 +93,15 @@ public final class KvCacheManager {
         int numHits = hits.size();
         int totalComputed = Math.min(numComputedTokens + numHits * blockSize, maxModelLen);
         int needSlots = Math.min(totalComputed + numNewTokens, maxModelLen);
-        int blocksNeeded = ceilDiv(needSlots, blockSize) - numHits - table.blocks.size();
+        int held = table.numBlocks;
+        int blocksNeeded = ceilDiv(needSlots, blockSize) - numHits - held;
+        if (blocksNeeded <= 0 && numHits == 0) {
+            // fast path (most decode steps): no block to allocate; cache blocks that just became full
+            if (prefixCaching) {
+                cacheFullBlocks(table, Math.min(totalComputed + numNewTokens, numKnownTokens) / blockSize);
+            }
+            return true;
+        }
         if (blocksNeeded < 0) {
             blocksNeeded = 0;
         }
@@ -105,37 +114,41 @@ public final class KvCacheManager {
         if (blocksNeeded + reactivated > pool.freeBlocks()) {
             return false;
         }
+        table.ensureBlockCapacity(held + numHits + blocksNeeded);
         for (int i = 0; i < numHits; i++) {
             int b = hits.getInt(i);
             pool.touch(b);
-            table.blocks.add(b);
+            table.addBlock(b);
         }
         if (numHits > 0) {
             table.numCachedBlocks = Math.max(table.numCachedBlocks, numHits);
         }
         for (int i = 0; i < blocksNeeded; i++) {
-            table.blocks.add(pool.allocate());
+            table.addBlock(pool.allocate());
         }
         if (prefixCaching) {
-            int fullBlocks = Math.min(totalComputed + numNewTokens, numKnownTokens) / blockSize;
-            fullBlocks = Math.min(fullBlocks, Math.min(table.blocks.size(), table.hashes.size()));
-            for (int i = table.numCachedBlocks; i < fullBlocks; i++) {
-                pool.cache(table.blocks.getInt(i), table.hashes.getLong(i));
-            }
-            if (fullBlocks > table.numCachedBlocks) {
-                table.numCachedBlocks = fullBlocks;
-            }
+            cacheFullBlocks(table, Math.min(totalComputed + numNewTokens, numKnownTokens) / blockSize);
         }
         return true;
     }
 
+    private void cacheFullBlocks(BlockTable table, int fullBlocks) {
+        int full = Math.min(fullBlocks, Math.min(table.numBlocks, table.numHashes));
+        for (int i = table.numCachedBlocks; i < full; i++) {
+            pool.cache(table.blocks[i], table.hashes[i]);
+        }
+        if (full > table.numCachedBlocks) {
+            table.numCachedBlocks = full;
+        }
+    }
+
     /** Frees all blocks of a request, last block first; hashed blocks stay cached until evicted. */
     public void free(BlockTable table) {
-        IntArrayList blocks = table.blocks;
-        for (int i = blocks.size() - 1; i >= 0; i--) {
-            pool.release(blocks.getInt(i));
+        int[] blocks = table.blocks;
+        for (int i = table.numBlocks - 1; i >= 0; i--) {
+            pool.release(blocks[i]);
         }
-        blocks.clear();
+        table.numBlocks = 0;
         table.numCachedBlocks = 0;
     }
 

@@ -142,7 +142,8 @@ public final class ReportWriter {
             sb.append(',').append(first < 0 ? "" : Numbers.nanosAsMillis(first - arrival));
             sb.append(',');
             if (out >= 2) {
-                sb.append(Numbers.fixedString((last - first) / 1e6 / (out - 1), 6));
+                long gaps = out - 1;
+                sb.append(Numbers.nanosAsMillis(((last - first) * 2 + gaps) / (2 * gaps))); // rounded to the ns
             }
             sb.append(',').append(last < 0 ? "" : Numbers.nanosAsMillis(last - arrival));
             sb.append(',').append(log.inputTokens(i));

@@ -104,4 +104,18 @@ class BlockPoolTest {
         pool.allocate(); // b evicted
         assertThat(pool.lookup(9L)).isEqualTo(c);
     }
+
+    @Test
+    void untouchedBlocks_costNoMemory_yetAreHandedOutInIdOrderBeforeFreedOnes() {
+        // 500 M blocks would need ~14 GB if materialised; the test JVM has 2 GB
+        BlockPool pool = new BlockPool(500_000_000);
+        int a = pool.allocate();
+        int b = pool.allocate();
+        pool.release(a);
+        assertThat(b).isEqualTo(2);
+        assertThat(pool.allocate()).isEqualTo(3); // fresh blocks precede the freed block 1 in the queue
+        assertThat(pool.freeBlocks()).isEqualTo(500_000_000 - 1 - 2);
+        assertThat(pool.refCount(a)).isZero();
+        assertThat(pool.refCount(400_000_000)).isZero();
+    }
 }
