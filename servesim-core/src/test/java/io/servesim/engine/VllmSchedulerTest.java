@@ -82,9 +82,11 @@ class VllmSchedulerTest {
         assertThat(k.step()).containsExactly(Map.entry(0, 6), Map.entry(1, 1));
     }
 
-    @Test
-    void allocationFailure_preemptsTheLastRunningRequest_LIFO() {
-        // 5 usable blocks of 4 tokens: A (prompt 4) 1 block, B and C (prompt 3) 1 block each, D (prompt 8) 2 blocks
+    /**
+     * 5 usable blocks of 4 tokens filled by A (prompt 4: 1 block), B and C (prompt 3: 1 block each) and D (prompt 8:
+     * 2 blocks), after their first step. In the next step A's 5th token needs a block and the pool is empty.
+     */
+    private static SchedulerKit fiveBlocksFilledByFourRequests() {
         SchedulerKit k = SchedulerKit.of(8, 100, 4, 6);
         k.add(0, 4, 10);
         k.add(1, 3, 10);
@@ -92,6 +94,12 @@ class VllmSchedulerTest {
         k.add(3, 8, 10);
         assertThat(k.step()).containsExactly(Map.entry(0, 4), Map.entry(1, 3), Map.entry(2, 3), Map.entry(3, 8));
         assertThat(k.scheduler.pool().freeBlocks()).isZero();
+        return k;
+    }
+
+    @Test
+    void allocationFailure_preemptsTheLastRunningRequest_LIFO() {
+        SchedulerKit k = fiveBlocksFilledByFourRequests();
         // step 2: A's 5th token needs a 2nd block, the pool is empty: the LAST running request (D) is preempted.
         // B's and C's 4th tokens fit their first block.
         assertThat(k.step()).containsExactly(Map.entry(0, 1), Map.entry(1, 1), Map.entry(2, 1));
@@ -102,12 +110,8 @@ class VllmSchedulerTest {
 
     @Test
     void preemptedRequest_isPrependedToWaiting_withComputedTokensReset_andBlocksFreed() {
-        SchedulerKit k = SchedulerKit.of(8, 100, 4, 6);
-        k.add(0, 4, 10);
-        k.add(1, 3, 10);
-        k.add(2, 3, 10);
-        Sequence d = k.add(3, 8, 10);
-        k.step();
+        SchedulerKit k = fiveBlocksFilledByFourRequests();
+        Sequence d = k.scheduler.running(3);
         k.add(4, 2, 1); // a later arrival, queued before D's preemption
         k.step(); // D preempted
         assertThat(d.numComputedTokens()).isZero();
@@ -136,12 +140,7 @@ class VllmSchedulerTest {
 
     @Test
     void noWaitingRequestIsAdmitted_inAStepThatPreempted() {
-        SchedulerKit k = SchedulerKit.of(8, 100, 4, 6);
-        k.add(0, 4, 10);
-        k.add(1, 3, 10);
-        k.add(2, 3, 10);
-        k.add(3, 8, 10);
-        k.step();
+        SchedulerKit k = fiveBlocksFilledByFourRequests();
         k.add(4, 1, 1); // needs 1 block; after D's preemption 1 block stays free but admission is skipped
         Map<Integer, Integer> s = k.step();
         assertThat(s).doesNotContainKey(4).doesNotContainKey(3);
