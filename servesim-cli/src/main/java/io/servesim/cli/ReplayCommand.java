@@ -8,6 +8,7 @@ import io.servesim.report.Summaries;
 import io.servesim.report.Summary;
 import io.servesim.run.RunResult;
 import io.servesim.run.Simulation;
+import io.servesim.workload.trace.TraceFormatException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -41,6 +42,11 @@ public final class ReplayCommand implements Callable<Integer> {
             description = "Output directory (default: out/<config file name without extension>).")
     Path out;
 
+    @Option(
+            names = "--skip-bad-lines",
+            description = "Skip malformed trace rows instead of failing; they are counted and listed in summary.json.")
+    boolean skipBadLines;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -51,7 +57,11 @@ public final class ReplayCommand implements Callable<Integer> {
         SimConfig cfg;
         Simulation sim;
         try {
-            cfg = ConfigLoader.load(config, overrides);
+            List<String> all = new ArrayList<>(overrides);
+            if (skipBadLines) {
+                all.add("workload.trace.skip_bad_lines=true");
+            }
+            cfg = ConfigLoader.load(config, all);
             sim = new Simulation(cfg);
         } catch (ConfigException e) {
             err.println("config error: " + e.getMessage());
@@ -65,6 +75,14 @@ public final class ReplayCommand implements Callable<Integer> {
             Summary summary = Summaries.of(result);
             ReportWriter.writeAll(result, summary, dir);
             long t2 = System.nanoTime();
+            if (summary.badLinesSkipped() > 0) {
+                err.printf(
+                        java.util.Locale.ROOT,
+                        "warning: skipped %d malformed trace rows (listed in summary.json), first: %s%n",
+                        summary.badLinesSkipped(),
+                        summary.badLineSamples().get(0));
+                err.flush();
+            }
             outWriter.print(ConsoleTable.render(summary, cfg));
             outWriter.printf(
                     java.util.Locale.ROOT,
@@ -75,6 +93,10 @@ public final class ReplayCommand implements Callable<Integer> {
                     dir.toAbsolutePath().normalize());
             outWriter.flush();
             return Main.OK;
+        } catch (TraceFormatException e) {
+            err.println("input error: " + e.getMessage());
+            err.println("(use --skip-bad-lines to skip and count malformed rows)");
+            return Main.USAGE;
         } catch (UncheckedIOException e) {
             err.println("error: " + e.getMessage());
             return Main.FAILURE;

@@ -23,13 +23,29 @@ public final class AtomicFiles {
 
     /** Writes {@code target} atomically with UTF-8 text produced by {@code body}. */
     public static void write(Path target, Body body) {
+        writeStream(target, out -> {
+            BufferedWriter w = new BufferedWriter(new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8));
+            body.write(w);
+            w.flush();
+        });
+    }
+
+    /** Writes bytes to a stream; may throw IOException. */
+    @FunctionalInterface
+    public interface StreamBody {
+        /** Writes the content. */
+        void write(java.io.OutputStream out) throws IOException;
+    }
+
+    /** Writes {@code target} atomically with bytes produced by {@code body}. */
+    public static void writeStream(Path target, StreamBody body) {
         Path dir = target.toAbsolutePath().getParent();
         Path tmp = null;
         try {
             Files.createDirectories(dir);
             tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
-            try (BufferedWriter w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-                body.write(w);
+            try (java.io.OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
+                body.write(out);
             }
             try {
                 Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

@@ -98,6 +98,11 @@ public final class ReportWriter {
         o.set("itl_ms", statsTree(s.itlMs()));
         o.set("e2e_ms", statsTree(s.e2eMs()));
         o.set("queue_ms", statsTree(s.queueMs()));
+        o.put("bad_lines_skipped", s.badLinesSkipped());
+        var samples = o.putArray("bad_line_samples");
+        for (String line : s.badLineSamples()) {
+            samples.add(line);
+        }
         return o;
     }
 

@@ -71,7 +71,9 @@ public final class Summaries {
                 Stats.of(tpot, nt),
                 c.itlNanos.stats(NS_TO_MS),
                 Stats.of(e2e, nc),
-                Stats.of(queue, nc));
+                Stats.of(queue, nc),
+                result.badLinesSkipped(),
+                result.badLineSamples());
     }
 
     private static double ratio(long a, long b) {

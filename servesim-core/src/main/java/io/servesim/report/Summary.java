@@ -27,4 +27,6 @@ public record Summary(
         Stats tpotMs,
         Stats itlMs,
         Stats e2eMs,
-        Stats queueMs) {}
+        Stats queueMs,
+        long badLinesSkipped,
+        java.util.List<String> badLineSamples) {}

@@ -14,6 +14,8 @@ import io.servesim.metrics.RequestLog;
  * @param endNanos virtual time at which the last request finished (completed or rejected)
  * @param workerBusyNanos per worker, the sum over its ranks of time spent in steps
  * @param workerRequests per worker, requests routed to it
+ * @param badLinesSkipped malformed trace rows skipped (with skip_bad_lines)
+ * @param badLineSamples the first skipped rows' errors
  */
 public record RunResult(
         SimConfig config,
@@ -22,4 +24,6 @@ public record RunResult(
         EngineCounters counters,
         long endNanos,
         long[] workerBusyNanos,
-        long[] workerRequests) {}
+        long[] workerRequests,
+        long badLinesSkipped,
+        java.util.List<String> badLineSamples) {}

@@ -19,9 +19,12 @@ import io.servesim.sim.RandomStreams;
 import io.servesim.timing.TimingModel;
 import io.servesim.timing.TimingModels;
 import io.servesim.workload.Request;
+import io.servesim.workload.RequestSink;
 import io.servesim.workload.SessionWorkload;
 import io.servesim.workload.SyntheticWorkload;
 import io.servesim.workload.Workload;
+import io.servesim.workload.trace.TraceWorkload;
+import java.nio.file.Path;
 
 /**
  * One simulation: wires workload → router → worker ranks on one event queue and runs it to completion. A run is a
@@ -69,6 +72,11 @@ public final class Simulation implements EngineListener {
             case "sessions" ->
                 new SessionWorkload(
                         config.workload().sessions(), config.workload().arrival(), streams);
+            case "trace" ->
+                new TraceWorkload(
+                        config.workload().trace(),
+                        Path.of(config.workload().trace().path()),
+                        streams);
             default -> throw new IllegalStateException(config.workload().type());
         };
     }
@@ -93,7 +101,17 @@ public final class Simulation implements EngineListener {
 
     /** Runs until no event is left. */
     public RunResult run() {
-        workload.start(queue, this::dispatch);
+        workload.start(queue, new RequestSink() {
+            @Override
+            public void submit(Request request) {
+                dispatch(request);
+            }
+
+            @Override
+            public void sessionEnded(long sessionId) {
+                router.onSessionEnded(sessionId);
+            }
+        });
         while (queue.runNext()) {
             // each event does its own work
         }
@@ -104,7 +122,16 @@ public final class Simulation implements EngineListener {
                 counters.evictions += wk.rank(r).scheduler().pool().evictions();
             }
         }
-        return new RunResult(config, workload.requestsCreated(), log, counters, lastFinishNanos, busy, workerRequests);
+        return new RunResult(
+                config,
+                workload.requestsCreated(),
+                log,
+                counters,
+                lastFinishNanos,
+                busy,
+                workerRequests,
+                workload.badLinesSkipped(),
+                workload.badLineSamples());
     }
 
     private void dispatch(Request request) {
@@ -142,9 +169,6 @@ public final class Simulation implements EngineListener {
                 Math.max(0, s.cachedTokensAtFirstAdmission()),
                 s.preemptions(),
                 status);
-        if (r.sessionId() >= 0 && (rejected || r.lastTurn())) {
-            router.onSessionEnded(r.sessionId());
-        }
         workload.onRequestDone(r, s.numOutputTokens(), rejected);
     }
 

@@ -20,6 +20,7 @@ public final class Request {
     private final int[] promptTokens;
     private final int outputTokens;
     private final long outputSeed;
+    private final int[] outputTokenIds;
 
     /**
      * Creates a request.
@@ -42,6 +43,23 @@ public final class Request {
             int[] promptTokens,
             int outputTokens,
             long outputSeed) {
+        this(id, sessionId, turn, lastTurn, arrivalNanos, promptTokens, outputTokens, outputSeed, null);
+    }
+
+    /**
+     * Creates a request whose first generated tokens are given (a trace's real output tokens); positions past
+     * {@code outputTokenIds} fall back to seeded pseudo-random ids.
+     */
+    public Request(
+            int id,
+            long sessionId,
+            int turn,
+            boolean lastTurn,
+            long arrivalNanos,
+            int[] promptTokens,
+            int outputTokens,
+            long outputSeed,
+            int[] outputTokenIds) {
         if (promptTokens.length == 0 || outputTokens < 1) {
             throw new IllegalArgumentException("request " + id + ": needs >= 1 prompt and output token");
         }
@@ -53,6 +71,7 @@ public final class Request {
         this.promptTokens = promptTokens;
         this.outputTokens = outputTokens;
         this.outputSeed = outputSeed;
+        this.outputTokenIds = outputTokenIds;
     }
 
     /** Dense id in creation order. */
@@ -102,6 +121,9 @@ public final class Request {
 
     /** The i-th generated token id. */
     public int outputToken(int i) {
+        if (outputTokenIds != null && i < outputTokenIds.length) {
+            return outputTokenIds[i];
+        }
         return (int) ((Mix64.mix(outputSeed, i) >>> 1) % VOCAB);
     }
 

@@ -5,4 +5,7 @@ package io.servesim.workload;
 public interface RequestSink {
     /** Delivers a request at its arrival time (the current virtual time). */
     void submit(Request request);
+
+    /** A session ended (no more turns will come), so per-session state elsewhere can be dropped. */
+    default void sessionEnded(long sessionId) {}
 }

@@ -147,6 +147,7 @@ public final class SessionWorkload implements Workload, EventHandler {
         long now = queue.nowNanos();
         if (rejected || request.lastTurn()) {
             active.remove(s.id);
+            sink.sessionEnded(s.id);
             if (arrival.type().equals("concurrency") && sessionsStarted < maxSessions && now <= horizonNanos) {
                 queue.schedule(now, Phase.ARRIVAL, 0, this, START_SESSION, 0);
             }

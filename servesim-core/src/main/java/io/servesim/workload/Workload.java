@@ -18,4 +18,14 @@ public interface Workload {
 
     /** Requests created so far. */
     int requestsCreated();
+
+    /** Malformed input rows skipped (only with skip_bad_lines); never silent: reported in summary.json. */
+    default long badLinesSkipped() {
+        return 0;
+    }
+
+    /** The first skipped rows' errors ({@code file:line: field: problem}), at most 20. */
+    default java.util.List<String> badLineSamples() {
+        return java.util.List.of();
+    }
 }

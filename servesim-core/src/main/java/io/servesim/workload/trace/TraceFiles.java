@@ -1,0 +1,56 @@
+package io.servesim.workload.trace;
+
+import com.github.luben.zstd.ZstdInputStream;
+import com.github.luben.zstd.ZstdOutputStream;
+import java.io.BufferedInputStream;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.GZIPOutputStream;
+
+/** Opens trace files as UTF-8 text, decompressing {@code .gz} and {@code .zst} transparently. */
+public final class TraceFiles {
+    private TraceFiles() {}
+
+    /** Opens a trace for reading; a missing file is a {@link TraceFormatException} naming it. */
+    public static BufferedReader open(Path path) {
+        try {
+            InputStream in = new BufferedInputStream(Files.newInputStream(path), 1 << 16);
+            String name = path.getFileName().toString();
+            if (name.endsWith(".gz")) {
+                in = new GZIPInputStream(in, 1 << 16);
+            } else if (name.endsWith(".zst")) {
+                in = new ZstdInputStream(in);
+            }
+            return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
+        } catch (NoSuchFileException e) {
+            throw new TraceFormatException("trace file not found: " + path);
+        } catch (IOException e) {
+            throw new TraceFormatException("cannot read trace file " + path + ": " + e.getMessage());
+        }
+    }
+
+    /** Wraps an output stream so that {@code .gz} / {@code .zst} targets are compressed. */
+    public static OutputStream compressFor(Path target, OutputStream raw) {
+        try {
+            String name = target.getFileName().toString();
+            if (name.endsWith(".gz")) {
+                return new GZIPOutputStream(raw, 1 << 16);
+            }
+            if (name.endsWith(".zst")) {
+                return new ZstdOutputStream(raw);
+            }
+            return raw;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

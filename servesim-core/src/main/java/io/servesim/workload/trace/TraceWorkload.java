@@ -1,0 +1,369 @@
+package io.servesim.workload.trace;
+
+import io.servesim.config.TraceConfig;
+import io.servesim.sim.EventHandler;
+import io.servesim.sim.EventQueue;
+import io.servesim.sim.Mix64;
+import io.servesim.sim.Phase;
+import io.servesim.sim.RandomStreams;
+import io.servesim.workload.Request;
+import io.servesim.workload.RequestSink;
+import io.servesim.workload.Workload;
+import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+/**
+ * Replays a trace file, streamed: only rows not yet released are buffered, never the whole file.
+ *
+ * <p>Rows without a {@code session_id}, and the first row of each session, are <em>first turns</em>: with
+ * {@code arrival: trace} they arrive at their timestamps (shifted so the first kept row arrives at 0 and divided
+ * by {@code speedup}; they must be in time order), with {@code arrival: concurrency} a new one starts whenever one
+ * of the {@code concurrency} active requests or sessions ends. Later rows of a session form a closed loop: a turn is
+ * released when the previous turn completes plus its {@code delay} (0 when absent) divided by {@code speedup}; its
+ * own timestamp is ignored. A session ends when no further row of it exists (the reader looks ahead, buffering what
+ * it passes) or when one of its turns is rejected.
+ *
+ * <p>Prompt tokens: real token ids when the row has them; otherwise each hash id expands deterministically to
+ * {@code block size} token ids (the same id always gives the same tokens, different ids different tokens), so
+ * equal hash-id prefixes give equal engine block hashes at any engine block size; otherwise unique random tokens.
+ */
+public final class TraceWorkload implements Workload, EventHandler {
+    private static final int FIRST_TURN = 1;
+    private static final int NEXT_TURN = 2;
+    private static final long HASH_TOKEN_SEED = 0x7EACE5EEDL;
+    private static final int MAX_SAMPLES = 20;
+
+    private final TraceConfig config;
+    private final Path path;
+    private final RandomStreams streams;
+    private final boolean concurrencyMode;
+    private final long startNanos;
+    private final long endNanos;
+    private final long limit;
+    private TraceReader reader;
+    private EventQueue queue;
+    private RequestSink sink;
+
+    private final ArrayDeque<Pending> firstTurns = new ArrayDeque<>();
+    private final Map<String, Session> sessionsByKey = new HashMap<>();
+    private final Long2ObjectOpenHashMap<Session> sessionsById = new Long2ObjectOpenHashMap<>();
+    private final Set<String> droppedSessions = new HashSet<>();
+    private boolean eof;
+    private boolean firstTurnsClosed;
+    private long traceOrigin = -1;
+    private long arrivalOrigin = -1;
+    private long lastFirstTimestamp = Long.MIN_VALUE;
+    private long rowsAccepted;
+    private long nextSessionId;
+    private int created;
+    private long badLines;
+    private final List<String> badSamples = new ArrayList<>();
+
+    private record Pending(TraceRecord record, Session session) {}
+
+    private static final class Session {
+        final long id;
+        final String key;
+        final ArrayDeque<TraceRecord> later = new ArrayDeque<>();
+        int turns;
+        TraceRecord next;
+        Request last;
+
+        Session(long id, String key) {
+            this.id = id;
+            this.key = key;
+        }
+    }
+
+    /**
+     * Creates the workload.
+     *
+     * @param config the trace options
+     * @param path the resolved trace file
+     * @param streams the run's random streams (unique prompts of rows without token or hash ids)
+     */
+    public TraceWorkload(TraceConfig config, Path path, RandomStreams streams) {
+        this.config = config;
+        this.path = path;
+        this.streams = streams;
+        this.concurrencyMode = config.arrival().equals("concurrency");
+        this.startNanos = config.startMs() == null ? Long.MIN_VALUE : Math.round(config.startMs() * 1e6);
+        this.endNanos = config.endMs() == null ? Long.MAX_VALUE : Math.round(config.endMs() * 1e6);
+        this.limit = config.limit() == null ? Long.MAX_VALUE : config.limit();
+    }
+
+    @Override
+    public void start(EventQueue eventQueue, RequestSink requestSink) {
+        this.queue = eventQueue;
+        this.sink = requestSink;
+        this.reader = TraceFormats.open(config.format(), path, config.traceBlockSize());
+        fillFirstTurns();
+        if (firstTurns.isEmpty()) {
+            reader.close();
+            throw new TraceFormatException(path.getFileName() + ": the trace has no rows to replay"
+                    + (badLines > 0 ? " (" + badLines + " malformed rows skipped)" : "")
+                    + (config.startMs() != null || config.endMs() != null || config.limit() != null
+                            ? " within start_ms/end_ms/limit"
+                            : ""));
+        }
+        if (concurrencyMode) {
+            for (int i = 0; i < config.concurrency(); i++) {
+                queue.schedule(0, Phase.ARRIVAL, 0, this, FIRST_TURN, 0);
+            }
+        } else {
+            scheduleNextFirstTurn();
+        }
+    }
+
+    // ---- reading ------------------------------------------------------------------------------------------------
+
+    private void fillFirstTurns() {
+        while (firstTurns.isEmpty() && !eof) {
+            readRow();
+        }
+    }
+
+    /** Reads one row (skipping malformed ones when configured) and files it; sets {@code eof} at the end. */
+    private void readRow() {
+        TraceRecord r;
+        try {
+            r = reader.next();
+        } catch (TraceFormatException e) {
+            skipOrThrow(e);
+            return;
+        }
+        if (r == null || rowsAccepted >= limit) {
+            eof = true;
+            reader.close();
+            return;
+        }
+        Session s = r.sessionId() == null ? null : sessionsByKey.get(r.sessionId());
+        if (s != null) {
+            rowsAccepted++;
+            s.later.add(r);
+            return;
+        }
+        if (r.sessionId() != null && droppedSessions.contains(r.sessionId())) {
+            return;
+        }
+        acceptFirstTurn(r);
+    }
+
+    private void acceptFirstTurn(TraceRecord r) {
+        if (firstTurnsClosed) {
+            dropSession(r);
+            return;
+        }
+        if (!concurrencyMode) {
+            if (r.timestampNanos() < 0) {
+                skipOrThrow(TraceFormatException.field(
+                        r.location(),
+                        "timestamp",
+                        "is required for a request or first session turn with arrival: trace"));
+                return;
+            }
+            if (r.timestampNanos() < lastFirstTimestamp) {
+                skipOrThrow(TraceFormatException.field(
+                        r.location(),
+                        "timestamp",
+                        "is "
+                                + r.timestampNanos() / 1e6 + " ms, earlier than the previous row's "
+                                + lastFirstTimestamp / 1e6 + " ms: rows must be in time order"));
+                return;
+            }
+            lastFirstTimestamp = r.timestampNanos();
+            if (traceOrigin < 0) {
+                traceOrigin = r.timestampNanos();
+            }
+            long rel = r.timestampNanos() - traceOrigin;
+            if (rel < startNanos) {
+                dropSession(r);
+                return;
+            }
+            if (rel >= endNanos) {
+                firstTurnsClosed = true; // rows are in time order: no later first turn can be in the window
+                dropSession(r);
+                return;
+            }
+        }
+        rowsAccepted++;
+        Session s = null;
+        if (r.sessionId() != null) {
+            s = new Session(nextSessionId++, r.sessionId());
+            sessionsByKey.put(r.sessionId(), s);
+            sessionsById.put(s.id, s);
+        }
+        firstTurns.add(new Pending(r, s));
+    }
+
+    private void dropSession(TraceRecord r) {
+        if (r.sessionId() != null) {
+            droppedSessions.add(r.sessionId());
+        }
+    }
+
+    private void skipOrThrow(TraceFormatException e) {
+        if (!config.skipBadLines()) {
+            throw e;
+        }
+        badLines++;
+        if (badSamples.size() < MAX_SAMPLES) {
+            badSamples.add(e.getMessage());
+        }
+    }
+
+    // ---- releasing ----------------------------------------------------------------------------------------------
+
+    private void scheduleNextFirstTurn() {
+        fillFirstTurns();
+        Pending p = firstTurns.peek();
+        if (p == null) {
+            return;
+        }
+        long ts = p.record().timestampNanos();
+        if (arrivalOrigin < 0) {
+            arrivalOrigin = ts;
+        }
+        long at = Math.round((ts - arrivalOrigin) / config.speedup());
+        queue.schedule(Math.max(at, queue.nowNanos()), Phase.ARRIVAL, 0, this, FIRST_TURN, 0);
+    }
+
+    @Override
+    public void onEvent(int kind, long payload) {
+        if (kind == FIRST_TURN) {
+            fillFirstTurns();
+            Pending p = firstTurns.poll();
+            if (p == null) {
+                return; // concurrency mode: the trace is exhausted
+            }
+            release(p.record(), p.session());
+            if (!concurrencyMode) {
+                scheduleNextFirstTurn();
+            }
+        } else {
+            Session s = sessionsById.get(payload);
+            TraceRecord r = s.next;
+            s.next = null;
+            release(r, s);
+        }
+    }
+
+    private void release(TraceRecord r, Session s) {
+        int id = created++;
+        int output = r.outputLength();
+        if (config.outputTokensOverride() != null) {
+            output = config.outputTokensOverride();
+        } else if (config.outputTokensCap() != null) {
+            output = Math.min(output, config.outputTokensCap());
+        }
+        int turn = 0;
+        long sessionId = -1;
+        if (s != null) {
+            turn = s.turns++;
+            sessionId = s.id;
+        }
+        Request req = new Request(
+                id,
+                sessionId,
+                turn,
+                s == null,
+                queue.nowNanos(),
+                promptOf(r, id),
+                output,
+                Mix64.mix(streams.seed() ^ 0x5EED0CAFEL, id),
+                r.outputTokenIds());
+        if (s != null) {
+            s.last = req;
+        }
+        sink.submit(req);
+    }
+
+    private int[] promptOf(TraceRecord r, int requestId) {
+        if (r.inputTokenIds() != null) {
+            return r.inputTokenIds();
+        }
+        int n = r.inputLength();
+        int[] p = new int[n];
+        long[] ids = r.hashIds();
+        if (ids != null) {
+            int bs = r.hashBlockSize();
+            for (int i = 0; i < n; i++) {
+                p[i] = hashToken(ids[i / bs], i % bs);
+            }
+        } else {
+            SplittableRandom rng = streams.stream(RandomStreams.REQUESTS, requestId);
+            for (int i = 0; i < n; i++) {
+                p[i] = rng.nextInt(Request.VOCAB);
+            }
+        }
+        return p;
+    }
+
+    /** Token j of the block that trace hash id {@code hashId} stands for. */
+    static int hashToken(long hashId, int j) {
+        return (int) ((Mix64.mix(HASH_TOKEN_SEED ^ hashId, j) >>> 1) % Request.VOCAB);
+    }
+
+    @Override
+    public void onRequestDone(Request request, int generatedTokens, boolean rejected) {
+        long now = queue.nowNanos();
+        if (request.sessionId() < 0) {
+            if (concurrencyMode) {
+                queue.schedule(now, Phase.ARRIVAL, 0, this, FIRST_TURN, 0);
+            }
+            return;
+        }
+        Session s = sessionsById.get(request.sessionId());
+        if (s == null || s.last != request) {
+            return;
+        }
+        if (!rejected) {
+            while (s.later.isEmpty() && !eof) {
+                readRow(); // look ahead for this session's next row, buffering what we pass
+            }
+        }
+        if (rejected || s.later.isEmpty()) {
+            endSession(s, rejected);
+            return;
+        }
+        TraceRecord next = s.later.poll();
+        s.next = next;
+        long delay = next.delayNanos() < 0 ? 0 : Math.round(next.delayNanos() / config.speedup());
+        queue.schedule(now + delay, Phase.ARRIVAL, s.id + 1, this, NEXT_TURN, s.id);
+    }
+
+    private void endSession(Session s, boolean rejected) {
+        sessionsByKey.remove(s.key);
+        sessionsById.remove(s.id);
+        if (rejected && !(eof && s.later.isEmpty())) {
+            droppedSessions.add(s.key); // later rows of a rejected session are skipped
+        }
+        sink.sessionEnded(s.id);
+        if (concurrencyMode) {
+            queue.schedule(queue.nowNanos(), Phase.ARRIVAL, 0, this, FIRST_TURN, 0);
+        }
+    }
+
+    @Override
+    public int requestsCreated() {
+        return created;
+    }
+
+    @Override
+    public long badLinesSkipped() {
+        return badLines;
+    }
+
+    @Override
+    public List<String> badLineSamples() {
+        return List.copyOf(badSamples);
+    }
+}

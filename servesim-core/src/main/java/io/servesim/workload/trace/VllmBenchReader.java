@@ -1,0 +1,50 @@
+package io.servesim.workload.trace;
+
+import java.nio.file.Path;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * vLLM-bench / LLMServingSim JSONL with real token ids: {@code input_toks}, {@code output_toks},
+ * {@code arrival_time_ns}, {@code input_tok_ids}, {@code output_tok_ids}, optional {@code session_id}. Prefix
+ * hashing is exact because the prompt is the real token sequence.
+ */
+final class VllmBenchReader implements TraceReader {
+    private final LineReader lines;
+
+    VllmBenchReader(Path path) {
+        this.lines = new LineReader(path);
+    }
+
+    @Override
+    public TraceRecord next() {
+        String s = lines.next();
+        if (s == null) {
+            return null;
+        }
+        String loc = lines.source() + ":" + lines.line();
+        JsonNode row = JsonRows.parse(s, loc);
+        int input = JsonRows.positiveInt(row, loc, "input_toks");
+        int output = JsonRows.positiveInt(row, loc, "output_toks");
+        long ts = JsonRows.optLong(row, loc, "arrival_time_ns");
+        int[] in = JsonRows.optTokenArray(row, loc, "input_tok_ids");
+        if (in == null) {
+            throw TraceFormatException.field(loc, "input_tok_ids", "is required");
+        }
+        if (in.length != input) {
+            throw TraceFormatException.field(
+                    loc, "input_tok_ids", "has " + in.length + " ids but input_toks is " + input);
+        }
+        int[] out = JsonRows.optTokenArray(row, loc, "output_tok_ids");
+        if (out != null && out.length != output) {
+            throw TraceFormatException.field(
+                    loc, "output_tok_ids", "has " + out.length + " ids but output_toks is " + output);
+        }
+        String session = JsonRows.optSession(row, loc, "session_id");
+        return new TraceRecord(lines.source(), lines.line(), ts, session, -1, input, output, null, 0, in, out);
+    }
+
+    @Override
+    public void close() {
+        lines.close();
+    }
+}
