@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml. */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "a49d66b299e430c25dccb5ff4351dc97721a6be76234692280b8ea3baffb13b0";
+            "c363e381a8732bd650a5c339e7c47b033a200754c7ecb41f0f0e471cbedd6180";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);

@@ -1,0 +1,116 @@
+package io.servesim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code servesim trace stats|convert} and trace replays from the command line, including bad input. */
+class TraceCommandTest {
+    private static final Path FIXTURES = Path.of("..", "servesim-core", "src", "test", "resources", "traces");
+
+    @TempDir
+    Path tmp;
+
+    private record Run(int exit, String out, String err) {}
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void stats_printsRowsSpanLengthsSessionsAndReuse() {
+        Run r = run("trace", "stats", FIXTURES.resolve("sessions.jsonl").toString());
+        assertThat(r.exit()).isEqualTo(Main.OK);
+        assertThat(r.out())
+                .contains("rows        3")
+                .contains("sessions    2 (3 rows in sessions)")
+                .contains("prefix reuse 33.33 % of 6 blocks (512-token blocks");
+    }
+
+    @Test
+    void stats_unknownFormat_isAUsageError() {
+        Run r = run("trace", "stats", FIXTURES.resolve("sessions.jsonl").toString(), "--format", "csv");
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("unknown trace format 'csv'").contains("mooncake, azure, vllm_bench, servesim");
+    }
+
+    @Test
+    void stats_malformedRow_isAnInputErrorNamingFileAndLine() {
+        Run r = run("trace", "stats", FIXTURES.resolve("bad_json.jsonl").toString());
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("bad_json.jsonl:2: not valid JSON");
+    }
+
+    @Test
+    void convert_writesNativeJsonl_compressedByExtension_andItReplays() throws IOException {
+        Path out = tmp.resolve("conv.jsonl.zst");
+        Run c = run(
+                "trace",
+                "convert",
+                FIXTURES.resolve("mooncake_conversation_first200.jsonl").toString(),
+                "--format",
+                "mooncake",
+                "--out",
+                out.toString());
+        assertThat(c.exit()).isEqualTo(Main.OK);
+        assertThat(c.out()).contains("wrote 200 rows");
+        Run s = run("trace", "stats", out.toString(), "--format", "servesim");
+        assertThat(s.exit()).isEqualTo(Main.OK);
+        assertThat(s.out()).contains("rows        200");
+        Path cfg = tmp.resolve("t.yaml");
+        Files.writeString(
+                cfg,
+                "workload: {type: trace, trace: {format: servesim, path: '" + out + "', limit: 20}}\n"
+                        + "timing: {type: fixed}\n",
+                StandardCharsets.UTF_8);
+        Run replay = run("replay", cfg.toString(), "--out", tmp.resolve("run").toString());
+        assertThat(replay.exit()).as(replay.err()).isEqualTo(Main.OK);
+        assertThat(replay.out()).contains("requests 20");
+    }
+
+    @Test
+    void replay_ofAMalformedTrace_exits2NamingFileAndLine_andSkipBadLinesCountsIt() throws IOException {
+        Path cfg = tmp.resolve("bad.yaml");
+        Files.writeString(
+                cfg,
+                "workload: {type: trace, trace: {format: mooncake, path: '" + FIXTURES.resolve("bad_json.jsonl")
+                        + "'}}\n",
+                StandardCharsets.UTF_8);
+        Run failed = run("replay", cfg.toString(), "--out", tmp.resolve("a").toString());
+        assertThat(failed.exit()).isEqualTo(Main.USAGE);
+        assertThat(failed.err())
+                .contains("input error: bad_json.jsonl:2: not valid JSON")
+                .contains("--skip-bad-lines");
+        assertThat(tmp.resolve("a").resolve("summary.json")).doesNotExist();
+        Run skipped = run(
+                "replay",
+                cfg.toString(),
+                "--skip-bad-lines",
+                "--out",
+                tmp.resolve("b").toString());
+        assertThat(skipped.exit()).isEqualTo(Main.OK);
+        assertThat(skipped.err()).contains("warning: skipped 1 malformed trace rows");
+        assertThat(Files.readString(tmp.resolve("b").resolve("summary.json")))
+                .contains("\"bad_lines_skipped\" : 1")
+                .contains("bad_json.jsonl:2");
+    }
+
+    @Test
+    void replay_withoutATracePath_isAConfigError() throws IOException {
+        Path cfg = tmp.resolve("nopath.yaml");
+        Files.writeString(cfg, "workload: {type: trace}\n", StandardCharsets.UTF_8);
+        Run r = run("replay", cfg.toString());
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("workload.trace.path: is required when type is trace");
+    }
+}

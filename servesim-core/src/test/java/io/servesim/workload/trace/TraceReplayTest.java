@@ -1,0 +1,351 @@
+package io.servesim.workload.trace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.github.luben.zstd.ZstdOutputStream;
+import io.servesim.config.ConfigLoader;
+import io.servesim.metrics.RequestLog;
+import io.servesim.report.ReportWriter;
+import io.servesim.report.Summaries;
+import io.servesim.run.RunResult;
+import io.servesim.run.Simulation;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Golden replays of committed trace excerpts (see src/test/resources/traces/README.md) on one worker with fixed
+ * timing (prefill step 20 ms, decode step 10 ms), with expectations checked by hand against the rows.
+ */
+class TraceReplayTest {
+    private static final long MS = 1_000_000L;
+    private static final String DIR = "src/test/resources/traces/";
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    static RunResult replay(String format, String path, String... sets) {
+        List<String> all = new ArrayList<>(List.of(
+                "workload.type=trace",
+                "workload.trace.format=" + format,
+                "workload.trace.path=" + path,
+                "timing.type=fixed",
+                "timing.fixed.prefill_ms=20",
+                "timing.fixed.decode_ms=10"));
+        all.addAll(List.of(sets));
+        return Simulation.run(ConfigLoader.fromYaml("", "test", all));
+    }
+
+    static List<JsonNode> rows(String path) throws IOException {
+        List<JsonNode> out = new ArrayList<>();
+        for (String line : Files.readAllLines(Path.of(path))) {
+            out.add(JSON.readTree(line));
+        }
+        return out;
+    }
+
+    @Test
+    void sessionTurn_isReleasedWhenThePreviousTurnCompletes_plusItsDelay() {
+        RunResult r = replay("mooncake", DIR + "sessions.jsonl");
+        RequestLog log = r.log();
+        int[] byId = log.indicesByRequestId();
+        assertThat(byId).hasSize(3);
+        // a/0 arrives at 0: prefill [0,20) -> token 1 at 20, decode [20,30) -> token 2 at 30: done at 30
+        int a0 = byId[0];
+        assertThat(log.lastTokenNanos(a0)).isEqualTo(30 * MS);
+        // a/1 is released at 30 + delay 50 = 80 ms (its own position in the file does not matter)
+        int a1 = byId[1];
+        assertThat(log.arrivalNanos(a1)).isEqualTo(80 * MS);
+        assertThat(log.sessionId(a1)).isEqualTo(log.sessionId(a0));
+        assertThat(log.turn(a1)).isEqualTo(1);
+        // it shares hash ids 1, 2 (1,024 tokens) with a/0, whose computed blocks are cached: 1,024 tokens hit
+        assertThat(log.cachedTokens(a1)).isEqualTo(1024);
+        assertThat(log.firstTokenNanos(a1)).isEqualTo(100 * MS);
+        // b/0 arrives at its timestamp, 100 ms, with no shared hash ids
+        int b0 = byId[2];
+        assertThat(log.arrivalNanos(b0)).isEqualTo(100 * MS);
+        assertThat(log.cachedTokens(b0)).isZero();
+    }
+
+    @Test
+    void equalHashIdPrefixes_hitAfterReblocking512TokenIdsInto16And64TokenEngineBlocks() {
+        for (int engineBlock : new int[] {16, 64}) {
+            RunResult r = replay(
+                    "mooncake",
+                    DIR + "mooncake_conversation_first200.jsonl",
+                    "workload.trace.limit=2",
+                    "engine.kv_cache.block_size=" + engineBlock);
+            RequestLog log = r.log();
+            int second = log.indicesByRequestId()[1];
+            // rows 1 and 2 share only hash id 0 (512 tokens); row 1's blocks are cached when scheduled, so
+            // row 2 hits them in the same step: 512 / 16 = 32 or 512 / 64 = 8 engine blocks
+            assertThat(log.cachedTokens(second))
+                    .as("block size %d", engineBlock)
+                    .isEqualTo(512);
+            assertThat(log.inputTokens(second)).isEqualTo(7322);
+        }
+    }
+
+    @Test
+    void arrivals_followTheTraceTimestamps_shiftedToZero_andDividedBySpeedup() throws IOException {
+        List<JsonNode> rows = rows(DIR + "mooncake_conversation_first200.jsonl");
+        RunResult plain = replay("mooncake", DIR + "mooncake_conversation_first200.jsonl", "workload.trace.limit=60");
+        RunResult fast = replay(
+                "mooncake",
+                DIR + "mooncake_conversation_first200.jsonl",
+                "workload.trace.limit=60",
+                "workload.trace.speedup=2");
+        int[] p = plain.log().indicesByRequestId();
+        int[] f = fast.log().indicesByRequestId();
+        long t0 = rows.get(0).get("timestamp").longValue();
+        for (int i = 0; i < 60; i++) {
+            long raw = (rows.get(i).get("timestamp").longValue() - t0) * MS;
+            assertThat(plain.log().arrivalNanos(p[i])).isEqualTo(raw);
+            assertThat(fast.log().arrivalNanos(f[i])).isEqualTo(raw / 2);
+            assertThat(plain.log().inputTokens(p[i]))
+                    .isEqualTo(rows.get(i).get("input_length").intValue());
+            assertThat(plain.log().outputTokens(p[i]))
+                    .isEqualTo(rows.get(i).get("output_length").intValue());
+        }
+        assertThat(rows.get(59).get("timestamp").longValue()).isPositive(); // the excerpt spans several slots
+    }
+
+    @Test
+    void window_keepsRowsFromStartToEnd_andTheFirstKeptRowArrivesAtZero() throws IOException {
+        List<JsonNode> rows = rows(DIR + "mooncake_conversation_first200.jsonl");
+        long t0 = rows.get(0).get("timestamp").longValue();
+        long start = 3000;
+        long end = 9000;
+        List<Long> expected = new ArrayList<>();
+        for (JsonNode row : rows) {
+            long rel = row.get("timestamp").longValue() - t0;
+            if (rel >= start && rel < end) {
+                expected.add(rel);
+            }
+        }
+        assertThat(expected).isNotEmpty();
+        RunResult r = replay(
+                "mooncake",
+                DIR + "mooncake_conversation_first200.jsonl",
+                "workload.trace.start_ms=" + start,
+                "workload.trace.end_ms=" + end);
+        int[] ids = r.log().indicesByRequestId();
+        assertThat(ids).hasSize(expected.size());
+        for (int i = 0; i < ids.length; i++) {
+            assertThat(r.log().arrivalNanos(ids[i])).isEqualTo((expected.get(i) - expected.get(0)) * MS);
+        }
+    }
+
+    @Test
+    void concurrencyMode_ignoresTimestamps_andKeepsNRequestsInFlight() {
+        RunResult r = replay(
+                "mooncake",
+                DIR + "mooncake_synthetic_first200.jsonl",
+                "workload.trace.limit=6",
+                "workload.trace.arrival=concurrency",
+                "workload.trace.concurrency=2");
+        RequestLog log = r.log();
+        int[] ids = log.indicesByRequestId();
+        assertThat(ids).hasSize(6);
+        assertThat(log.arrivalNanos(ids[0])).isZero();
+        assertThat(log.arrivalNanos(ids[1])).isZero();
+        // each later request arrives exactly when one of the in-flight ones finished
+        for (int k = 2; k < 6; k++) {
+            long at = log.arrivalNanos(ids[k]);
+            boolean matches = false;
+            for (int j = 0; j < k; j++) {
+                matches |= log.lastTokenNanos(ids[j]) == at;
+            }
+            assertThat(matches).as("request %d arrives at a completion", k).isTrue();
+        }
+    }
+
+    @Test
+    void outputOverrideAndCap_replaceOrBoundTheTraceOutputLengths() {
+        RunResult over = replay(
+                "mooncake",
+                DIR + "mooncake_conversation_first200.jsonl",
+                "workload.trace.limit=5",
+                "workload.trace.output_tokens_override=3");
+        RunResult cap = replay(
+                "mooncake",
+                DIR + "mooncake_conversation_first200.jsonl",
+                "workload.trace.limit=5",
+                "workload.trace.output_tokens_cap=400");
+        for (int i = 0; i < 5; i++) {
+            assertThat(over.log().outputTokens(i)).isEqualTo(3);
+            assertThat(cap.log().outputTokens(i)).isLessThanOrEqualTo(400);
+        }
+        assertThat(cap.log().outputTokens(cap.log().indicesByRequestId()[0])).isEqualTo(400); // row 1 asks for 500
+    }
+
+    @Test
+    void azureTrace_arrivalsComeFromSevenDigitFractionalTimestamps() {
+        RunResult r = replay("azure", DIR + "azure_llm_2023_conv_first200.csv", "workload.trace.limit=3");
+        int[] ids = r.log().indicesByRequestId();
+        // 18:15:46.6805900, 18:15:50.9951690, ... (first row at 0)
+        assertThat(r.log().arrivalNanos(ids[0])).isZero();
+        assertThat(r.log().arrivalNanos(ids[1])).isEqualTo(4_314_579_000L);
+        assertThat(r.log().inputTokens(ids[0])).isEqualTo(374);
+        assertThat(r.log().outputTokens(ids[0])).isEqualTo(44);
+        assertThat(r.log().cachedTokens(ids[1])).isZero(); // no prefix information: unique prompts
+    }
+
+    @Test
+    void vllmBenchTrace_usesRealTokenIds_soSharedConversationPrefixesHit() throws IOException {
+        List<JsonNode> rows = rows(DIR + "sharegpt_vllm_bench_first50.jsonl");
+        RunResult r = replay("vllm_bench", DIR + "sharegpt_vllm_bench_first50.jsonl");
+        RequestLog log = r.log();
+        int[] ids = log.indicesByRequestId();
+        assertThat(ids).hasSize(50);
+        long t0 = rows.get(0).get("arrival_time_ns").longValue();
+        long hits = 0;
+        for (int i = 0; i < 50; i++) {
+            assertThat(log.arrivalNanos(ids[i]))
+                    .isEqualTo(rows.get(i).get("arrival_time_ns").longValue() - t0);
+            assertThat(log.inputTokens(ids[i]))
+                    .isEqualTo(rows.get(i).get("input_toks").intValue());
+            hits += log.cachedTokens(ids[i]);
+        }
+        assertThat(hits).isPositive().isEqualTo(hits - hits % 16); // block-granular reuse between turns
+    }
+
+    @Test
+    void gzAndZstTraces_replayExactlyLikeThePlainFile(@TempDir Path tmp) throws IOException {
+        byte[] plain = Files.readAllBytes(Path.of(DIR + "sessions.jsonl"));
+        Path gz = tmp.resolve("sessions.jsonl.gz");
+        try (OutputStream o = new GZIPOutputStream(Files.newOutputStream(gz))) {
+            o.write(plain);
+        }
+        Path zst = tmp.resolve("sessions.jsonl.zst");
+        try (OutputStream o = new ZstdOutputStream(Files.newOutputStream(zst))) {
+            o.write(plain);
+        }
+        String expected = requestsOf(replay("mooncake", DIR + "sessions.jsonl"));
+        assertThat(requestsOf(replay("mooncake", gz.toString()))).isEqualTo(expected);
+        assertThat(requestsOf(replay("mooncake", zst.toString()))).isEqualTo(expected);
+    }
+
+    @Test
+    void convertingToNativeJsonl_replaysIdentically(@TempDir Path tmp) throws IOException {
+        for (String[] src : new String[][] {
+            {"mooncake", DIR + "sessions.jsonl"},
+            {"mooncake", DIR + "mooncake_conversation_first200.jsonl"},
+            {"azure", DIR + "azure_llm_2023_conv_first200.csv"},
+            {"vllm_bench", DIR + "sharegpt_vllm_bench_first50.jsonl"}
+        }) {
+            Path out = tmp.resolve("native.jsonl");
+            List<String> lines = new ArrayList<>();
+            try (TraceReader reader = TraceFormats.open(src[0], Path.of(src[1]), 512)) {
+                for (TraceRecord rec = reader.next(); rec != null; rec = reader.next()) {
+                    lines.add(NativeFormat.line(rec));
+                }
+            }
+            Files.write(out, lines, StandardCharsets.UTF_8);
+            assertThat(requestsOf(replay("servesim", out.toString(), "workload.trace.limit=50")))
+                    .as(src[1])
+                    .isEqualTo(requestsOf(replay(src[0], src[1], "workload.trace.limit=50")));
+        }
+    }
+
+    /** canonical.json's request rows (the config differs between formats). */
+    static String requestsOf(RunResult r) {
+        StringWriter w = new StringWriter();
+        try {
+            ReportWriter.writeCanonical(r, Summaries.of(r), w);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+        String s = w.toString();
+        return s.substring(s.indexOf("\"requests\":["), s.indexOf("\"schema\""));
+    }
+
+    // ---- bad input --------------------------------------------------------------------------------------------
+
+    @Test
+    void malformedJson_failsNamingFileAndLine() {
+        assertThatThrownBy(() -> replay("mooncake", DIR + "bad_json.jsonl"))
+                .isInstanceOf(TraceFormatException.class)
+                .hasMessageStartingWith("bad_json.jsonl:2: not valid JSON");
+    }
+
+    @Test
+    void missingRequiredField_failsNamingFileLineAndField() {
+        assertThatThrownBy(() -> replay("mooncake", DIR + "bad_missing_output.jsonl"))
+                .isInstanceOf(TraceFormatException.class)
+                .hasMessage("bad_missing_output.jsonl:2: output_length|output_tokens: is required");
+    }
+
+    @Test
+    void negativeLength_failsSayingWhatWasExpected() {
+        assertThatThrownBy(() -> replay("mooncake", DIR + "bad_negative.jsonl"))
+                .isInstanceOf(TraceFormatException.class)
+                .hasMessage("bad_negative.jsonl:1: input_length: expected a positive integer, got -10");
+    }
+
+    @Test
+    void hashIdsInconsistentWithInputLength_fail() {
+        assertThatThrownBy(() -> replay("mooncake", DIR + "bad_hash_count.jsonl"))
+                .isInstanceOf(TraceFormatException.class)
+                .hasMessage("bad_hash_count.jsonl:1: hash_ids: has 2 ids but input_length 1100 needs"
+                        + " ceil(1100 / 512) = 3");
+    }
+
+    @Test
+    void timestampsGoingBackwards_failWithArrivalTrace_butNotWithConcurrency() {
+        assertThatThrownBy(() -> replay("mooncake", DIR + "bad_order.jsonl"))
+                .isInstanceOf(TraceFormatException.class)
+                .hasMessageStartingWith("bad_order.jsonl:2: timestamp: is 5.0 ms, earlier than the previous row's");
+        RunResult r = replay(
+                "mooncake",
+                DIR + "bad_order.jsonl",
+                "workload.trace.arrival=concurrency",
+                "workload.trace.concurrency=1");
+        assertThat(r.log().size()).isEqualTo(2);
+    }
+
+    @Test
+    void emptyTrace_isAClearError() {
+        assertThatThrownBy(() -> replay("mooncake", DIR + "empty.jsonl"))
+                .isInstanceOf(TraceFormatException.class)
+                .hasMessage("empty.jsonl: the trace has no rows to replay");
+    }
+
+    @Test
+    void missingFile_isAClearError() {
+        assertThatThrownBy(() -> replay("mooncake", DIR + "nope.jsonl"))
+                .isInstanceOf(TraceFormatException.class)
+                .hasMessageContaining("trace file not found");
+    }
+
+    @Test
+    void skipBadLines_countsAndListsTheSkippedRows_neverSilently() {
+        RunResult r = replay("mooncake", DIR + "bad_json.jsonl", "workload.trace.skip_bad_lines=true");
+        assertThat(r.log().size()).isEqualTo(2);
+        assertThat(r.badLinesSkipped()).isEqualTo(1);
+        assertThat(r.badLineSamples()).singleElement().asString().startsWith("bad_json.jsonl:2:");
+        assertThat(ReportWriter.summaryTree(Summaries.of(r))
+                        .get("bad_lines_skipped")
+                        .longValue())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void azureBadRows_nameTheColumnAndLine() {
+        assertThatThrownBy(() -> replay("azure", DIR + "bad_azure.csv"))
+                .isInstanceOf(TraceFormatException.class)
+                .hasMessage("bad_azure.csv:3: ContextTokens: expected a positive integer, got 'notanumber'");
+        RunResult r = replay("azure", DIR + "bad_azure.csv", "workload.trace.skip_bad_lines=true");
+        assertThat(r.badLinesSkipped()).isEqualTo(2);
+        assertThat(r.badLineSamples().get(1)).startsWith("bad_azure.csv:4: TIMESTAMP: expected");
+    }
+}
