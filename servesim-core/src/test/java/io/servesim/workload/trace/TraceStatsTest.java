@@ -8,7 +8,18 @@ import org.junit.jupiter.api.Test;
 
 /** {@code trace stats} reproduces the figures published in ../shared/traces/README.md for the shared traces. */
 class TraceStatsTest {
-    private static final Path SHARED = Path.of("..", "..", "shared", "traces");
+    private static final Path SHARED = sharedTraces();
+
+    /** ../shared/traces of the repository (found by walking up from the working directory). */
+    static Path sharedTraces() {
+        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+            Path candidate = p.resolve("shared").resolve("traces");
+            if (java.nio.file.Files.isRegularFile(candidate.resolve("README.md"))) {
+                return candidate;
+            }
+        }
+        throw new AssertionError("shared/traces not found beside the repository (expected ../shared/traces)");
+    }
 
     @Test
     void mooncakeConversation_has12031Rows_over59Minutes_with36Point6PercentBlockReuse() {
