@@ -1,9 +1,16 @@
 package io.servesim.config;
 
-/** The fleet: identical workers, each with {@code attention_dp} ranks, behind one router. */
-public record ClusterConfig(int workers, int attentionDp, RouterConfig router) {
+/**
+ * The fleet: identical workers, each with {@code attention_dp} ranks stepped in {@code dp_mode} ({@code lockstep}:
+ * one barrier per pass, MoE-style; {@code independent}: each rank on its own, dense-model DP), behind one router.
+ */
+public record ClusterConfig(int workers, int attentionDp, String dpMode, RouterConfig router) {
+    /** DP modes. */
+    public static final java.util.List<String> DP_MODES = java.util.List.of("lockstep", "independent");
+
     /** Validates sizes. */
     public ClusterConfig {
+        Check.oneOf("dp_mode", dpMode, DP_MODES);
         Check.atLeast("workers", workers, 1);
         Check.atLeast("attention_dp", attentionDp, 1);
         if ((long) workers * attentionDp > 1L << 24) {

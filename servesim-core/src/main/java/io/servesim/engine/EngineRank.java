@@ -1,38 +1,36 @@
 package io.servesim.engine;
 
 import io.servesim.metrics.EngineCounters;
-import io.servesim.sim.EventHandler;
-import io.servesim.sim.EventQueue;
-import io.servesim.sim.Phase;
+import io.servesim.sim.SimClock;
 import io.servesim.timing.StepBatch;
 import io.servesim.timing.TimingModel;
 import io.servesim.workload.Request;
 import it.unimi.dsi.fastutil.objects.ObjectArrayList;
 
 /**
- * One attention-DP rank of a worker: a {@link VllmScheduler} driven by its own events. A rank with work arms one
- * STEP_START event; the step's duration comes from the timing model and its end is one PASS_COMPLETION event.
- * An idle rank schedules nothing and costs nothing. Ranks of a worker step independently for now (vLLM's dense-model
- * DP); lockstep barriers come with attention-DP support.
+ * One attention-DP rank of a worker: its own {@link VllmScheduler}, queues and KV pool, plus per-rank counters. A
+ * {@link StepDriver} decides when it steps ({@link IndependentStepper}: on its own; {@link LockstepWorker}: with
+ * the other ranks of its worker). An idle rank has no pending event and costs nothing.
  */
-public final class EngineRank implements EventHandler {
-    private static final int STEP_START = 1;
-    private static final int STEP_END = 2;
-
+public final class EngineRank {
     private final int workerId;
     private final int rankId;
     private final int globalIndex;
     private final VllmScheduler scheduler;
     private final TimingModel timing;
-    private final EventQueue queue;
+    private final SimClock clock;
     private final EngineListener listener;
     private final EngineCounters counters;
     private final StepBatch batch = new StepBatch();
     private final ObjectArrayList<Sequence> finished = new ObjectArrayList<>();
+    private StepDriver driver;
     private StepObserver observer;
-    private boolean busy;
-    private boolean armed;
     private long busyNanos;
+    private long passes;
+    private long prefillTokens;
+    private long decodeTokens;
+    private long requests;
+    private int peakUsedBlocks;
 
     /**
      * Creates a rank.
@@ -47,7 +45,7 @@ public final class EngineRank implements EventHandler {
             int globalIndex,
             SchedulerSettings settings,
             TimingModel timing,
-            EventQueue queue,
+            SimClock clock,
             EngineListener listener,
             EngineCounters counters) {
         this.workerId = workerId;
@@ -55,7 +53,7 @@ public final class EngineRank implements EventHandler {
         this.globalIndex = globalIndex;
         this.scheduler = new VllmScheduler(settings, counters);
         this.timing = timing;
-        this.queue = queue;
+        this.clock = clock;
         this.listener = listener;
         this.counters = counters;
     }
@@ -80,9 +78,49 @@ public final class EngineRank implements EventHandler {
         return scheduler;
     }
 
-    /** Total virtual time this rank spent in steps. */
+    /** The current step's batch composition. */
+    public StepBatch batch() {
+        return batch;
+    }
+
+    /** Virtual time this rank spent in passes it took part in. */
     public long busyNanos() {
         return busyNanos;
+    }
+
+    /** Passes (engine steps) this rank took part in. */
+    public long passes() {
+        return passes;
+    }
+
+    /** Prompt (prefill and recompute) tokens computed. */
+    public long prefillTokens() {
+        return prefillTokens;
+    }
+
+    /** Decode tokens computed. */
+    public long decodeTokens() {
+        return decodeTokens;
+    }
+
+    /** Requests routed to this rank. */
+    public long requests() {
+        return requests;
+    }
+
+    /** Highest number of KV blocks in use after any schedule. */
+    public int peakUsedBlocks() {
+        return peakUsedBlocks;
+    }
+
+    /** Whether any request is waiting or running. */
+    public boolean hasWork() {
+        return scheduler.hasWork();
+    }
+
+    /** Installs the driver (done once by the worker). */
+    void driver(StepDriver stepDriver) {
+        this.driver = stepDriver;
     }
 
     /** Installs a test observer (null to remove). */
@@ -95,6 +133,7 @@ public final class EngineRank implements EventHandler {
      * token within {@code max_model_len} (vLLM rejects over-long prompts at input validation), else queues it.
      */
     public void submit(Request request) {
+        requests++;
         int maxModelLen = scheduler.settings().maxModelLen();
         Sequence s = new Sequence(request, maxModelLen);
         if (request.promptLength() >= maxModelLen) {
@@ -104,61 +143,47 @@ public final class EngineRank implements EventHandler {
         }
         scheduler.addRequest(s);
         listener.onLoadChanged(this);
-        arm();
+        driver.wake(this);
     }
 
-    private void arm() {
-        if (!busy && !armed) {
-            armed = true;
-            queue.schedule(queue.nowNanos(), Phase.STEP_START, globalIndex, this, STEP_START, 0);
-        }
-    }
-
-    @Override
-    public void onEvent(int kind, long payload) {
-        if (kind == STEP_START) {
-            startStep();
-        } else {
-            endStep();
-        }
-    }
-
-    private void startStep() {
-        armed = false;
-        long now = queue.nowNanos();
+    /**
+     * Runs {@code schedule()} for a pass starting now.
+     *
+     * @return tokens scheduled (0: nothing could run)
+     */
+    int beginStep(long nowNanos) {
         int waitingBefore = scheduler.numWaiting();
         int runningBefore = scheduler.numRunning();
-        int tokens = scheduler.schedule(now, batch);
+        int tokens = scheduler.schedule(nowNanos, batch);
         if (observer != null) {
             observer.afterSchedule(this, batch);
         }
         if (waitingBefore != scheduler.numWaiting() || runningBefore != scheduler.numRunning()) {
             listener.onLoadChanged(this);
         }
-        if (tokens == 0) {
-            if (scheduler.hasWork()) {
-                throw new IllegalStateException("worker " + workerId + " rank " + rankId + " at t=" + now
-                        + "ns: requests are queued but none can be scheduled (waiting=" + scheduler.numWaiting()
-                        + ", running=" + scheduler.numRunning() + ", free blocks="
-                        + scheduler.pool().freeBlocks()
-                        + ")");
-            }
-            return;
+        if (tokens > 0) {
+            counters.steps++;
+            prefillTokens += batch.prefillTokens();
+            decodeTokens += batch.decodeRequests();
+            peakUsedBlocks = Math.max(peakUsedBlocks, scheduler.pool().usedBlocks());
         }
+        return tokens;
+    }
+
+    /** This rank's step time for the batch just scheduled, from the timing model. */
+    long stepNanos() {
         long dt = timing.stepNanos(batch);
         if (dt <= 0) {
             throw new IllegalStateException("timing model returned a non-positive step time: " + dt + "ns");
         }
-        busy = true;
-        busyNanos += dt;
-        counters.steps++;
-        queue.schedule(now + dt, Phase.PASS_COMPLETION, globalIndex, this, STEP_END, 0);
+        return dt;
     }
 
-    private void endStep() {
-        busy = false;
-        long now = queue.nowNanos();
-        scheduler.applyOutputs(now, finished);
+    /** Applies the outputs of the pass that ends now, which lasted {@code passNanos}. */
+    void endStep(long nowNanos, long passNanos) {
+        busyNanos += passNanos;
+        passes++;
+        scheduler.applyOutputs(nowNanos, finished);
         for (int k = 0, n = finished.size(); k < n; k++) {
             listener.onRequestFinished(this, finished.get(k), false);
         }
@@ -169,8 +194,13 @@ public final class EngineRank implements EventHandler {
         if (observer != null) {
             observer.afterOutputs(this);
         }
-        if (scheduler.hasWork()) {
-            arm();
-        }
+    }
+
+    /** The error for a rank that has queued requests but could schedule nothing (a deadlock guard). */
+    IllegalStateException stuck() {
+        return new IllegalStateException("worker " + workerId + " rank " + rankId + " at t=" + clock.nowNanos()
+                + "ns: requests are queued but none can be scheduled (waiting=" + scheduler.numWaiting()
+                + ", running=" + scheduler.numRunning() + ", free blocks="
+                + scheduler.pool().freeBlocks() + ")");
     }
 }

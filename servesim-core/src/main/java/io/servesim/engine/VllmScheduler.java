@@ -47,6 +47,7 @@ public final class VllmScheduler {
     private int[] scheduledTokens = new int[16];
     private int scheduledCount;
     private int lastStepTokens;
+    private long preemptions;
     private boolean preemptedLastStep;
 
     /** Creates a scheduler with its own KV pool. */
@@ -110,6 +111,11 @@ public final class VllmScheduler {
     /** Total tokens scheduled in the latest step. */
     public int lastStepTokens() {
         return lastStepTokens;
+    }
+
+    /** Preemptions on this rank so far. */
+    public long preemptions() {
+        return preemptions;
     }
 
     /** Whether the latest step preempted. */
@@ -282,6 +288,7 @@ public final class VllmScheduler {
         victim.running = false;
         waiting.enqueueFirst(victim);
         counters.preemptions++;
+        preemptions++;
     }
 
     private void record(Sequence r, int numNew) {

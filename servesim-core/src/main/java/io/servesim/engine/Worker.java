@@ -1,14 +1,30 @@
 package io.servesim.engine;
 
-/** A serving instance (one vLLM engine) holding {@code attention_dp} ranks, each with its own queues and KV pool. */
+import io.servesim.sim.EventQueue;
+
+/**
+ * A serving instance (one vLLM engine) holding {@code attention_dp} ranks, each with its own queues and KV pool,
+ * stepped either in lockstep or independently.
+ */
 public final class Worker {
     private final int id;
     private final EngineRank[] ranks;
 
-    /** Creates a worker over its ranks. */
-    public Worker(int id, EngineRank[] ranks) {
+    /**
+     * Creates a worker over its ranks and installs their step driver.
+     *
+     * @param dpMode {@code lockstep} (one barrier per pass for all ranks) or {@code independent}
+     */
+    public Worker(int id, EngineRank[] ranks, String dpMode, EventQueue queue) {
         this.id = id;
         this.ranks = ranks.clone();
+        if (dpMode.equals("lockstep")) {
+            new LockstepWorker(this.ranks, queue);
+        } else {
+            for (EngineRank r : this.ranks) {
+                new IndependentStepper(r, queue);
+            }
+        }
     }
 
     /** The worker id. */

@@ -98,12 +98,61 @@ public final class ReportWriter {
         o.set("itl_ms", statsTree(s.itlMs()));
         o.set("e2e_ms", statsTree(s.e2eMs()));
         o.set("queue_ms", statsTree(s.queueMs()));
+        o.put("load_imbalance_ratio", Numbers.fixed(s.loadImbalanceRatio(), 6));
+        o.set("workers", workersTree(s.ranks()));
         o.put("bad_lines_skipped", s.badLinesSkipped());
         var samples = o.putArray("bad_line_samples");
         for (String line : s.badLineSamples()) {
             samples.add(line);
         }
         return o;
+    }
+
+    /** Per worker (summed over its ranks) and per rank: requests, busy time, passes, tokens, peak KV, preemptions. */
+    private static tools.jackson.databind.node.ArrayNode workersTree(java.util.List<io.servesim.run.RankStats> ranks) {
+        var workers = NODES.arrayNode();
+        int i = 0;
+        while (i < ranks.size()) {
+            int w = ranks.get(i).worker();
+            ObjectNode wo = workers.addObject();
+            long req = 0;
+            long busy = 0;
+            long passes = 0;
+            long pre = 0;
+            long dec = 0;
+            long preempt = 0;
+            double peak = 0;
+            var rankArray = NODES.arrayNode();
+            for (; i < ranks.size() && ranks.get(i).worker() == w; i++) {
+                io.servesim.run.RankStats r = ranks.get(i);
+                req += r.requests();
+                busy += r.busyNanos();
+                passes += r.passes();
+                pre += r.prefillTokens();
+                dec += r.decodeTokens();
+                preempt += r.preemptions();
+                peak = Math.max(peak, r.peakKvUsage());
+                ObjectNode ro = rankArray.addObject();
+                ro.put("rank", r.rank());
+                ro.put("requests", r.requests());
+                ro.put("busy_ms", Numbers.fixed(r.busyNanos() / 1e6, 6));
+                ro.put("passes", r.passes());
+                ro.put("prefill_tokens", r.prefillTokens());
+                ro.put("decode_tokens", r.decodeTokens());
+                ro.put("peak_kv_usage", Numbers.fixed(r.peakKvUsage(), 6));
+                ro.put("preemptions", r.preemptions());
+            }
+            wo.put("worker", w);
+            wo.put("requests", req);
+            wo.put("busy_ms", Numbers.fixed(busy / 1e6, 6));
+            wo.put("passes", passes);
+            wo.put("prefill_tokens", pre);
+            wo.put("decode_tokens", dec);
+            wo.put("peak_kv_usage", Numbers.fixed(peak, 6));
+            wo.put("preemptions", preempt);
+            wo.set("ranks", rankArray);
+        }
+        return workers;
     }
 
     private static ObjectNode statsTree(Stats st) {

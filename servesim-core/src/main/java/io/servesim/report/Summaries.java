@@ -72,8 +72,21 @@ public final class Summaries {
                 c.itlNanos.stats(NS_TO_MS),
                 Stats.of(e2e, nc),
                 Stats.of(queue, nc),
+                imbalance(result.workerBusyNanos()),
+                result.ranks(),
                 result.badLinesSkipped(),
                 result.badLineSamples());
+    }
+
+    /** Max over workers of busy time / mean busy time (1 = perfectly balanced; 0 when nothing ran). */
+    static double imbalance(long[] busy) {
+        long max = 0;
+        double sum = 0;
+        for (long b : busy) {
+            max = Math.max(max, b);
+            sum += b;
+        }
+        return sum == 0 ? 0 : max / (sum / busy.length);
     }
 
     private static double ratio(long a, long b) {

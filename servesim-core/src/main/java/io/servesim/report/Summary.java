@@ -28,5 +28,7 @@ public record Summary(
         Stats itlMs,
         Stats e2eMs,
         Stats queueMs,
+        double loadImbalanceRatio,
+        java.util.List<io.servesim.run.RankStats> ranks,
         long badLinesSkipped,
         java.util.List<String> badLineSamples) {}

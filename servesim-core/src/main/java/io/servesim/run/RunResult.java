@@ -14,6 +14,7 @@ import io.servesim.metrics.RequestLog;
  * @param endNanos virtual time at which the last request finished (completed or rejected)
  * @param workerBusyNanos per worker, the sum over its ranks of time spent in steps
  * @param workerRequests per worker, requests routed to it
+ * @param ranks per-rank statistics, by global rank index
  * @param badLinesSkipped malformed trace rows skipped (with skip_bad_lines)
  * @param badLineSamples the first skipped rows' errors
  */
@@ -25,5 +26,6 @@ public record RunResult(
         long endNanos,
         long[] workerBusyNanos,
         long[] workerRequests,
+        java.util.List<RankStats> ranks,
         long badLinesSkipped,
         java.util.List<String> badLineSamples) {}

@@ -60,7 +60,7 @@ public final class Simulation implements EngineListener {
                 rs[r] = new EngineRank(i, r, g, settings, timing, queue, this, counters);
                 ranks[g] = rs[r];
             }
-            workers[i] = new Worker(i, rs);
+            workers[i] = new Worker(i, rs, config.cluster().dpMode(), queue);
         }
         this.load = new LoadIndex(ranks.length);
         this.router = Routers.create(config.cluster().router().policy(), new RouterContext(w, dp, load, streams));
@@ -116,10 +116,23 @@ public final class Simulation implements EngineListener {
             // each event does its own work
         }
         long[] busy = new long[workers.length];
+        java.util.List<RankStats> rankStats = new java.util.ArrayList<>(ranks.length);
         for (Worker wk : workers) {
             for (int r = 0; r < wk.numRanks(); r++) {
-                busy[wk.id()] += wk.rank(r).busyNanos();
-                counters.evictions += wk.rank(r).scheduler().pool().evictions();
+                EngineRank rank = wk.rank(r);
+                busy[wk.id()] += rank.busyNanos();
+                counters.evictions += rank.scheduler().pool().evictions();
+                rankStats.add(new RankStats(
+                        wk.id(),
+                        r,
+                        rank.requests(),
+                        rank.busyNanos(),
+                        rank.passes(),
+                        rank.prefillTokens(),
+                        rank.decodeTokens(),
+                        rank.peakUsedBlocks(),
+                        rank.scheduler().pool().usableBlocks(),
+                        rank.scheduler().preemptions()));
             }
         }
         return new RunResult(
@@ -130,6 +143,7 @@ public final class Simulation implements EngineListener {
                 lastFinishNanos,
                 busy,
                 workerRequests,
+                rankStats,
                 workload.badLinesSkipped(),
                 workload.badLineSamples());
     }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml. */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "c363e381a8732bd650a5c339e7c47b033a200754c7ecb41f0f0e471cbedd6180";
+            "5aa7cc265accb81d36d9182310c0121982a52522e9c2199408db4a996406192c";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
