@@ -13,6 +13,7 @@ public final class Routers {
         FACTORIES.put("round_robin", RoundRobinRouter::new);
         FACTORIES.put("least_loaded", LeastLoadedRouter::new);
         FACTORIES.put("session_affinity", SessionAffinityRouter::new);
+        FACTORIES.put("random", RandomRouter::new);
     }
 
     private Routers() {}

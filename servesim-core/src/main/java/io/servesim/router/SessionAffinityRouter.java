@@ -7,16 +7,25 @@ import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
  * Sticky sessions: all turns of a session go to the rank that served its first turn, so later turns hit that
  * rank's prefix cache; a new session (and any standalone request) goes to the least-loaded rank. A session's entry
  * is dropped when its last turn is routed or the session ends early (a rejected turn), so memory follows the
- * active sessions.
+ * active sessions. With {@code cluster.router.affinity_load_cap}, a session whose rank's load score
+ * (4 × waiting + running) exceeds the cap is moved to the least-loaded rank (and stays there).
  */
 public final class SessionAffinityRouter implements Router {
     private final LoadIndex load;
+    private final long cap;
     private final Long2IntOpenHashMap sessionRank = new Long2IntOpenHashMap();
+    private long moves;
 
     /** Creates the router. */
     public SessionAffinityRouter(RouterContext context) {
         this.load = context.load();
+        this.cap = context.affinityLoadCap() == null ? Long.MAX_VALUE : context.affinityLoadCap();
         sessionRank.defaultReturnValue(-1);
+    }
+
+    /** Sessions moved off an overloaded rank so far. */
+    public long moves() {
+        return moves;
     }
 
     @Override
@@ -26,6 +35,14 @@ public final class SessionAffinityRouter implements Router {
             return load.leastLoaded();
         }
         int rank = sessionRank.get(session);
+        if (rank >= 0 && load.scoreOf(rank) > cap) {
+            int least = load.leastLoaded();
+            if (least != rank) {
+                rank = least; // the sticky rank is over the cap: move the session
+                moves++;
+                sessionRank.put(session, rank);
+            }
+        }
         if (rank < 0) {
             rank = load.leastLoaded();
             if (!request.lastTurn()) {

@@ -63,7 +63,10 @@ public final class Simulation implements EngineListener {
             workers[i] = new Worker(i, rs, config.cluster().dpMode(), queue);
         }
         this.load = new LoadIndex(ranks.length);
-        this.router = Routers.create(config.cluster().router().policy(), new RouterContext(w, dp, load, streams));
+        this.router = Routers.create(
+                config.cluster().router().policy(),
+                new RouterContext(
+                        w, dp, load, streams, config.cluster().router().affinityLoadCap()));
         this.workerRequests = new long[w];
         this.workload = switch (config.workload().type()) {
             case "synthetic" ->
@@ -76,7 +79,8 @@ public final class Simulation implements EngineListener {
                 new TraceWorkload(
                         config.workload().trace(),
                         Path.of(config.workload().trace().path()),
-                        streams);
+                        streams,
+                        config.cluster().attentionDp());
             default -> throw new IllegalStateException(config.workload().type());
         };
     }
@@ -150,6 +154,11 @@ public final class Simulation implements EngineListener {
 
     private void dispatch(Request request) {
         int g = router.route(request);
+        if (request.dpRank() >= 0) {
+            // an authored dp_rank wins over the router's rank choice (the router still picks the worker)
+            int dp = config.cluster().attentionDp();
+            g = (g / dp) * dp + request.dpRank();
+        }
         EngineRank rank = ranks[g];
         workerRequests[rank.workerId()]++;
         rank.submit(request);

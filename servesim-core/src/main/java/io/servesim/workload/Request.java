@@ -21,6 +21,7 @@ public final class Request {
     private final int outputTokens;
     private final long outputSeed;
     private final int[] outputTokenIds;
+    private int dpRank = -1;
 
     /**
      * Creates a request.
@@ -72,6 +73,17 @@ public final class Request {
         this.outputTokens = outputTokens;
         this.outputSeed = outputSeed;
         this.outputTokenIds = outputTokenIds;
+    }
+
+    /** The attention-DP rank the trace authored for this request, or -1 (the router chooses). */
+    public int dpRank() {
+        return dpRank;
+    }
+
+    /** Sets the authored attention-DP rank (before submission). */
+    public Request dpRank(int rank) {
+        this.dpRank = rank;
+        return this;
     }
 
     /** Dense id in creation order. */

@@ -97,4 +97,32 @@ class AttentionDpTest {
         assertThat(io.servesim.report.SummariesAccess.imbalance(new long[] {0, 0}))
                 .isZero();
     }
+
+    @Test
+    void authoredDpRank_winsOverTheRoutersRank_andAnOutOfRangeRankIsAnInputError() throws IOException {
+        Path trace = tmp.resolve("ranked.jsonl");
+        Files.writeString(
+                trace,
+                "{\"arrival_ms\":0,\"input_length\":4,\"output_length\":1,\"dp_rank\":1}\n"
+                        + "{\"arrival_ms\":1,\"input_length\":4,\"output_length\":1,\"dp_rank\":1}\n"
+                        + "{\"arrival_ms\":2,\"input_length\":4,\"output_length\":1}\n");
+        List<String> sets = List.of(
+                "workload.type=trace",
+                "workload.trace.format=servesim",
+                "workload.trace.path=" + trace,
+                "cluster.workers=1",
+                "cluster.attention_dp=2",
+                "cluster.router.policy=round_robin");
+        RunResult r = Simulation.run(ConfigLoader.fromYaml("", "test", sets));
+        int[] byId = r.log().indicesByRequestId();
+        assertThat(r.log().rank(byId[0])).isEqualTo(1); // round robin would say 0
+        assertThat(r.log().rank(byId[1])).isEqualTo(1); // round robin would say 1 anyway
+        assertThat(r.log().rank(byId[2])).isZero(); // no authored rank: round robin's third pick
+        List<String> oneRank = new java.util.ArrayList<>(sets);
+        oneRank.add("cluster.attention_dp=1");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> Simulation.run(ConfigLoader.fromYaml("", "test", oneRank)))
+                .hasMessage("ranked.jsonl:1: dp_rank: is 1 but workers have only 1 attention-DP ranks"
+                        + " (cluster.attention_dp)");
+    }
 }

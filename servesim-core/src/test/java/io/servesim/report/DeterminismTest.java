@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml. */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "5aa7cc265accb81d36d9182310c0121982a52522e9c2199408db4a996406192c";
+            "6fc5680d9beeafd5c31d23088969f006161d2a8eb688d954226d751df57d3b9d";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);

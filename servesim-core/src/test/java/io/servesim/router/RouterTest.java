@@ -58,7 +58,7 @@ class RouterTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(
                         () -> Routers.create("kv", new RouterContext(1, 1, new LoadIndex(1), new RandomStreams(1))))
                 .hasMessageContaining("cluster.router.policy")
-                .hasMessageContaining("least_loaded, round_robin, session_affinity");
+                .hasMessageContaining("least_loaded, random, round_robin, session_affinity");
     }
 
     @Test
@@ -69,5 +69,41 @@ class RouterTest {
         r.onSessionEnded(5); // e.g. its turn was rejected
         load.update(0, 1, 0);
         assertThat(r.route(req(5, 0, false))).isEqualTo(1); // placed afresh by load
+    }
+
+    @Test
+    void random_isSeeded_coversEveryRank_andIsReproducible() {
+        Router a = new RandomRouter(new RouterContext(4, 2, new LoadIndex(8), new RandomStreams(7)));
+        Router b = new RandomRouter(new RouterContext(4, 2, new LoadIndex(8), new RandomStreams(7)));
+        Router c = new RandomRouter(new RouterContext(4, 2, new LoadIndex(8), new RandomStreams(8)));
+        int[] counts = new int[8];
+        List<Integer> seqA = new ArrayList<>();
+        List<Integer> seqB = new ArrayList<>();
+        List<Integer> seqC = new ArrayList<>();
+        for (int i = 0; i < 8000; i++) {
+            int g = a.route(req(-1, 0, true));
+            counts[g]++;
+            seqA.add(g);
+            seqB.add(b.route(req(-1, 0, true)));
+            seqC.add(c.route(req(-1, 0, true)));
+        }
+        assertThat(seqA).isEqualTo(seqB).isNotEqualTo(seqC);
+        for (int n : counts) {
+            assertThat(n).isBetween(850, 1150); // 1000 expected per rank
+        }
+    }
+
+    @Test
+    void sessionAffinity_movesASessionWhoseRankExceedsTheLoadCap() {
+        LoadIndex load = new LoadIndex(2);
+        SessionAffinityRouter r = new SessionAffinityRouter(new RouterContext(2, 1, load, new RandomStreams(1), 5));
+        assertThat(r.route(req(9, 0, false))).isZero();
+        load.update(0, 1, 1); // score 5: at the cap, stays
+        assertThat(r.route(req(9, 1, false))).isZero();
+        load.update(0, 1, 2); // score 6 > 5: moved to the least-loaded rank, and stays there
+        assertThat(r.route(req(9, 2, false))).isEqualTo(1);
+        load.update(0, 0, 0);
+        assertThat(r.route(req(9, 3, false))).isEqualTo(1);
+        assertThat(r.moves()).isEqualTo(1);
     }
 }

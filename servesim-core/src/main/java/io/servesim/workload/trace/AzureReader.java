@@ -74,7 +74,7 @@ final class AzureReader implements TraceReader {
         long ts = parseTime(f[timeCol].trim(), loc);
         int input = positive(f[contextCol].trim(), loc, "ContextTokens");
         int output = positive(f[generatedCol].trim(), loc, "GeneratedTokens");
-        return new TraceRecord(lines.source(), lines.line(), ts, null, -1, input, output, null, 0, null, null);
+        return new TraceRecord(lines.source(), lines.line(), ts, null, -1, input, output, null, 0, null, null, -1);
     }
 
     static long parseTime(String text, String loc) {

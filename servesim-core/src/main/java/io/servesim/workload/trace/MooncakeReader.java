@@ -51,7 +51,8 @@ final class MooncakeReader implements TraceReader {
         long delay = JsonRows.optTime(row, loc, 1_000_000L, "delay", "delay_ms");
         int[] outIds = JsonRows.optTokenArray(row, loc, "output_token_ids");
         return new TraceRecord(
-                lines.source(), lines.line(), ts, session, delay, input, output, hashIds, blockSize, null, outIds);
+                lines.source(), lines.line(), ts, session, delay, input, output, hashIds, blockSize, null, outIds, (int)
+                        JsonRows.optLong(row, loc, "dp_rank"));
     }
 
     @Override

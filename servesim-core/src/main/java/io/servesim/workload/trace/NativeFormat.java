@@ -34,6 +34,9 @@ public final class NativeFormat {
             }
             sb.append(']');
         }
+        if (r.dpRank() >= 0) {
+            sb.append(",\"dp_rank\":").append(r.dpRank());
+        }
         appendTokens(sb, "input_token_ids", r.inputTokenIds());
         appendTokens(sb, "output_token_ids", r.outputTokenIds());
         return sb.append('}').toString();

@@ -19,7 +19,8 @@ final class NativeReader implements TraceReader {
             "hash_ids",
             "hash_block_size",
             "input_token_ids",
-            "output_token_ids");
+            "output_token_ids",
+            "dp_rank");
 
     private final LineReader lines;
 
@@ -85,7 +86,18 @@ final class NativeReader implements TraceReader {
                     loc, "output_token_ids", "has " + outIds.length + " ids but output_length is " + output);
         }
         return new TraceRecord(
-                lines.source(), lines.line(), ts, session, delay, input, output, hashIds, hashBlock, inIds, outIds);
+                lines.source(),
+                lines.line(),
+                ts,
+                session,
+                delay,
+                input,
+                output,
+                hashIds,
+                hashBlock,
+                inIds,
+                outIds,
+                (int) JsonRows.optLong(row, loc, "dp_rank"));
     }
 
     @Override

@@ -17,6 +17,7 @@ package io.servesim.workload.trace;
  * @param hashBlockSize tokens per hash id (when {@code hashIds} is set)
  * @param inputTokenIds prompt token ids, or null
  * @param outputTokenIds generated token ids, or null
+ * @param dpRank attention-DP rank authored for this row, or -1
  */
 public record TraceRecord(
         String source,
@@ -29,7 +30,8 @@ public record TraceRecord(
         long[] hashIds,
         int hashBlockSize,
         int[] inputTokenIds,
-        int[] outputTokenIds) {
+        int[] outputTokenIds,
+        int dpRank) {
     /** Where this row is, as {@code file:line}. */
     public String location() {
         return source + ":" + line;

@@ -48,6 +48,7 @@ public final class TraceWorkload implements Workload, EventHandler {
     private final long startNanos;
     private final long endNanos;
     private final long limit;
+    private final int attentionDp;
     private TraceReader reader;
     private EventQueue queue;
     private RequestSink sink;
@@ -91,6 +92,15 @@ public final class TraceWorkload implements Workload, EventHandler {
      * @param streams the run's random streams (unique prompts of rows without token or hash ids)
      */
     public TraceWorkload(TraceConfig config, Path path, RandomStreams streams) {
+        this(config, path, streams, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Creates the workload for a cluster whose workers have {@code attentionDp} ranks (authored {@code dp_rank}
+     * values must be below it).
+     */
+    public TraceWorkload(TraceConfig config, Path path, RandomStreams streams, int attentionDp) {
+        this.attentionDp = attentionDp;
         this.config = config;
         this.path = path;
         this.streams = streams;
@@ -143,6 +153,14 @@ public final class TraceWorkload implements Workload, EventHandler {
         if (r == null || rowsAccepted >= limit) {
             eof = true;
             reader.close();
+            return;
+        }
+        if (r.dpRank() >= attentionDp) {
+            skipOrThrow(TraceFormatException.field(
+                    r.location(),
+                    "dp_rank",
+                    "is " + r.dpRank() + " but workers have only " + attentionDp
+                            + " attention-DP ranks (cluster.attention_dp)"));
             return;
         }
         Session s = r.sessionId() == null ? null : sessionsByKey.get(r.sessionId());
@@ -282,6 +300,9 @@ public final class TraceWorkload implements Workload, EventHandler {
                 r.outputTokenIds());
         if (s != null) {
             s.last = req;
+        }
+        if (r.dpRank() >= 0) {
+            req.dpRank(r.dpRank());
         }
         sink.submit(req);
     }

@@ -40,7 +40,8 @@ final class VllmBenchReader implements TraceReader {
                     loc, "output_tok_ids", "has " + out.length + " ids but output_toks is " + output);
         }
         String session = JsonRows.optSession(row, loc, "session_id");
-        return new TraceRecord(lines.source(), lines.line(), ts, session, -1, input, output, null, 0, in, out);
+        return new TraceRecord(lines.source(), lines.line(), ts, session, -1, input, output, null, 0, in, out, (int)
+                JsonRows.optLong(row, loc, "dp_rank"));
     }
 
     @Override
