@@ -158,8 +158,8 @@ public final class EngineRank {
         if (observer != null) {
             observer.afterSchedule(this, batch);
         }
-        if (waitingBefore != scheduler.numWaiting() || runningBefore != scheduler.numRunning()) {
-            listener.onLoadChanged(this);
+        if (tokens > 0 || waitingBefore != scheduler.numWaiting() || runningBefore != scheduler.numRunning()) {
+            listener.onLoadChanged(this); // queue lengths, pending prompt tokens or used blocks changed
         }
         if (tokens > 0) {
             counters.steps++;

@@ -93,6 +93,19 @@ public final class Sequence {
             return;
         }
         table.ensureHashCapacity(fullBlocks);
+        if (have == 0) {
+            long[] pre = request.blockHashes(blockSize);
+            if (pre != null) {
+                int n = Math.min(pre.length, fullBlocks);
+                for (int b = 0; b < n; b++) {
+                    table.addHash(pre[b]);
+                }
+                have = n;
+                if (have >= fullBlocks) {
+                    return;
+                }
+            }
+        }
         int[] prompt = request.promptTokens();
         long parent = have == 0 ? BlockHasher.ROOT : table.hash(have - 1);
         for (int b = have; b < fullBlocks; b++) {

@@ -48,6 +48,7 @@ public final class VllmScheduler {
     private int scheduledCount;
     private int lastStepTokens;
     private long preemptions;
+    private long pendingPromptTokens;
     private boolean preemptedLastStep;
 
     /** Creates a scheduler with its own KV pool. */
@@ -126,6 +127,15 @@ public final class VllmScheduler {
     /** Appends a new request to the waiting queue. */
     public void addRequest(Sequence s) {
         waiting.enqueue(s);
+        pendingPromptTokens += s.promptLength;
+    }
+
+    /**
+     * Prompt tokens not yet computed, summed over this rank's requests that have not produced their first token
+     * (Dynamo's "active prefill tokens").
+     */
+    public long pendingPromptTokens() {
+        return pendingPromptTokens;
     }
 
     /**
@@ -208,6 +218,9 @@ public final class VllmScheduler {
                 running.add(r);
                 r.running = true;
                 r.numComputedTokens = computed;
+                if (r.firstTokenNanos < 0) {
+                    pendingPromptTokens -= Math.min(computed, r.promptLength);
+                }
                 counters.admissions++;
                 counters.admissionTokens += r.numTokens();
                 counters.admissionHitTokens += computed;
@@ -232,6 +245,10 @@ public final class VllmScheduler {
             boolean decode = n == 1 && context >= r.promptLength && context == r.numTokens() - 1;
             batch.add(n, context, decode);
             r.numComputedTokens = context + n;
+            if (r.firstTokenNanos < 0) {
+                pendingPromptTokens -=
+                        Math.max(0, Math.min(context + n, r.promptLength) - Math.min(context, r.promptLength));
+            }
             total += n;
         }
         lastStepTokens = total;
@@ -282,6 +299,9 @@ public final class VllmScheduler {
     }
 
     private void preempt(Sequence victim) {
+        if (victim.firstTokenNanos < 0) {
+            pendingPromptTokens += Math.min(victim.numComputedTokens, victim.promptLength);
+        }
         kv.free(victim.table);
         victim.numComputedTokens = 0;
         victim.preemptions++;

@@ -49,6 +49,8 @@ public final class BlockPool {
     private int listedFree;
 
     private long evictions;
+    private KvEventSink events;
+    private int eventRank;
     private long cachedBlocks;
 
     /**
@@ -86,6 +88,12 @@ public final class BlockPool {
         freeNext = Arrays.copyOf(freeNext, cap);
         dupPrev = Arrays.copyOf(dupPrev, cap);
         dupNext = Arrays.copyOf(dupNext, cap);
+    }
+
+    /** Publishes this pool's stored/removed events to {@code sink} as rank {@code rank} (null: none). */
+    public void eventSink(KvEventSink sink, int rank) {
+        this.events = sink;
+        this.eventRank = rank;
     }
 
     /** Total blocks including the null block. */
@@ -180,6 +188,9 @@ public final class BlockPool {
         int head = cacheHeads.putIfAbsent(blockHash, block);
         if (head == NIL) {
             dupPrev[block] = NIL;
+            if (events != null) {
+                events.stored(eventRank, blockHash);
+            }
         } else {
             int tail = head;
             while (dupNext[tail] != NIL) {
@@ -209,6 +220,9 @@ public final class BlockPool {
         if (prev == NIL) {
             if (next == NIL) {
                 cacheHeads.remove(h);
+                if (events != null) {
+                    events.removed(eventRank, h);
+                }
             } else {
                 cacheHeads.put(h, next);
             }

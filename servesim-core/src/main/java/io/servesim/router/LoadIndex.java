@@ -13,8 +13,6 @@ public final class LoadIndex {
     private final int[] heap;
     private final int[] position;
     private final long[] key;
-    private final int[] waiting;
-    private final int[] running;
 
     /** Creates an index over {@code ranks} ranks, all with score 0. */
     public LoadIndex(int ranks) {
@@ -24,8 +22,6 @@ public final class LoadIndex {
         heap = new int[ranks];
         position = new int[ranks];
         key = new long[ranks];
-        waiting = new int[ranks];
-        running = new int[ranks];
         for (int i = 0; i < ranks; i++) {
             heap[i] = i;
             position[i] = i;
@@ -38,11 +34,14 @@ public final class LoadIndex {
         return 4L * waitingCount + runningCount;
     }
 
-    /** Updates a rank's counts. */
+    /** Updates a rank's counts (its score becomes 4 × waiting + running). */
     public void update(int rank, int waitingCount, int runningCount) {
-        waiting[rank] = waitingCount;
-        running[rank] = runningCount;
-        long newKey = (score(waitingCount, runningCount) << INDEX_BITS) | rank;
+        setScore(rank, score(waitingCount, runningCount));
+    }
+
+    /** Sets a rank's score directly (any non-negative value below 2^39); lower scores come first. */
+    public void setScore(int rank, long score) {
+        long newKey = (Math.min(score, (1L << 39) - 1) << INDEX_BITS) | rank;
         long old = key[rank];
         key[rank] = newKey;
         if (newKey < old) {
@@ -59,7 +58,7 @@ public final class LoadIndex {
 
     /** The current score of a rank. */
     public long scoreOf(int rank) {
-        return score(waiting[rank], running[rank]);
+        return key[rank] >>> INDEX_BITS;
     }
 
     private void siftUp(int index) {

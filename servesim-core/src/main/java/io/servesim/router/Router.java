@@ -7,6 +7,12 @@ public interface Router {
     /** Chooses the global rank index for a request at its arrival time. */
     int route(Request request);
 
+    /**
+     * A rank's load changed: queue lengths, prompt tokens not yet computed by requests without a first token, and
+     * KV blocks in use.
+     */
+    default void onRankLoad(int rank, int waiting, int running, long pendingPromptTokens, int usedBlocks) {}
+
     /** A session ended (its last turn finished, or a turn was rejected); routers may drop per-session state. */
     default void onSessionEnded(long sessionId) {}
 

@@ -11,12 +11,36 @@ import io.servesim.sim.RandomStreams;
  * @param load live per-rank load scores
  * @param streams the run's random streams
  * @param affinityLoadCap session_affinity moves a session whose rank's load score exceeds this (null: never)
+ * @param kv kv_aware settings (null: defaults)
+ * @param blockSize the engines' KV block size (tokens)
+ * @param clock virtual time (approximate kv_aware mode expires entries)
  */
 public record RouterContext(
-        int workers, int ranksPerWorker, LoadIndex load, RandomStreams streams, Integer affinityLoadCap) {
-    /** A context without an affinity cap. */
+        int workers,
+        int ranksPerWorker,
+        LoadIndex load,
+        RandomStreams streams,
+        Integer affinityLoadCap,
+        io.servesim.config.KvRouterConfig kv,
+        int blockSize,
+        io.servesim.sim.SimClock clock) {
+    /** A context without an affinity cap or kv settings. */
     public RouterContext(int workers, int ranksPerWorker, LoadIndex load, RandomStreams streams) {
         this(workers, ranksPerWorker, load, streams, null);
+    }
+
+    /** A context with default kv settings, block size 16 and a clock at 0. */
+    public RouterContext(
+            int workers, int ranksPerWorker, LoadIndex load, RandomStreams streams, Integer affinityLoadCap) {
+        this(
+                workers,
+                ranksPerWorker,
+                load,
+                streams,
+                affinityLoadCap,
+                new io.servesim.config.KvRouterConfig(1.0, 0.0, "exact", 120.0),
+                16,
+                () -> 0L);
     }
 
     /** Global rank index of (worker, rank). */

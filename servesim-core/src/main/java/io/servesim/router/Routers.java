@@ -14,6 +14,7 @@ public final class Routers {
         FACTORIES.put("least_loaded", LeastLoadedRouter::new);
         FACTORIES.put("session_affinity", SessionAffinityRouter::new);
         FACTORIES.put("random", RandomRouter::new);
+        FACTORIES.put("kv_aware", KvAwareRouter::new);
     }
 
     private Routers() {}

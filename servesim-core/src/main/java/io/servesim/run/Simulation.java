@@ -6,6 +6,7 @@ import io.servesim.engine.EngineRank;
 import io.servesim.engine.SchedulerSettings;
 import io.servesim.engine.Sequence;
 import io.servesim.engine.StepObserver;
+import io.servesim.engine.VllmScheduler;
 import io.servesim.engine.Worker;
 import io.servesim.metrics.EngineCounters;
 import io.servesim.metrics.RequestLog;
@@ -66,7 +67,20 @@ public final class Simulation implements EngineListener {
         this.router = Routers.create(
                 config.cluster().router().policy(),
                 new RouterContext(
-                        w, dp, load, streams, config.cluster().router().affinityLoadCap()));
+                        w,
+                        dp,
+                        load,
+                        streams,
+                        config.cluster().router().affinityLoadCap(),
+                        config.cluster().router().kv(),
+                        config.engine().kvCache().blockSize(),
+                        queue));
+        if (router instanceof io.servesim.kv.KvEventSink sink
+                && config.cluster().router().kv().mode().equals("exact")) {
+            for (EngineRank r : ranks) {
+                r.scheduler().pool().eventSink(sink, r.globalIndex()); // engines publish stored/removed events
+            }
+        }
         this.workerRequests = new long[w];
         this.workload = switch (config.workload().type()) {
             case "synthetic" ->
@@ -197,11 +211,15 @@ public final class Simulation implements EngineListener {
 
     @Override
     public void onLoadChanged(EngineRank rank) {
+        VllmScheduler s = rank.scheduler();
         if (router.usesLoad()) {
-            load.update(
-                    rank.globalIndex(),
-                    rank.scheduler().numWaiting(),
-                    rank.scheduler().numRunning());
+            load.update(rank.globalIndex(), s.numWaiting(), s.numRunning());
         }
+        router.onRankLoad(
+                rank.globalIndex(),
+                s.numWaiting(),
+                s.numRunning(),
+                s.pendingPromptTokens(),
+                s.pool().usedBlocks());
     }
 }

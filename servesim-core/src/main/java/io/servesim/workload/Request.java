@@ -22,6 +22,8 @@ public final class Request {
     private final long outputSeed;
     private final int[] outputTokenIds;
     private int dpRank = -1;
+    private long[] blockHashes;
+    private int blockHashSize;
 
     /**
      * Creates a request.
@@ -84,6 +86,20 @@ public final class Request {
     public Request dpRank(int rank) {
         this.dpRank = rank;
         return this;
+    }
+
+    /**
+     * Chained hashes of the prompt's full blocks at {@code blockSize}, computed once by whoever needed them first
+     * (a KV-aware router), so the engine does not hash the prompt again.
+     */
+    public void blockHashes(long[] hashes, int blockSize) {
+        this.blockHashes = hashes;
+        this.blockHashSize = blockSize;
+    }
+
+    /** Precomputed prompt block hashes at {@code blockSize}, or null. */
+    public long[] blockHashes(int blockSize) {
+        return blockHashSize == blockSize ? blockHashes : null;
     }
 
     /** Dense id in creation order. */

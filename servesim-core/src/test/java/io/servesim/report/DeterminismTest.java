@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml. */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "6fc5680d9beeafd5c31d23088969f006161d2a8eb688d954226d751df57d3b9d";
+            "b4941a60e7a275968e00cfce2076c6b8b13eef889c2d2b73e155de3ec71cdca4";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
