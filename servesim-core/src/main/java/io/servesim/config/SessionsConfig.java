@@ -5,6 +5,7 @@ package io.servesim.config;
  * {@code shared_prefix_tokens} are common to the session's prefix group (session i mod {@code prefix_groups}); turn k+1's prompt is turn k's prompt + turn k's output +
  * {@code new_input_tokens}, so it hits the cache. The next turn is released {@code think_time_ms} after the previous
  * one completes (closed loop). The run stops after {@code sessions} sessions or {@code duration_s} of session starts.
+ * A seeded {@code migrate_fraction} of follow-up turns is sent to a different worker than the previous turn.
  */
 public record SessionsConfig(
         Long sessions,
@@ -15,7 +16,8 @@ public record SessionsConfig(
         DistributionConfig outputTokens,
         DistributionConfig thinkTimeMs,
         int sharedPrefixTokens,
-        int prefixGroups) {
+        int prefixGroups,
+        double migrateFraction) {
     /** Validates counts and lengths. */
     public SessionsConfig {
         if (sessions == null && durationS == null) {
@@ -39,5 +41,8 @@ public record SessionsConfig(
         Check.present("think_time_ms", thinkTimeMs);
         Check.atLeast("shared_prefix_tokens", sharedPrefixTokens, 0);
         Check.atLeast("prefix_groups", prefixGroups, 1);
+        if (!(migrateFraction >= 0 && migrateFraction <= 1)) {
+            throw new ConfigException("migrate_fraction", "must be between 0 and 1, got " + migrateFraction);
+        }
     }
 }

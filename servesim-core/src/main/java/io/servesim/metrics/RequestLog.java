@@ -22,6 +22,10 @@ public final class RequestLog {
     private final IntArrayList cachedTokens = new IntArrayList();
     private final IntArrayList preemptions = new IntArrayList();
     private final IntArrayList status = new IntArrayList();
+    private final IntArrayList hintWorker = new IntArrayList();
+    private final IntArrayList hintRank = new IntArrayList();
+    private final IntArrayList hintBlocks = new IntArrayList();
+    private final IntArrayList migrated = new IntArrayList();
 
     /** Appends one finished request. */
     public void add(
@@ -38,7 +42,11 @@ public final class RequestLog {
             int output,
             int cached,
             int preempted,
-            RequestStatus st) {
+            RequestStatus st,
+            int hintWorkerId,
+            int hintRankId,
+            int hintBlockCount,
+            boolean wasMigrated) {
         requestId.add(id);
         sessionId.add(session);
         turn.add(turnIndex);
@@ -53,6 +61,10 @@ public final class RequestLog {
         cachedTokens.add(cached);
         preemptions.add(preempted);
         status.add(st.ordinal());
+        hintWorker.add(hintWorkerId);
+        hintRank.add(hintRankId);
+        hintBlocks.add(hintBlockCount);
+        migrated.add(wasMigrated ? 1 : 0);
     }
 
     /** Number of records. */
@@ -128,6 +140,26 @@ public final class RequestLog {
     /** Status of record i. */
     public RequestStatus status(int i) {
         return RequestStatus.values()[status.getInt(i)];
+    }
+
+    /** The hint's worker of record i (the session's previous worker when the target differed), or -1. */
+    public int hintWorker(int i) {
+        return hintWorker.getInt(i);
+    }
+
+    /** The hint's rank of record i, or -1. */
+    public int hintRank(int i) {
+        return hintRank.getInt(i);
+    }
+
+    /** Leading prompt blocks the hinted rank held when record i was routed. */
+    public int hintBlocks(int i) {
+        return hintBlocks.getInt(i);
+    }
+
+    /** Whether record i was a migrated session turn. */
+    public boolean migrated(int i) {
+        return migrated.getInt(i) != 0;
     }
 
     /** Record indices ordered by request id. */

@@ -49,7 +49,11 @@ public final class ReportWriter {
             "cached_tokens",
             "preemptions",
             "status",
-            "finish_reason");
+            "finish_reason",
+            "hint_worker",
+            "hint_rank",
+            "hint_blocks",
+            "migrated");
 
     private static final JsonMapper JSON = JsonMapper.builder()
             .enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
@@ -206,6 +210,16 @@ public final class ReportWriter {
             sb.append(',').append(log.preemptions(i));
             sb.append(',').append(st.status());
             sb.append(',').append(st.reason());
+            sb.append(',');
+            if (log.hintWorker(i) >= 0) {
+                sb.append(log.hintWorker(i));
+            }
+            sb.append(',');
+            if (log.hintRank(i) >= 0) {
+                sb.append(log.hintRank(i));
+            }
+            sb.append(',').append(log.hintBlocks(i));
+            sb.append(',').append(log.migrated(i));
             sb.append('\n');
             w.append(sb);
         }
@@ -242,8 +256,12 @@ public final class ReportWriter {
             sb.append(",\"finish_reason\":\"").append(st.reason()).append('"');
             sb.append(",\"first_scheduled_ns\":").append(log.firstScheduledNanos(i));
             sb.append(",\"first_token_ns\":").append(log.firstTokenNanos(i));
+            sb.append(",\"hint_blocks\":").append(log.hintBlocks(i));
+            sb.append(",\"hint_rank\":").append(log.hintRank(i));
+            sb.append(",\"hint_worker\":").append(log.hintWorker(i));
             sb.append(",\"input_tokens\":").append(log.inputTokens(i));
             sb.append(",\"last_token_ns\":").append(log.lastTokenNanos(i));
+            sb.append(",\"migrated\":").append(log.migrated(i));
             sb.append(",\"output_tokens\":").append(log.outputTokens(i));
             sb.append(",\"preemptions\":").append(log.preemptions(i));
             sb.append(",\"rank\":").append(log.rank(i));

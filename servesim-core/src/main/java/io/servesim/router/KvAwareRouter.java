@@ -54,14 +54,18 @@ public final class KvAwareRouter implements Router, KvEventSink {
     private final LongArrayFIFOQueue expiryHashes = new LongArrayFIFOQueue();
     private final LongArrayFIFOQueue expiryRanks = new LongArrayFIFOQueue();
     private final LongArrayFIFOQueue expiryTimes = new LongArrayFIFOQueue();
+    private final int perWorker;
     private double bestCost;
     private int bestRank;
+    private int excludedFrom = -1;
+    private int excludedTo = -1;
 
     /** Creates the router. */
     public KvAwareRouter(RouterContext context) {
         expiry.defaultReturnValue(Long.MIN_VALUE);
         KvRouterConfig c = context.kv();
         this.ranks = context.workers() * context.ranksPerWorker();
+        this.perWorker = context.ranksPerWorker();
         this.blockSize = context.blockSize();
         this.weight = c.overlapWeight();
         this.temperature = c.temperature();
@@ -96,6 +100,22 @@ public final class KvAwareRouter implements Router, KvEventSink {
     }
 
     @Override
+    public int routeExcluding(Request request, int excludedWorker) {
+        excludedFrom = excludedWorker * perWorker;
+        excludedTo = excludedFrom + perWorker;
+        try {
+            return route(request);
+        } finally {
+            excludedFrom = -1;
+            excludedTo = -1;
+        }
+    }
+
+    private boolean excluded(int rank) {
+        return rank >= excludedFrom && rank < excludedTo;
+    }
+
+    @Override
     public int route(Request request) {
         if (approximate) {
             expire(clock.nowNanos());
@@ -117,7 +137,7 @@ public final class KvAwareRouter implements Router, KvEventSink {
         bestCost = Double.POSITIVE_INFINITY;
         bestRank = -1;
         evaluated.clear();
-        int top = base.leastLoaded();
+        int top = excludedFrom < 0 ? base.leastLoaded() : base.leastLoadedExcluding(excludedFrom, perWorker);
         double minBase = baseCost(top);
         for (int d = depth; d >= 1; d--) {
             // ranks not evaluated yet hold at most d leading blocks: none can cost less than this bound
@@ -134,7 +154,7 @@ public final class KvAwareRouter implements Router, KvEventSink {
             }
             for (IntIterator it = h.iterator(); it.hasNext(); ) {
                 int r = it.nextInt();
-                if (evaluated.add(r)) {
+                if (!excluded(r) && evaluated.add(r)) {
                     consider(r, overlap(hashes, maxHit, r));
                 }
             }
@@ -168,16 +188,16 @@ public final class KvAwareRouter implements Router, KvEventSink {
         double min = Double.POSITIVE_INFINITY;
         double max = Double.NEGATIVE_INFINITY;
         for (int r = 0; r < ranks; r++) {
+            if (excluded(r)) {
+                continue;
+            }
             cost[r] = baseCost(r) - weight * overlap(hashes, maxHit, r);
             min = Math.min(min, cost[r]);
             max = Math.max(max, cost[r]);
         }
-        if (max == min) {
-            return rng.nextInt(ranks);
-        }
         double sum = 0;
         for (int r = 0; r < ranks; r++) {
-            cost[r] = StrictMath.exp(-((cost[r] - min) / (max - min)) / temperature);
+            cost[r] = excluded(r) ? 0 : max == min ? 1 : StrictMath.exp(-((cost[r] - min) / (max - min)) / temperature);
             sum += cost[r];
         }
         double u = rng.nextDouble() * sum;

@@ -56,6 +56,23 @@ public final class LoadIndex {
         return heap[0];
     }
 
+    /** The least-loaded rank outside [{@code from}, {@code from + count}) (O(count · log R)); -1 if none. */
+    public int leastLoadedExcluding(int from, int count) {
+        if (count >= heap.length) {
+            return -1;
+        }
+        long[] saved = new long[count];
+        for (int i = 0; i < count; i++) {
+            saved[i] = key[from + i] >>> INDEX_BITS;
+            setScore(from + i, (1L << 39) - 1);
+        }
+        int best = heap[0];
+        for (int i = 0; i < count; i++) {
+            setScore(from + i, saved[i]);
+        }
+        return best;
+    }
+
     /** The current score of a rank. */
     public long scoreOf(int rank) {
         return key[rank] >>> INDEX_BITS;

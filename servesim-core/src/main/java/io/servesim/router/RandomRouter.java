@@ -8,11 +8,19 @@ import java.util.SplittableRandom;
 public final class RandomRouter implements Router {
     private final SplittableRandom rng;
     private final int ranks;
+    private final int perWorker;
 
     /** Creates the router. */
     public RandomRouter(RouterContext context) {
         this.rng = context.streams().stream(RandomStreams.ROUTER, 0);
         this.ranks = context.workers() * context.ranksPerWorker();
+        this.perWorker = context.ranksPerWorker();
+    }
+
+    @Override
+    public int routeExcluding(Request request, int excludedWorker) {
+        int g = rng.nextInt(ranks - perWorker);
+        return g >= excludedWorker * perWorker ? g + perWorker : g;
     }
 
     @Override

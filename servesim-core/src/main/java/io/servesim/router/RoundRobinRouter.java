@@ -18,6 +18,15 @@ public final class RoundRobinRouter implements Router {
     }
 
     @Override
+    public int routeExcluding(Request request, int excludedWorker) {
+        int g = route(request);
+        if (g / context.ranksPerWorker() == excludedWorker) {
+            g = route(request); // the next worker in the rotation
+        }
+        return g;
+    }
+
+    @Override
     public int route(Request request) {
         int w = workerCursor;
         workerCursor = w + 1 == context.workers() ? 0 : w + 1;

@@ -8,6 +8,12 @@ public interface Router {
     int route(Request request);
 
     /**
+     * Chooses a rank on any worker but {@code excludedWorker} (a migrating session turn), by this router's own rule
+     * applied to the other workers. Only called when there are at least two workers.
+     */
+    int routeExcluding(Request request, int excludedWorker);
+
+    /**
      * A rank's load changed: queue lengths, prompt tokens not yet computed by requests without a first token, and
      * KV blocks in use.
      */

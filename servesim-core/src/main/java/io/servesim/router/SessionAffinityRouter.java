@@ -12,6 +12,7 @@ import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
  */
 public final class SessionAffinityRouter implements Router {
     private final LoadIndex load;
+    private final int perWorker;
     private final long cap;
     private final Long2IntOpenHashMap sessionRank = new Long2IntOpenHashMap();
     private long moves;
@@ -19,6 +20,7 @@ public final class SessionAffinityRouter implements Router {
     /** Creates the router. */
     public SessionAffinityRouter(RouterContext context) {
         this.load = context.load();
+        this.perWorker = context.ranksPerWorker();
         this.cap = context.affinityLoadCap() == null ? Long.MAX_VALUE : context.affinityLoadCap();
         sessionRank.defaultReturnValue(-1);
     }
@@ -50,6 +52,20 @@ public final class SessionAffinityRouter implements Router {
             }
         } else if (request.lastTurn()) {
             sessionRank.remove(session);
+        }
+        return rank;
+    }
+
+    /** A migrating turn moves its session to the least-loaded rank on another worker, which it then sticks to. */
+    @Override
+    public int routeExcluding(Request request, int excludedWorker) {
+        int rank = load.leastLoadedExcluding(excludedWorker * perWorker, perWorker);
+        if (request.sessionId() >= 0) {
+            if (request.lastTurn()) {
+                sessionRank.remove(request.sessionId());
+            } else {
+                sessionRank.put(request.sessionId(), rank);
+            }
         }
         return rank;
     }

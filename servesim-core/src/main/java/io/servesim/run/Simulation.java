@@ -42,6 +42,8 @@ public final class Simulation implements EngineListener {
     private final LoadIndex load;
     private final Workload workload;
     private final long[] workerRequests;
+    private final it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap sessionRank =
+            new it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap();
     private long lastFinishNanos;
 
     /** Builds a simulation (validating names against the registries) without running it. */
@@ -82,6 +84,7 @@ public final class Simulation implements EngineListener {
             }
         }
         this.workerRequests = new long[w];
+        sessionRank.defaultReturnValue(-1);
         this.workload = switch (config.workload().type()) {
             case "synthetic" ->
                 new SyntheticWorkload(
@@ -128,6 +131,7 @@ public final class Simulation implements EngineListener {
             @Override
             public void sessionEnded(long sessionId) {
                 router.onSessionEnded(sessionId);
+                sessionRank.remove(sessionId);
             }
         });
         while (queue.runNext()) {
@@ -167,15 +171,47 @@ public final class Simulation implements EngineListener {
     }
 
     private void dispatch(Request request) {
-        int g = router.route(request);
+        long session = request.sessionId();
+        int previous = session >= 0 ? sessionRank.get(session) : -1;
+        int dp = config.cluster().attentionDp();
+        boolean migrating = request.migrate() && previous >= 0 && workers.length > 1;
+        int g = migrating ? router.routeExcluding(request, previous / dp) : router.route(request);
         if (request.dpRank() >= 0) {
             // an authored dp_rank wins over the router's rank choice (the router still picks the worker)
-            int dp = config.cluster().attentionDp();
             g = (g / dp) * dp + request.dpRank();
+        }
+        if (previous >= 0 && previous / dp != g / dp) {
+            // the hint: where the session's previous turn ran, and how much of this prompt that rank still holds
+            request.routed(migrating, previous / dp, previous % dp, heldBlocks(ranks[previous], request));
+        } else {
+            request.routed(false, -1, -1, 0);
+        }
+        if (session >= 0) {
+            sessionRank.put(session, g);
         }
         EngineRank rank = ranks[g];
         workerRequests[rank.workerId()]++;
         rank.submit(request);
+    }
+
+    /** Leading full prompt blocks of {@code request} cached on {@code rank}: O(matched blocks) lookups. */
+    private static int heldBlocks(EngineRank rank, Request request) {
+        io.servesim.kv.BlockPool pool = rank.scheduler().pool();
+        int bs = rank.scheduler().settings().blockSize();
+        int[] tokens = request.promptTokens();
+        long[] pre = request.blockHashes(bs);
+        int full = tokens.length / bs;
+        long parent = io.servesim.kv.BlockHasher.ROOT;
+        int held = 0;
+        for (int b = 0; b < full; b++) {
+            long h = pre != null ? pre[b] : io.servesim.kv.BlockHasher.hashBlock(parent, tokens, b * bs, bs);
+            if (pool.lookup(h) < 0) {
+                break;
+            }
+            held++;
+            parent = h;
+        }
+        return held;
     }
 
     @Override
@@ -205,7 +241,11 @@ public final class Simulation implements EngineListener {
                 s.numOutputTokens(),
                 Math.max(0, s.cachedTokensAtFirstAdmission()),
                 s.preemptions(),
-                status);
+                status,
+                r.hintWorker(),
+                r.hintRank(),
+                r.hintBlocks(),
+                r.migrated());
         workload.onRequestDone(r, s.numOutputTokens(), rejected);
     }
 

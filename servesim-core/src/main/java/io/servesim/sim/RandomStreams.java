@@ -21,6 +21,8 @@ public final class RandomStreams {
     public static final long ROUTER = 4;
     /** Domain: shared prefixes. */
     public static final long PREFIXES = 5;
+    /** Domain: session migration draws (per session and turn). */
+    public static final long MIGRATION = 6;
 
     private final long seed;
 

@@ -22,6 +22,11 @@ public final class Request {
     private final long outputSeed;
     private final int[] outputTokenIds;
     private int dpRank = -1;
+    private boolean migrate;
+    private boolean migrated;
+    private int hintWorker = -1;
+    private int hintRank = -1;
+    private int hintBlocks;
     private long[] blockHashes;
     private int blockHashSize;
 
@@ -100,6 +105,48 @@ public final class Request {
     /** Precomputed prompt block hashes at {@code blockSize}, or null. */
     public long[] blockHashes(int blockSize) {
         return blockHashSize == blockSize ? blockHashes : null;
+    }
+
+    /** Whether this follow-up turn must go to a different worker than the session's previous turn. */
+    public boolean migrate() {
+        return migrate;
+    }
+
+    /** Marks this follow-up turn for migration (before submission). */
+    public Request migrate(boolean value) {
+        this.migrate = value;
+        return this;
+    }
+
+    /**
+     * Records routing facts: whether the turn was migrated, and the hint (previous worker and rank of the session,
+     * and how many of this prompt's leading blocks that rank holds), or -1 when there is no hint.
+     */
+    public void routed(boolean wasMigrated, int worker, int rank, int blocks) {
+        this.migrated = wasMigrated;
+        this.hintWorker = worker;
+        this.hintRank = rank;
+        this.hintBlocks = blocks;
+    }
+
+    /** Whether this turn was sent away from the session's previous worker on purpose. */
+    public boolean migrated() {
+        return migrated;
+    }
+
+    /** The hint's worker (the session's previous worker when the target differs), or -1. */
+    public int hintWorker() {
+        return hintWorker;
+    }
+
+    /** The hint's rank within {@link #hintWorker()}, or -1. */
+    public int hintRank() {
+        return hintRank;
+    }
+
+    /** Leading prompt blocks the hinted rank holds (0 without a hint). */
+    public int hintBlocks() {
+        return hintBlocks;
     }
 
     /** Dense id in creation order. */

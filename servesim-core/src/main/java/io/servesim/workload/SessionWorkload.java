@@ -133,6 +133,9 @@ public final class SessionWorkload implements Workload, EventHandler {
         long outputSeed = rng.nextLong();
         boolean last = turn == config.turns() - 1;
         Request r = new Request(created++, s.id, turn, last, now, prompt, output, outputSeed);
+        if (turn > 0 && config.migrateFraction() > 0) {
+            r.migrate(migrates(streams, s.id, turn, config.migrateFraction()));
+        }
         s.lastPrompt = prompt;
         s.lastRequest = r;
         sink.submit(r);
@@ -156,6 +159,13 @@ public final class SessionWorkload implements Workload, EventHandler {
         s.lastGenerated = generatedTokens;
         long think = Math.round(Distributions.sampleDouble(config.thinkTimeMs(), s.rng) * 1e6);
         queue.schedule(now + think, Phase.ARRIVAL, s.id + 1, this, NEXT_TURN, s.id);
+    }
+
+    /** Whether follow-up {@code turn} of {@code session} migrates: its own seeded draw is below the fraction. */
+    public static boolean migrates(RandomStreams streams, long session, int turn, double fraction) {
+        return streams.stream(RandomStreams.MIGRATION, io.servesim.sim.Mix64.mix(session, turn))
+                        .nextDouble()
+                < fraction;
     }
 
     @Override

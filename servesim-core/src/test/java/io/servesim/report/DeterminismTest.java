@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml. */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "b4941a60e7a275968e00cfce2076c6b8b13eef889c2d2b73e155de3ec71cdca4";
+            "f97613bd89c81a83752ccd1d1a31035d59fb9b4cc15a0cd6c018b81cdcf81d58";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);

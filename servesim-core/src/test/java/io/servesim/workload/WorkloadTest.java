@@ -132,7 +132,8 @@ class WorkloadTest {
                         DistributionConfig.fixed(4),
                         DistributionConfig.fixed(100),
                         0,
-                        1),
+                        1,
+                        0.0),
                 new ArrivalConfig("constant", 1.0, null),
                 new RandomStreams(2));
         w.start(q, got::add);
@@ -162,7 +163,7 @@ class WorkloadTest {
         EventQueue q = new EventQueue();
         List<Request> got = new ArrayList<>();
         SessionWorkload w = new SessionWorkload(
-                new SessionsConfig(2L, null, 3, TEN, TEN, TEN, DistributionConfig.fixed(0), 0, 1),
+                new SessionsConfig(2L, null, 3, TEN, TEN, TEN, DistributionConfig.fixed(0), 0, 1, 0.0),
                 new ArrivalConfig("concurrency", null, 1),
                 new RandomStreams(2));
         w.start(q, got::add);
