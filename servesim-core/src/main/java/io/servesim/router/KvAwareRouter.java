@@ -123,7 +123,7 @@ public final class KvAwareRouter implements Router, KvEventSink {
         long[] hashes = promptHashes(request);
         int maxHit = Math.min((request.promptLength() - 1) / blockSize, hashes.length);
         int depth = 0;
-        while (depth < maxHit && index.holders(hashes[depth]) != null) {
+        while (depth < maxHit && index.count(hashes[depth]) > 0) {
             depth++;
         }
         int chosen = temperature > 0 ? sample(hashes, maxHit) : lowestCost(hashes, depth, maxHit);
@@ -145,14 +145,20 @@ public final class KvAwareRouter implements Router, KvEventSink {
             if (bestCost <= bound) {
                 break;
             }
-            IntOpenHashSet h = index.holders(hashes[d - 1]);
-            if (h == null) {
-                continue;
-            }
-            if (h.size() == ranks) {
+            long h = hashes[d - 1];
+            int count = index.count(h);
+            if (count == ranks) {
                 break; // every rank holds this depth: the heap top is the best of the rest
             }
-            for (IntIterator it = h.iterator(); it.hasNext(); ) {
+            int only = index.single(h);
+            if (only >= 0) {
+                if (!excluded(only) && evaluated.add(only)) {
+                    consider(only, overlap(hashes, maxHit, only));
+                }
+                continue;
+            }
+            IntIterator it = index.several(h);
+            while (it != null && it.hasNext()) {
                 int r = it.nextInt();
                 if (!excluded(r) && evaluated.add(r)) {
                     consider(r, overlap(hashes, maxHit, r));
