@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.servesim.report.ReportWriter;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,14 +50,8 @@ class ReplayCommandTest {
     @TempDir
     Path tmp;
 
-    /** The outcome of one CLI invocation. */
-    private record Run(int exit, String out, String err) {}
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Run(code, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     private Path writeConfig(String name, String yaml) throws IOException {
@@ -72,7 +64,7 @@ class ReplayCommandTest {
         return writeConfig("small.yaml", SMALL);
     }
 
-    private Run replay(Path config, Path out, String... extra) {
+    private CliRun replay(Path config, Path out, String... extra) {
         List<String> args = new ArrayList<>(List.of("replay", config.toString(), "--out", out.toString()));
         args.addAll(Arrays.asList(extra));
         return run(args.toArray(String[]::new));
@@ -84,7 +76,7 @@ class ReplayCommandTest {
     void replay_exitsZeroAndWritesAllThreeReports() throws IOException {
         Path out = tmp.resolve("out");
 
-        Run r = replay(smallConfig(), out);
+        CliRun r = replay(smallConfig(), out);
 
         assertThat(r.exit()).as("stderr: %s", r.err()).isEqualTo(Main.OK);
         assertThat(r.err()).isEmpty();
@@ -237,7 +229,7 @@ class ReplayCommandTest {
     void setOverrides_reachTheRun() throws IOException {
         Path out = tmp.resolve("out");
 
-        Run r = replay(smallConfig(), out, "--set", "workload.synthetic.requests=7", "--set", "cluster.workers=3");
+        CliRun r = replay(smallConfig(), out, "--set", "workload.synthetic.requests=7", "--set", "cluster.workers=3");
 
         assertThat(r.exit()).as("stderr: %s", r.err()).isEqualTo(Main.OK);
         assertThat(Files.readAllLines(out.resolve("requests.csv"))).hasSize(7 + 1);
@@ -248,7 +240,7 @@ class ReplayCommandTest {
     void requestsCsvDisabled_isNotWritten() throws IOException {
         Path out = tmp.resolve("out");
 
-        Run r = replay(smallConfig(), out, "--set", "output.requests_csv=false");
+        CliRun r = replay(smallConfig(), out, "--set", "output.requests_csv=false");
 
         assertThat(r.exit()).isEqualTo(Main.OK);
         assertThat(out.resolve("requests.csv")).doesNotExist();
@@ -275,7 +267,7 @@ class ReplayCommandTest {
                 """);
         Path out = tmp.resolve("out");
 
-        Run r = replay(cfg, out);
+        CliRun r = replay(cfg, out);
 
         assertThat(r.exit()).as("stderr: %s", r.err()).isEqualTo(Main.OK);
         List<String> lines = Files.readAllLines(out.resolve("requests.csv"), StandardCharsets.UTF_8);
@@ -293,7 +285,7 @@ class ReplayCommandTest {
     void unwritableOutputDirectory_exitsOne() throws IOException {
         Path notADir = writeConfig("occupied", "a regular file, not a directory\n");
 
-        Run r = replay(smallConfig(), notADir);
+        CliRun r = replay(smallConfig(), notADir);
 
         assertThat(r.exit()).isEqualTo(Main.FAILURE);
         assertThat(r.err()).contains("error:").contains("occupied");
@@ -306,7 +298,7 @@ class ReplayCommandTest {
         Path cfg = writeConfig("bad.yaml", SMALL + "output:\n  request_csv: true\n");
         Path out = tmp.resolve("out");
 
-        Run r = replay(cfg, out);
+        CliRun r = replay(cfg, out);
 
         assertThat(r.exit()).isEqualTo(Main.USAGE);
         assertThat(r.err())
@@ -318,7 +310,7 @@ class ReplayCommandTest {
 
     @Test
     void negativeRate_exitsTwoNamingTheField() throws IOException {
-        Run r = replay(smallConfig(), tmp.resolve("out"), "--set", "workload.arrival.rate=-5");
+        CliRun r = replay(smallConfig(), tmp.resolve("out"), "--set", "workload.arrival.rate=-5");
 
         assertThat(r.exit()).isEqualTo(Main.USAGE);
         assertThat(r.err()).contains("workload.arrival.rate");
@@ -328,7 +320,7 @@ class ReplayCommandTest {
     void negativeRateInTheFile_exitsTwoNamingTheField() throws IOException {
         Path cfg = writeConfig("bad.yaml", SMALL.replace("rate: 200.0", "rate: -200.0"));
 
-        Run r = replay(cfg, tmp.resolve("out"));
+        CliRun r = replay(cfg, tmp.resolve("out"));
 
         assertThat(r.exit()).isEqualTo(Main.USAGE);
         assertThat(r.err()).contains("workload.arrival.rate");
@@ -338,7 +330,7 @@ class ReplayCommandTest {
     void wrongType_exitsTwoNamingTheField() throws IOException {
         Path cfg = writeConfig("bad.yaml", SMALL.replace("workers: 2", "workers: two"));
 
-        Run r = replay(cfg, tmp.resolve("out"));
+        CliRun r = replay(cfg, tmp.resolve("out"));
 
         assertThat(r.exit()).isEqualTo(Main.USAGE);
         assertThat(r.err()).contains("cluster.workers");
@@ -348,7 +340,7 @@ class ReplayCommandTest {
     void unknownRouterPolicy_exitsTwoNamingTheFieldAndTheKnownRouters() throws IOException {
         Path cfg = writeConfig("bad.yaml", SMALL.replace("policy: least_loaded", "policy: random_walk"));
 
-        Run r = replay(cfg, tmp.resolve("out"));
+        CliRun r = replay(cfg, tmp.resolve("out"));
 
         assertThat(r.exit()).isEqualTo(Main.USAGE);
         assertThat(r.err())
@@ -362,7 +354,7 @@ class ReplayCommandTest {
         Path cfg = writeConfig("bad.yaml", SMALL.replace("type: fixed\n  fixed:", "type: roofline\n  fixed:"));
         assertThat(Files.readString(cfg)).contains("roofline");
 
-        Run r = replay(cfg, tmp.resolve("out"));
+        CliRun r = replay(cfg, tmp.resolve("out"));
 
         assertThat(r.exit()).isEqualTo(Main.USAGE);
         assertThat(r.err()).contains("timing.type").contains("roofline").contains("polynomial");
@@ -372,7 +364,7 @@ class ReplayCommandTest {
     void missingConfigFile_exitsTwo() {
         Path missing = tmp.resolve("does-not-exist.yaml");
 
-        Run r = replay(missing, tmp.resolve("out"));
+        CliRun r = replay(missing, tmp.resolve("out"));
 
         assertThat(r.exit()).isEqualTo(Main.USAGE);
         assertThat(r.err()).contains("not found").contains("does-not-exist.yaml");
@@ -382,7 +374,7 @@ class ReplayCommandTest {
     void malformedYaml_exitsTwoNamingTheFile() throws IOException {
         Path cfg = writeConfig("broken.yaml", "cluster:\n  workers: [2\n");
 
-        Run r = replay(cfg, tmp.resolve("out"));
+        CliRun r = replay(cfg, tmp.resolve("out"));
 
         assertThat(r.exit()).isEqualTo(Main.USAGE);
         assertThat(r.err()).contains("broken.yaml").contains("malformed YAML");
@@ -390,7 +382,7 @@ class ReplayCommandTest {
 
     @Test
     void noArguments_exitsTwo() {
-        Run r = run();
+        CliRun r = run();
 
         assertThat(r.exit()).isEqualTo(Main.USAGE);
         assertThat(r.err()).contains("missing subcommand");
@@ -398,7 +390,7 @@ class ReplayCommandTest {
 
     @Test
     void replayWithoutConfig_exitsTwo() {
-        Run r = run("replay");
+        CliRun r = run("replay");
 
         assertThat(r.exit()).isEqualTo(Main.USAGE);
         assertThat(r.err()).contains("CONFIG");
@@ -406,7 +398,7 @@ class ReplayCommandTest {
 
     @Test
     void unknownOption_exitsTwo() throws IOException {
-        Run r = run("replay", smallConfig().toString(), "--bogus");
+        CliRun r = run("replay", smallConfig().toString(), "--bogus");
 
         assertThat(r.exit()).isEqualTo(Main.USAGE);
         assertThat(r.err()).contains("--bogus");
@@ -414,7 +406,7 @@ class ReplayCommandTest {
 
     @Test
     void help_exitsZeroAndPrintsUsage() {
-        Run r = run("replay", "--help");
+        CliRun r = run("replay", "--help");
 
         assertThat(r.exit()).isEqualTo(Main.OK);
         assertThat(r.out()).contains("replay").contains("--set").contains("--out");

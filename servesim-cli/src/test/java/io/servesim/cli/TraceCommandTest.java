@@ -3,8 +3,6 @@ package io.servesim.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,18 +16,13 @@ class TraceCommandTest {
     @TempDir
     Path tmp;
 
-    private record Run(int exit, String out, String err) {}
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Run(code, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     @Test
     void stats_printsRowsSpanLengthsSessionsAndReuse() {
-        Run r = run("trace", "stats", FIXTURES.resolve("sessions.jsonl").toString());
+        CliRun r = run("trace", "stats", FIXTURES.resolve("sessions.jsonl").toString());
         assertThat(r.exit()).isEqualTo(Main.OK);
         assertThat(r.out())
                 .contains("rows        3")
@@ -39,14 +32,14 @@ class TraceCommandTest {
 
     @Test
     void stats_unknownFormat_isAUsageError() {
-        Run r = run("trace", "stats", FIXTURES.resolve("sessions.jsonl").toString(), "--format", "csv");
+        CliRun r = run("trace", "stats", FIXTURES.resolve("sessions.jsonl").toString(), "--format", "csv");
         assertThat(r.exit()).isEqualTo(Main.USAGE);
         assertThat(r.err()).contains("unknown trace format 'csv'").contains("mooncake, azure, vllm_bench, servesim");
     }
 
     @Test
     void stats_malformedRow_isAnInputErrorNamingFileAndLine() {
-        Run r = run("trace", "stats", FIXTURES.resolve("bad_json.jsonl").toString());
+        CliRun r = run("trace", "stats", FIXTURES.resolve("bad_json.jsonl").toString());
         assertThat(r.exit()).isEqualTo(Main.USAGE);
         assertThat(r.err()).contains("bad_json.jsonl:2: not valid JSON");
     }
@@ -54,7 +47,7 @@ class TraceCommandTest {
     @Test
     void convert_writesNativeJsonl_compressedByExtension_andItReplays() throws IOException {
         Path out = tmp.resolve("conv.jsonl.zst");
-        Run c = run(
+        CliRun c = run(
                 "trace",
                 "convert",
                 FIXTURES.resolve("mooncake_conversation_first200.jsonl").toString(),
@@ -64,7 +57,7 @@ class TraceCommandTest {
                 out.toString());
         assertThat(c.exit()).isEqualTo(Main.OK);
         assertThat(c.out()).contains("wrote 200 rows");
-        Run s = run("trace", "stats", out.toString(), "--format", "servesim");
+        CliRun s = run("trace", "stats", out.toString(), "--format", "servesim");
         assertThat(s.exit()).isEqualTo(Main.OK);
         assertThat(s.out()).contains("rows        200");
         Path cfg = tmp.resolve("t.yaml");
@@ -73,7 +66,8 @@ class TraceCommandTest {
                 "workload: {type: trace, trace: {format: servesim, path: '" + out + "', limit: 20}}\n"
                         + "timing: {type: fixed}\n",
                 StandardCharsets.UTF_8);
-        Run replay = run("replay", cfg.toString(), "--out", tmp.resolve("run").toString());
+        CliRun replay =
+                run("replay", cfg.toString(), "--out", tmp.resolve("run").toString());
         assertThat(replay.exit()).as(replay.err()).isEqualTo(Main.OK);
         assertThat(replay.out()).contains("requests 20");
     }
@@ -86,13 +80,13 @@ class TraceCommandTest {
                 "workload: {type: trace, trace: {format: mooncake, path: '" + FIXTURES.resolve("bad_json.jsonl")
                         + "'}}\n",
                 StandardCharsets.UTF_8);
-        Run failed = run("replay", cfg.toString(), "--out", tmp.resolve("a").toString());
+        CliRun failed = run("replay", cfg.toString(), "--out", tmp.resolve("a").toString());
         assertThat(failed.exit()).isEqualTo(Main.USAGE);
         assertThat(failed.err())
                 .contains("input error: bad_json.jsonl:2: not valid JSON")
                 .contains("--skip-bad-lines");
         assertThat(tmp.resolve("a").resolve("summary.json")).doesNotExist();
-        Run skipped = run(
+        CliRun skipped = run(
                 "replay",
                 cfg.toString(),
                 "--skip-bad-lines",
@@ -109,7 +103,7 @@ class TraceCommandTest {
     void replay_withoutATracePath_isAConfigError() throws IOException {
         Path cfg = tmp.resolve("nopath.yaml");
         Files.writeString(cfg, "workload: {type: trace}\n", StandardCharsets.UTF_8);
-        Run r = run("replay", cfg.toString());
+        CliRun r = run("replay", cfg.toString());
         assertThat(r.exit()).isEqualTo(Main.USAGE);
         assertThat(r.err()).contains("workload.trace.path: is required when type is trace");
     }

@@ -9,23 +9,16 @@ import tools.jackson.databind.JsonNode;
  * may be partial, so {@code len(hash_ids) == ceil(input_length / trace_block_size)}), optional {@code session_id},
  * {@code delay|delay_ms} (ms) and {@code output_token_ids}. Other fields are ignored.
  */
-final class MooncakeReader implements TraceReader {
-    private final LineReader lines;
+final class MooncakeReader extends JsonLinesReader {
     private final int blockSize;
 
     MooncakeReader(Path path, int traceBlockSize) {
-        this.lines = new LineReader(path);
+        super(path);
         this.blockSize = traceBlockSize;
     }
 
     @Override
-    public TraceRecord next() {
-        String s = lines.next();
-        if (s == null) {
-            return null;
-        }
-        String loc = lines.source() + ":" + lines.line();
-        JsonNode row = JsonRows.parse(s, loc);
+    TraceRecord parse(JsonNode row, String loc, String source, long line) {
         long ts = JsonRows.optTime(row, loc, 1_000_000L, "timestamp", "created_time");
         long[] hashIds = JsonRows.optLongArray(row, loc, "hash_ids");
         if (hashIds == null) {
@@ -50,13 +43,7 @@ final class MooncakeReader implements TraceReader {
         String session = JsonRows.optSession(row, loc, "session_id");
         long delay = JsonRows.optTime(row, loc, 1_000_000L, "delay", "delay_ms");
         int[] outIds = JsonRows.optTokenArray(row, loc, "output_token_ids");
-        return new TraceRecord(
-                lines.source(), lines.line(), ts, session, delay, input, output, hashIds, blockSize, null, outIds, (int)
-                        JsonRows.optLong(row, loc, "dp_rank"));
-    }
-
-    @Override
-    public void close() {
-        lines.close();
+        return new TraceRecord(source, line, ts, session, delay, input, output, hashIds, blockSize, null, outIds, (int)
+                JsonRows.optLong(row, loc, "dp_rank"));
     }
 }

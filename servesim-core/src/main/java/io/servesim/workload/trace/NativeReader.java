@@ -9,7 +9,7 @@ import tools.jackson.databind.JsonNode;
  * {@code session_id}, {@code delay_ms}, {@code input_length}, {@code output_length}, {@code hash_ids} with
  * {@code hash_block_size}, {@code input_token_ids}, {@code output_token_ids}. Unknown fields are errors.
  */
-final class NativeReader implements TraceReader {
+final class NativeReader extends JsonLinesReader {
     static final Set<String> FIELDS = Set.of(
             "arrival_ms",
             "session_id",
@@ -22,20 +22,12 @@ final class NativeReader implements TraceReader {
             "output_token_ids",
             "dp_rank");
 
-    private final LineReader lines;
-
     NativeReader(Path path) {
-        this.lines = new LineReader(path);
+        super(path);
     }
 
     @Override
-    public TraceRecord next() {
-        String s = lines.next();
-        if (s == null) {
-            return null;
-        }
-        String loc = lines.source() + ":" + lines.line();
-        JsonNode row = JsonRows.parse(s, loc);
+    TraceRecord parse(JsonNode row, String loc, String source, long line) {
         for (String f : row.propertyNames()) {
             if (!FIELDS.contains(f)) {
                 throw TraceFormatException.field(
@@ -85,23 +77,7 @@ final class NativeReader implements TraceReader {
             throw TraceFormatException.field(
                     loc, "output_token_ids", "has " + outIds.length + " ids but output_length is " + output);
         }
-        return new TraceRecord(
-                lines.source(),
-                lines.line(),
-                ts,
-                session,
-                delay,
-                input,
-                output,
-                hashIds,
-                hashBlock,
-                inIds,
-                outIds,
-                (int) JsonRows.optLong(row, loc, "dp_rank"));
-    }
-
-    @Override
-    public void close() {
-        lines.close();
+        return new TraceRecord(source, line, ts, session, delay, input, output, hashIds, hashBlock, inIds, outIds, (int)
+                JsonRows.optLong(row, loc, "dp_rank"));
     }
 }

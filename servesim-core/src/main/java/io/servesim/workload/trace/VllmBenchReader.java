@@ -8,21 +8,14 @@ import tools.jackson.databind.JsonNode;
  * {@code arrival_time_ns}, {@code input_tok_ids}, {@code output_tok_ids}, optional {@code session_id}. Prefix
  * hashing is exact because the prompt is the real token sequence.
  */
-final class VllmBenchReader implements TraceReader {
-    private final LineReader lines;
+final class VllmBenchReader extends JsonLinesReader {
 
     VllmBenchReader(Path path) {
-        this.lines = new LineReader(path);
+        super(path);
     }
 
     @Override
-    public TraceRecord next() {
-        String s = lines.next();
-        if (s == null) {
-            return null;
-        }
-        String loc = lines.source() + ":" + lines.line();
-        JsonNode row = JsonRows.parse(s, loc);
+    TraceRecord parse(JsonNode row, String loc, String source, long line) {
         int input = JsonRows.positiveInt(row, loc, "input_toks");
         int output = JsonRows.positiveInt(row, loc, "output_toks");
         long ts = JsonRows.optLong(row, loc, "arrival_time_ns");
@@ -40,12 +33,7 @@ final class VllmBenchReader implements TraceReader {
                     loc, "output_tok_ids", "has " + out.length + " ids but output_toks is " + output);
         }
         String session = JsonRows.optSession(row, loc, "session_id");
-        return new TraceRecord(lines.source(), lines.line(), ts, session, -1, input, output, null, 0, in, out, (int)
+        return new TraceRecord(source, line, ts, session, -1, input, output, null, 0, in, out, (int)
                 JsonRows.optLong(row, loc, "dp_rank"));
-    }
-
-    @Override
-    public void close() {
-        lines.close();
     }
 }
