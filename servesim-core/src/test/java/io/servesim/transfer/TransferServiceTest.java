@@ -1,0 +1,141 @@
+package io.servesim.transfer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.servesim.sim.EventQueue;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Equal-share byte service, by hand: 1 GB = 10⁹ bytes, 1 GB/s = 1 byte per ns. */
+class TransferServiceTest {
+    private static final long MS = 1_000_000L;
+    private static final long GB = 1_000_000_000L;
+
+    private final EventQueue queue = new EventQueue();
+    private final TransferService service = new TransferService(queue, 0, 0);
+    private final List<String> done = new ArrayList<>();
+
+    TransferServiceTest() {
+        service.listener((id, tag) -> done.add(id + "@" + queue.nowNanos() / MS));
+    }
+
+    private void runUntil(long nanos) {
+        while (!queue.isEmpty() && queue.peekTimeNanos() <= nanos) {
+            queue.runNext();
+        }
+    }
+
+    @Test
+    void twoPullsOnOne50GbpsLink_eachMoveAt25Gbps() {
+        int a = service.addEndpoint(50, 50);
+        int b = service.addEndpoint(50, 50);
+        int j1 = service.submit(a, b, GB, 0, 1);
+        int j2 = service.submit(a, b, GB, 0, 2);
+        runUntil(0);
+        assertThat(service.rateGbps(j1)).isEqualTo(25.0);
+        assertThat(service.rateGbps(j2)).isEqualTo(25.0);
+        runUntil(Long.MAX_VALUE);
+        assertThat(done).containsExactly(j1 + "@40", j2 + "@40"); // 1 GB at 25 GB/s
+        assertThat(service.remainingBytes(j1)).isZero();
+    }
+
+    @Test
+    void aThirdPullArrivingMidway_reflowsAllThree() {
+        int a = service.addEndpoint(50, 50);
+        int b = service.addEndpoint(50, 50);
+        int j1 = service.submit(a, b, GB, 0, 1);
+        int j2 = service.submit(a, b, GB, 0, 2);
+        runUntil(20 * MS); // j1, j2 have 0.5 GB left each
+        int j3 = service.submit(a, b, GB, 0, 3);
+        runUntil(20 * MS);
+        assertThat(service.rateGbps(j1)).isCloseTo(50.0 / 3, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(service.rateGbps(j3)).isCloseTo(50.0 / 3, org.assertj.core.data.Offset.offset(1e-12));
+        runUntil(Long.MAX_VALUE);
+        // j1, j2: 0.5 GB at 16.67 GB/s = 30 ms -> 50 ms. j3: 0.5 GB by then, the rest alone at 50 GB/s -> 60 ms
+        assertThat(done).containsExactly(j1 + "@50", j2 + "@50", j3 + "@60");
+        assertThat(service.endNanos(j3)).isEqualTo(60 * MS);
+    }
+
+    @Test
+    void firstByteDelay_delaysTheStartOnly_andUsesNoBandwidthMeanwhile() {
+        int a = service.addEndpoint(50, 50);
+        int b = service.addEndpoint(50, 50);
+        int late = service.submit(a, b, GB, 1 * MS, 1);
+        int early = service.submit(a, b, GB, 0, 2);
+        runUntil(0);
+        assertThat(service.state(late)).isEqualTo(TransferService.State.WAITING_FIRST_BYTE);
+        assertThat(service.rateGbps(early)).isEqualTo(50.0); // the waiting job takes no share
+        runUntil(Long.MAX_VALUE);
+        // early: 1 ms alone (0.05 GB), then 25 GB/s; late starts at 1 ms.
+        // early's remaining 0.95 GB and late's 1 GB share 50 GB/s until early finishes at 1 + 38 = 39 ms;
+        // late has 0.05 GB left, alone at 50 GB/s: 1 ms -> 40 ms. Total bytes 2 GB over 40 ms of full use.
+        assertThat(service.startNanos(late)).isEqualTo(1 * MS);
+        assertThat(done).containsExactly(early + "@39", late + "@40");
+    }
+
+    @Test
+    void rate_isTheMinimumOfSourceEgressAndDestinationIngressShares() {
+        int fast = service.addEndpoint(50, 0);
+        int slowIn = service.addEndpoint(0, 20);
+        int other = service.addEndpoint(0, 0);
+        int j1 = service.submit(fast, slowIn, GB, 0, 1); // min(50/2, 20/1) = 20
+        int j2 = service.submit(fast, other, GB, 0, 2); // min(50/2, unlimited) = 25
+        runUntil(0);
+        assertThat(service.rateGbps(j1)).isEqualTo(20.0);
+        assertThat(service.rateGbps(j2)).isEqualTo(25.0);
+    }
+
+    @Test
+    void fabricCap_isSharedByAllMovingJobs() {
+        TransferService fabric = new TransferService(queue, 1, 60);
+        int a = fabric.addEndpoint(0, 0);
+        int b = fabric.addEndpoint(0, 0);
+        int c = fabric.addEndpoint(0, 0);
+        int d = fabric.addEndpoint(0, 0);
+        int j1 = fabric.submit(a, b, GB, 0, 1);
+        int j2 = fabric.submit(c, d, GB, 0, 2); // disjoint endpoints, but one 60 GB/s fabric
+        runUntil(0);
+        assertThat(fabric.rateGbps(j1)).isEqualTo(30.0);
+        assertThat(fabric.rateGbps(j2)).isEqualTo(30.0);
+    }
+
+    @Test
+    void unlimitedBandwidth_completesAtTheFirstByte() {
+        int a = service.addEndpoint(0, 0);
+        int b = service.addEndpoint(0, 0);
+        int j = service.submit(a, b, GB, 3 * MS, 1);
+        runUntil(Long.MAX_VALUE);
+        assertThat(done).containsExactly(j + "@3");
+    }
+
+    @Test
+    void cancellingAMovingJob_speedsUpTheJobsSharingItsEndpoints() {
+        int a = service.addEndpoint(50, 50);
+        int b = service.addEndpoint(50, 50);
+        int j1 = service.submit(a, b, GB, 0, 1);
+        int j2 = service.submit(a, b, GB, 0, 2);
+        runUntil(20 * MS);
+        service.cancel(j2); // j1 has 0.5 GB left, now alone at 50 GB/s: 10 ms
+        runUntil(Long.MAX_VALUE);
+        assertThat(done).containsExactly(j1 + "@30");
+        assertThat(service.state(j2)).isEqualTo(TransferService.State.CANCELLED);
+        assertThat(service.movingJobs()).isZero();
+    }
+
+    @Test
+    void jobsOnUnrelatedEndpoints_areNotReflowed() {
+        int a = service.addEndpoint(50, 50);
+        int b = service.addEndpoint(50, 50);
+        int c = service.addEndpoint(10, 10);
+        int d = service.addEndpoint(10, 10);
+        int j1 = service.submit(a, b, GB, 0, 1);
+        runUntil(0);
+        int j2 = service.submit(c, d, GB, 0, 2);
+        runUntil(0);
+        assertThat(service.rateGbps(j1)).isEqualTo(50.0);
+        assertThat(service.rateGbps(j2)).isEqualTo(10.0);
+        runUntil(Long.MAX_VALUE);
+        assertThat(done).containsExactly(j1 + "@20", j2 + "@100");
+    }
+}
