@@ -111,7 +111,11 @@ class EngineInvariantProperties {
         Arbitrary<Integer> budget = Arbitraries.integers().between(4, 300);
         Arbitrary<Integer> threshold = Arbitraries.of(0, 0, 3, 17, 64);
         Arbitrary<Boolean> caching = Arbitraries.of(true, true, false);
-        Arbitrary<String> router = Arbitraries.of("round_robin", "least_loaded", "session_affinity");
+        Arbitrary<String> router =
+                Arbitraries.of("round_robin", "least_loaded", "session_affinity", "random", "kv_aware");
+        Arbitrary<String> dpMode = Arbitraries.of("lockstep", "independent");
+        Arbitrary<Double> migrate = Arbitraries.of(0.0, 0.3);
+        Arbitrary<String> kvMode = Arbitraries.of("exact", "approximate");
         Arbitrary<String> workload = Arbitraries.of("synthetic", "sessions");
         Arbitrary<Long> seed = Arbitraries.longs().between(0, 1000);
         return Combinators.combine(
@@ -127,9 +131,15 @@ class EngineInvariantProperties {
                                         "engine.scheduler.long_prefill_token_threshold=" + t)),
                         router,
                         workload,
-                        seed)
-                .as((engine, r, wl, s) -> {
+                        seed,
+                        dpMode,
+                        migrate,
+                        kvMode)
+                .as((engine, r, wl, s, mode, mig, kv) -> {
                     List<String> all = new ArrayList<>(engine);
+                    all.add("cluster.dp_mode=" + mode);
+                    all.add("workload.sessions.migrate_fraction=" + mig);
+                    all.add("cluster.router.kv.mode=" + kv);
                     all.add("cluster.router.policy=" + r);
                     all.add("workload.type=" + wl);
                     all.add("workload.seed=" + s);
