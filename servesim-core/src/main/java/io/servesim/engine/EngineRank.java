@@ -123,6 +123,40 @@ public final class EngineRank {
         this.driver = stepDriver;
     }
 
+    /**
+     * Connects this rank to a G2 host tier (see {@link HostOffload}).
+     *
+     * @param host the G2 pool (this rank's own, or the cluster's shared one)
+     * @param gpuEndpoint this rank's transfer endpoint (egress = d2h, ingress = h2d)
+     * @param hostEndpoint the G2 pool's endpoint
+     */
+    public void enableHostOffload(
+            io.servesim.kv.HostPool host,
+            io.servesim.transfer.TransferService transfers,
+            CopyJobs jobs,
+            int gpuEndpoint,
+            int hostEndpoint,
+            long blockBytes,
+            long firstByteNanos) {
+        HostOffload o = new HostOffload(
+                host, transfers, jobs.jobs, gpuEndpoint, hostEndpoint, blockBytes, firstByteNanos, counters);
+        scheduler.offload(o);
+        o.attach(this);
+    }
+
+    /** A G2 copy landed: queues may have changed and blocks may be free again. */
+    void wakeAfterLoad() {
+        listener.onLoadChanged(this);
+        if (hasWork()) {
+            driver.wake(this);
+        }
+    }
+
+    /** Whether G2 copies of this rank are in flight (their completion wakes it). */
+    boolean awaitingCopies() {
+        return scheduler.numLoading() > 0 || scheduler.pinnedForStore() > 0;
+    }
+
     /** Installs a test observer (null to remove). */
     public void observer(StepObserver stepObserver) {
         this.observer = stepObserver;
@@ -201,6 +235,9 @@ public final class EngineRank {
         return new IllegalStateException("worker " + workerId + " rank " + rankId + " at t=" + clock.nowNanos()
                 + "ns: requests are queued but none can be scheduled (waiting=" + scheduler.numWaiting()
                 + ", running=" + scheduler.numRunning() + ", free blocks="
-                + scheduler.pool().freeBlocks() + ")");
+                + scheduler.pool().freeBlocks()
+                + ", used blocks=" + scheduler.pool().usedBlocks() + ", loading=" + scheduler.numLoading()
+                + ", held by landed loads=" + scheduler.heldByWaiting() + ", pinned by stores="
+                + scheduler.pinnedForStore() + ", head: " + scheduler.describeHead() + ")");
     }
 }

@@ -39,7 +39,11 @@ final class IndependentStepper implements StepDriver, EventHandler {
         if (kind == START) {
             armed = false;
             if (rank.beginStep(now) == 0) {
-                if (rank.hasWork()) {
+                if (rank.hasWork() && rank.scheduler().preemptedLastStep()) {
+                    wake(rank); // preempted its only running request; admission resumes next step (same instant)
+                    return;
+                }
+                if (rank.hasWork() && !rank.awaitingCopies()) {
                     throw rank.stuck();
                 }
                 return;

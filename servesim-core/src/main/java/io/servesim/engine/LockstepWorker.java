@@ -69,8 +69,19 @@ final class LockstepWorker implements StepDriver, EventHandler {
                 stepped[w] = ran;
             }
             if (!any) {
+                boolean retry = false;
                 for (EngineRank r : ranks) {
-                    if (r.hasWork()) {
+                    retry |= r.hasWork() && r.scheduler().preemptedLastStep();
+                }
+                if (retry) {
+                    // a rank preempted its only running request and, per vLLM, admitted nothing in that step:
+                    // the next step (same instant, no work done) can admit
+                    armed = true;
+                    queue.schedule(now, Phase.STEP_START, stableId, this, START, 0);
+                    return;
+                }
+                for (EngineRank r : ranks) {
+                    if (r.hasWork() && !r.awaitingCopies()) {
                         throw r.stuck();
                     }
                 }

@@ -22,6 +22,15 @@ public final class Sequence {
     long lastTokenNanos = -1;
     boolean running;
     boolean finished;
+    /** A G2 load for this request landed; it is scheduled from the head of waiting. */
+    boolean loaded;
+    /** Blocks held after the load (G1 hits + loaded blocks). */
+    int loadedBlocks;
+
+    int g1TokensAtFirstAdmission;
+    int g2TokensAtFirstAdmission;
+    int pendingG1Tokens;
+    int pendingG2Tokens;
 
     Sequence(Request request, int maxModelLen) {
         this.request = request;
@@ -58,6 +67,16 @@ public final class Sequence {
     /** Prefix-hit tokens at first admission, or -1 before it. */
     public int cachedTokensAtFirstAdmission() {
         return cachedTokensAtFirstAdmission;
+    }
+
+    /** Prompt tokens hit in G1 at first admission. */
+    public int g1TokensAtFirstAdmission() {
+        return g1TokensAtFirstAdmission;
+    }
+
+    /** Prompt tokens loaded from G2 at first admission. */
+    public int g2TokensAtFirstAdmission() {
+        return g2TokensAtFirstAdmission;
     }
 
     /** The block table. */

@@ -5,7 +5,6 @@ import io.servesim.kv.KvCacheManager;
 import io.servesim.metrics.EngineCounters;
 import io.servesim.timing.StepBatch;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
-import it.unimi.dsi.fastutil.objects.ObjectArrayFIFOQueue;
 import it.unimi.dsi.fastutil.objects.ObjectArrayList;
 import java.util.Arrays;
 
@@ -40,7 +39,10 @@ public final class VllmScheduler {
     private final KvCacheManager kv;
     private final EngineCounters counters;
     private final ObjectArrayList<Sequence> running = new ObjectArrayList<>();
-    private final ObjectArrayFIFOQueue<Sequence> waiting = new ObjectArrayFIFOQueue<>();
+    private final java.util.ArrayDeque<Sequence> waiting = new java.util.ArrayDeque<>();
+    private final ObjectArrayList<Sequence> loading = new ObjectArrayList<>();
+    private HostOffload offload;
+    private long heldByWaiting;
     private final IntArrayList hits = new IntArrayList();
     private final IntArrayList noHits = new IntArrayList();
     private Sequence[] scheduled = new Sequence[16];
@@ -79,9 +81,57 @@ public final class VllmScheduler {
         return running.size();
     }
 
-    /** Whether any request is waiting or running. */
+    /** Whether any request is waiting or running (requests loading from G2 wake the rank when they land). */
     public boolean hasWork() {
         return !running.isEmpty() || !waiting.isEmpty();
+    }
+
+    /** Requests waiting for a G2 load (holding blocks, not running). */
+    public int numLoading() {
+        return loading.size();
+    }
+
+    /** The i-th request waiting for a G2 load. */
+    public Sequence loading(int i) {
+        return loading.get(i);
+    }
+
+    /** G1 blocks held by waiting requests whose G2 load landed (they wait at the head to be scheduled). */
+    public long heldByWaiting() {
+        return heldByWaiting;
+    }
+
+    /** A one-line description of the waiting head, for diagnostics. */
+    String describeHead() {
+        Sequence h = waiting.peekFirst();
+        if (h == null) {
+            return "none";
+        }
+        return "tokens=" + h.numTokens() + " computed=" + h.numComputedTokens + " blocks=" + h.table.numBlocks()
+                + " loaded=" + h.loaded + " hashes=" + h.table.numHashes();
+    }
+
+    /** G1 blocks pinned by G2 stores in flight. */
+    public int pinnedForStore() {
+        return offload == null ? 0 : offload.pinnedForStore();
+    }
+
+    KvCacheManager kv() {
+        return kv;
+    }
+
+    void offload(HostOffload hostOffload) {
+        this.offload = hostOffload;
+    }
+
+    /** A G2 load landed: cache the loaded blocks and put the request at the head of waiting. */
+    void loadLanded(Sequence s, int heldBlocks) {
+        kv.cacheLoaded(s.table, heldBlocks);
+        loading.remove(s);
+        heldByWaiting += s.table.numBlocks();
+        s.loaded = true;
+        s.loadedBlocks = heldBlocks;
+        waiting.addFirst(s);
     }
 
     /** The running request at position i (admission order). */
@@ -91,7 +141,7 @@ public final class VllmScheduler {
 
     /** The waiting request at the head of the queue, or null. */
     public Sequence waitingHead() {
-        return waiting.isEmpty() ? null : waiting.first();
+        return waiting.isEmpty() ? null : waiting.peekFirst();
     }
 
     /** Number of requests scheduled in the latest step. */
@@ -126,7 +176,7 @@ public final class VllmScheduler {
 
     /** Appends a new request to the waiting queue. */
     public void addRequest(Sequence s) {
-        waiting.enqueue(s);
+        waiting.addLast(s);
         pendingPromptTokens += s.promptLength;
     }
 
@@ -152,6 +202,9 @@ public final class VllmScheduler {
         int budget = settings.maxNumBatchedTokens();
         scheduledCount = 0;
         boolean preempted = false;
+        if (offload != null) {
+            offload.storePrevious(kv); // the offloading connector defers stores to the next step's start
+        }
 
         // A. Running loop.
         int i = 0;
@@ -176,6 +229,12 @@ public final class VllmScheduler {
                 if (allocated) {
                     break;
                 }
+                if (running.size() == 1 && heldByWaiting > 0) {
+                    // the last running request would preempt itself while landed G2 loads behind it hold blocks:
+                    // release those instead (their blocks stay cached), or the two wait on each other forever
+                    releaseLandedLoads();
+                    continue;
+                }
                 Sequence victim = running.remove(running.size() - 1);
                 preempt(victim);
                 preempted = true;
@@ -193,45 +252,17 @@ public final class VllmScheduler {
 
         // B. Waiting loop: no admission in a step that preempted.
         if (!preempted) {
-            while (!waiting.isEmpty() && budget > 0) {
-                if (running.size() >= settings.maxNumSeqs()) {
-                    break;
-                }
-                Sequence r = waiting.first();
-                if (settings.prefixCaching()) {
-                    r.ensureHashes(blockSize);
-                }
-                int hitBlocks = kv.findPrefixHit(r.table, r.numTokens(), hits);
-                int computed = hitBlocks * blockSize;
-                int numNew = r.numTokens() - computed;
-                if (threshold > 0 && numNew > threshold) {
-                    numNew = threshold;
-                }
-                if (!settings.chunkedPrefill() && numNew > budget) {
-                    break;
-                }
-                numNew = Math.min(numNew, budget);
-                if (!kv.allocateSlots(r.table, 0, hits, numNew, r.numTokens(), maxModelLen)) {
-                    break;
-                }
-                waiting.dequeue();
-                running.add(r);
-                r.running = true;
-                r.numComputedTokens = computed;
-                if (r.firstTokenNanos < 0) {
-                    pendingPromptTokens -= Math.min(computed, r.promptLength);
-                }
-                counters.admissions++;
-                counters.admissionTokens += r.numTokens();
-                counters.admissionHitTokens += computed;
-                if (r.cachedTokensAtFirstAdmission < 0) {
-                    r.cachedTokensAtFirstAdmission = computed;
-                    r.firstScheduledNanos = nowNanos;
-                    counters.firstAdmissionTokens += r.promptLength;
-                    counters.firstAdmissionHitTokens += computed;
-                }
-                record(r, numNew);
-                budget -= numNew;
+            budget = admitWaiting(nowNanos, budget);
+            if (scheduledCount == 0
+                    && running.isEmpty()
+                    && heldByWaiting > 0
+                    && loading.isEmpty()
+                    && pinnedForStore() == 0) {
+                // Landed G2 loads waiting at the head hold blocks that none of them can complete, and nothing is
+                // running or in flight to free more: release them (their blocks stay cached, so re-admission hits
+                // them) and admit again. vLLM's pools are large enough that this never arises; tiny pools can.
+                releaseLandedLoads();
+                budget = admitWaiting(nowNanos, budget);
             }
         }
 
@@ -252,9 +283,105 @@ public final class VllmScheduler {
             total += n;
         }
         lastStepTokens = total;
+        if (offload != null) {
+            offload.collect(kv);
+        }
         preemptedLastStep = preempted;
         counters.scheduledTokens += total;
         return total;
+    }
+
+    /** The waiting loop (FCFS, head-of-line blocking); returns the budget left. */
+    private int admitWaiting(long nowNanos, int budgetIn) {
+        final int blockSize = settings.blockSize();
+        final int threshold = settings.longPrefillTokenThreshold();
+        final int maxModelLen = settings.maxModelLen();
+        int budget = budgetIn;
+        while (!waiting.isEmpty() && budget > 0) {
+            if (running.size() >= settings.maxNumSeqs()) {
+                break;
+            }
+            Sequence r = waiting.peekFirst();
+            if (settings.prefixCaching()) {
+                r.ensureHashes(blockSize);
+            }
+            int computed;
+            int g2Tokens = 0;
+            IntArrayList admissionHits = hits;
+            if (r.loaded) {
+                // back from a G2 load: its blocks are held and cached; vLLM counts them as computed
+                computed = Math.min(r.loadedBlocks * blockSize, r.numTokens() - 1);
+                g2Tokens = r.pendingG2Tokens;
+                admissionHits = noHits;
+            } else {
+                int hitBlocks = kv.findPrefixHit(r.table, r.numTokens(), hits);
+                computed = hitBlocks * blockSize;
+                if (offload != null && settings.prefixCaching()) {
+                    int maxHit = Math.min((r.numTokens() - 1) / blockSize, r.table.numHashes());
+                    int g2Blocks = offload.readyRun(r.table.hashesView(), hitBlocks, maxHit);
+                    if (g2Blocks > 0) {
+                        if (!kv.allocateForLoad(r.table, hits, g2Blocks)) {
+                            break; // head-of-line blocking, as for any allocation failure
+                        }
+                        waiting.pollFirst();
+                        loading.add(r);
+                        r.pendingG1Tokens = computed;
+                        r.pendingG2Tokens = g2Blocks * blockSize;
+                        offload.startLoad(r, hitBlocks, g2Blocks, r.table.hashesView());
+                        continue; // an async load uses no token budget and no running slot
+                    }
+                }
+            }
+            int numNew = r.numTokens() - computed;
+            if (threshold > 0 && numNew > threshold) {
+                numNew = threshold;
+            }
+            if (!settings.chunkedPrefill() && numNew > budget) {
+                break;
+            }
+            numNew = Math.min(numNew, budget);
+            if (!kv.allocateSlots(
+                    r.table, r.loaded ? computed : 0, admissionHits, numNew, r.numTokens(), maxModelLen)) {
+                break;
+            }
+            if (r.loaded) {
+                heldByWaiting -= r.loadedBlocks;
+                r.loaded = false;
+            }
+            waiting.pollFirst();
+            running.add(r);
+            r.running = true;
+            r.numComputedTokens = computed;
+            if (r.firstTokenNanos < 0) {
+                pendingPromptTokens -= Math.min(computed, r.promptLength);
+            }
+            counters.admissions++;
+            counters.admissionTokens += r.numTokens();
+            counters.admissionHitTokens += computed;
+            if (r.cachedTokensAtFirstAdmission < 0) {
+                r.cachedTokensAtFirstAdmission = computed;
+                r.g2TokensAtFirstAdmission = g2Tokens;
+                r.g1TokensAtFirstAdmission = computed - g2Tokens;
+                counters.firstAdmissionG2Tokens += g2Tokens;
+                r.firstScheduledNanos = nowNanos;
+                counters.firstAdmissionTokens += r.promptLength;
+                counters.firstAdmissionHitTokens += computed;
+            }
+            record(r, numNew);
+            budget -= numNew;
+        }
+        return budget;
+    }
+
+    private void releaseLandedLoads() {
+        for (Sequence w : waiting) {
+            if (w.loaded) {
+                kv.free(w.table);
+                w.loaded = false;
+                w.loadedBlocks = 0;
+            }
+        }
+        heldByWaiting = 0;
     }
 
     /**
@@ -306,7 +433,7 @@ public final class VllmScheduler {
         victim.numComputedTokens = 0;
         victim.preemptions++;
         victim.running = false;
-        waiting.enqueueFirst(victim);
+        waiting.addFirst(victim);
         counters.preemptions++;
         preemptions++;
     }

@@ -37,6 +37,11 @@ public final class BlockTable {
         return hashes[i];
     }
 
+    /** The hash array itself (valid up to {@link #numHashes()}); read-only by contract. */
+    public long[] hashesView() {
+        return hashes;
+    }
+
     /** Makes room for {@code count} hashes. */
     public void ensureHashCapacity(int count) {
         if (count > hashes.length) {

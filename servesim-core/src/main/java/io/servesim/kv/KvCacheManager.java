@@ -24,12 +24,70 @@ public final class KvCacheManager {
     private final BlockPool pool;
     private final int blockSize;
     private final boolean prefixCaching;
+    private boolean trackNewlyCached;
+    private final it.unimi.dsi.fastutil.ints.IntArrayList newlyCachedBlocks =
+            new it.unimi.dsi.fastutil.ints.IntArrayList();
+    private final it.unimi.dsi.fastutil.longs.LongArrayList newlyCachedHashes =
+            new it.unimi.dsi.fastutil.longs.LongArrayList();
 
     /** Creates a manager over {@code pool} for blocks of {@code blockSize} tokens. */
     public KvCacheManager(BlockPool pool, int blockSize, boolean prefixCaching) {
         this.pool = pool;
         this.blockSize = blockSize;
         this.prefixCaching = prefixCaching;
+    }
+
+    /** Records every block cached from now on (for G2 stores), drained with {@link #drainNewlyCached}. */
+    public void trackNewlyCached() {
+        this.trackNewlyCached = true;
+    }
+
+    /** Moves the blocks cached since the last drain (block ids and hashes) into the given lists. */
+    public void drainNewlyCached(
+            it.unimi.dsi.fastutil.ints.IntArrayList blocks, it.unimi.dsi.fastutil.longs.LongArrayList hashes) {
+        blocks.addAll(newlyCachedBlocks);
+        hashes.addAll(newlyCachedHashes);
+        newlyCachedBlocks.clear();
+        newlyCachedHashes.clear();
+    }
+
+    /**
+     * Allocates blocks for a request that will load {@code loadBlocks} blocks asynchronously after its G1 hits
+     * (vLLM's {@code allocate_slots} with {@code num_new_tokens = 0} and {@code delay_cache_blocks}): hit blocks are
+     * touched, new blocks allocated, nothing new is cached until the load lands ({@link #cacheLoaded}).
+     *
+     * @return false (nothing changed) when the free blocks do not suffice
+     */
+    public boolean allocateForLoad(BlockTable table, IntArrayList hits, int loadBlocks) {
+        int numHits = hits.size();
+        int reactivated = 0;
+        for (int i = 0; i < numHits; i++) {
+            if (pool.refCount(hits.getInt(i)) == 0) {
+                reactivated++;
+            }
+        }
+        if (loadBlocks + reactivated > pool.freeBlocks()) {
+            return false;
+        }
+        table.ensureBlockCapacity(numHits + loadBlocks);
+        for (int i = 0; i < numHits; i++) {
+            int b = hits.getInt(i);
+            pool.touch(b);
+            table.addBlock(b);
+        }
+        table.numCachedBlocks = numHits;
+        for (int i = 0; i < loadBlocks; i++) {
+            table.addBlock(pool.allocate());
+        }
+        return true;
+    }
+
+    /** The loaded blocks landed: they get their hashes (up to {@code fullBlocks}) and become hittable. */
+    public void cacheLoaded(BlockTable table, int fullBlocks) {
+        boolean track = trackNewlyCached;
+        trackNewlyCached = false; // they came from G2: no store back
+        cacheFullBlocks(table, fullBlocks);
+        trackNewlyCached = track;
     }
 
     /** The underlying pool. */
@@ -135,7 +193,14 @@ public final class KvCacheManager {
     private void cacheFullBlocks(BlockTable table, int fullBlocks) {
         int full = Math.min(fullBlocks, Math.min(table.numBlocks, table.numHashes));
         for (int i = table.numCachedBlocks; i < full; i++) {
-            pool.cache(table.blocks[i], table.hashes[i]);
+            int b = table.blocks[i];
+            if (pool.blockHash(b) == BlockHasher.NO_HASH) {
+                pool.cache(b, table.hashes[i]);
+                if (trackNewlyCached) {
+                    newlyCachedBlocks.add(b);
+                    newlyCachedHashes.add(table.hashes[i]);
+                }
+            }
         }
         if (full > table.numCachedBlocks) {
             table.numCachedBlocks = full;

@@ -18,6 +18,16 @@ public final class EngineCounters {
     public long firstAdmissionTokens;
     /** Prefix-cache hit tokens at first admissions, summed. */
     public long firstAdmissionHitTokens;
+    /** Prompt tokens loaded from G2 at first admissions, summed. */
+    public long firstAdmissionG2Tokens;
+    /** Bytes copied GPU → host (G2 stores). */
+    public long g2StoreBytes;
+    /** Bytes copied host → GPU (G2 loads). */
+    public long g2LoadBytes;
+    /** G2 loads started. */
+    public long g2Loads;
+    /** G2 blocks evicted (filled in at the end of a run). */
+    public long g2Evictions;
     /** Cached blocks evicted from GPU pools. */
     public long evictions;
     /** Inter-token gaps of all requests, pooled (ns). */

@@ -22,6 +22,7 @@ public final class RequestLog {
     private final IntArrayList cachedTokens = new IntArrayList();
     private final IntArrayList preemptions = new IntArrayList();
     private final IntArrayList status = new IntArrayList();
+    private final IntArrayList g2Tokens = new IntArrayList();
     private final IntArrayList hintWorker = new IntArrayList();
     private final IntArrayList hintRank = new IntArrayList();
     private final IntArrayList hintBlocks = new IntArrayList();
@@ -46,7 +47,8 @@ public final class RequestLog {
             int hintWorkerId,
             int hintRankId,
             int hintBlockCount,
-            boolean wasMigrated) {
+            boolean wasMigrated,
+            int g2TokenCount) {
         requestId.add(id);
         sessionId.add(session);
         turn.add(turnIndex);
@@ -61,6 +63,7 @@ public final class RequestLog {
         cachedTokens.add(cached);
         preemptions.add(preempted);
         status.add(st.ordinal());
+        g2Tokens.add(g2TokenCount);
         hintWorker.add(hintWorkerId);
         hintRank.add(hintRankId);
         hintBlocks.add(hintBlockCount);
@@ -160,6 +163,11 @@ public final class RequestLog {
     /** Whether record i was a migrated session turn. */
     public boolean migrated(int i) {
         return migrated.getInt(i) != 0;
+    }
+
+    /** Of record i's cached tokens at first admission, those loaded from G2 (the rest hit G1). */
+    public int g2Tokens(int i) {
+        return g2Tokens.getInt(i);
     }
 
     /** Record indices ordered by request id. */

@@ -47,6 +47,8 @@ public final class ReportWriter {
             "input_tokens",
             "output_tokens",
             "cached_tokens",
+            "g1_tokens",
+            "g2_tokens",
             "preemptions",
             "status",
             "finish_reason",
@@ -103,6 +105,7 @@ public final class ReportWriter {
         o.set("e2e_ms", statsTree(s.e2eMs()));
         o.set("queue_ms", statsTree(s.queueMs()));
         o.put("load_imbalance_ratio", Numbers.fixed(s.loadImbalanceRatio(), 6));
+        o.set("kv_tiers", kvTiersTree(s));
         o.set("workers", workersTree(s.ranks()));
         o.put("bad_lines_skipped", s.badLinesSkipped());
         var samples = o.putArray("bad_line_samples");
@@ -159,6 +162,17 @@ public final class ReportWriter {
         return workers;
     }
 
+    private static ObjectNode kvTiersTree(Summary s) {
+        ObjectNode o = NODES.objectNode();
+        o.put("g1_first_admission_reuse_ratio", Numbers.fixed(s.g1FirstAdmissionReuseRatio(), 6));
+        o.put("g2_first_admission_reuse_ratio", Numbers.fixed(s.g2FirstAdmissionReuseRatio(), 6));
+        o.put("g2_store_bytes", s.g2StoreBytes());
+        o.put("g2_load_bytes", s.g2LoadBytes());
+        o.put("g2_loads", s.g2Loads());
+        o.put("g2_evictions", s.g2Evictions());
+        return o;
+    }
+
     private static ObjectNode statsTree(Stats st) {
         ObjectNode o = NODES.objectNode();
         o.put("count", st.count());
@@ -207,6 +221,8 @@ public final class ReportWriter {
             sb.append(',').append(log.inputTokens(i));
             sb.append(',').append(out);
             sb.append(',').append(log.cachedTokens(i));
+            sb.append(',').append(log.cachedTokens(i) - log.g2Tokens(i));
+            sb.append(',').append(log.g2Tokens(i));
             sb.append(',').append(log.preemptions(i));
             sb.append(',').append(st.status());
             sb.append(',').append(st.reason());
@@ -256,6 +272,7 @@ public final class ReportWriter {
             sb.append(",\"finish_reason\":\"").append(st.reason()).append('"');
             sb.append(",\"first_scheduled_ns\":").append(log.firstScheduledNanos(i));
             sb.append(",\"first_token_ns\":").append(log.firstTokenNanos(i));
+            sb.append(",\"g2_tokens\":").append(log.g2Tokens(i));
             sb.append(",\"hint_blocks\":").append(log.hintBlocks(i));
             sb.append(",\"hint_rank\":").append(log.hintRank(i));
             sb.append(",\"hint_worker\":").append(log.hintWorker(i));

@@ -73,6 +73,12 @@ public final class Summaries {
                 Stats.of(e2e, nc),
                 Stats.of(queue, nc),
                 imbalance(result.workerBusyNanos()),
+                ratio(c.firstAdmissionHitTokens - c.firstAdmissionG2Tokens, c.firstAdmissionTokens),
+                ratio(c.firstAdmissionG2Tokens, c.firstAdmissionTokens),
+                c.g2StoreBytes,
+                c.g2LoadBytes,
+                c.g2Loads,
+                c.g2Evictions,
                 result.ranks(),
                 result.badLinesSkipped(),
                 result.badLineSamples());

@@ -29,6 +29,12 @@ public record Summary(
         Stats e2eMs,
         Stats queueMs,
         double loadImbalanceRatio,
+        double g1FirstAdmissionReuseRatio,
+        double g2FirstAdmissionReuseRatio,
+        long g2StoreBytes,
+        long g2LoadBytes,
+        long g2Loads,
+        long g2Evictions,
         java.util.List<io.servesim.run.RankStats> ranks,
         long badLinesSkipped,
         java.util.List<String> badLineSamples) {}

@@ -77,6 +77,10 @@ public final class Simulation implements EngineListener {
                         config.cluster().router().kv(),
                         config.engine().kvCache().blockSize(),
                         queue));
+        io.servesim.config.HostOffloadConfig ho = config.engine().kvCache().hostOffload();
+        if (ho.enabled()) {
+            installHostOffload(ho);
+        }
         if (router instanceof io.servesim.kv.KvEventSink sink
                 && config.cluster().router().kv().mode().equals("exact")) {
             for (EngineRank r : ranks) {
@@ -100,6 +104,34 @@ public final class Simulation implements EngineListener {
                         config.cluster().attentionDp());
             default -> throw new IllegalStateException(config.workload().type());
         };
+    }
+
+    private final java.util.List<io.servesim.kv.HostPool> hostPools = new java.util.ArrayList<>();
+
+    private void installHostOffload(io.servesim.config.HostOffloadConfig ho) {
+        io.servesim.transfer.TransferService transfers = new io.servesim.transfer.TransferService(queue, 0, 0);
+        io.servesim.engine.CopyJobs jobs = new io.servesim.engine.CopyJobs();
+        transfers.listener(jobs);
+        boolean shared = ho.scope().equals("cluster_shared");
+        io.servesim.kv.HostPool sharedPool = shared ? new io.servesim.kv.HostPool(ho.numHostBlocks()) : null;
+        int sharedEndpoint = shared ? transfers.addEndpoint(ho.sharedGbps(), ho.sharedGbps()) : -1;
+        if (shared) {
+            hostPools.add(sharedPool);
+        }
+        long blockBytes = config.engine().kvCache().bytesPerToken()
+                * config.engine().kvCache().blockSize();
+        long firstByte = Math.round(ho.firstByteMs() * 1e6);
+        for (EngineRank r : ranks) {
+            int gpu = transfers.addEndpoint(ho.d2hGbps(), ho.h2dGbps());
+            io.servesim.kv.HostPool pool = sharedPool;
+            int hostEndpoint = sharedEndpoint;
+            if (!shared) {
+                pool = new io.servesim.kv.HostPool(ho.numHostBlocks());
+                hostPools.add(pool);
+                hostEndpoint = transfers.addEndpoint(0, 0);
+            }
+            r.enableHostOffload(pool, transfers, jobs, gpu, hostEndpoint, blockBytes, firstByte);
+        }
     }
 
     /** Runs a config to completion. */
@@ -136,6 +168,9 @@ public final class Simulation implements EngineListener {
         });
         while (queue.runNext()) {
             // each event does its own work
+        }
+        for (io.servesim.kv.HostPool p : hostPools) {
+            counters.g2Evictions += p.evictions();
         }
         long[] busy = new long[workers.length];
         java.util.List<RankStats> rankStats = new java.util.ArrayList<>(ranks.length);
@@ -245,7 +280,8 @@ public final class Simulation implements EngineListener {
                 r.hintWorker(),
                 r.hintRank(),
                 r.hintBlocks(),
-                r.migrated());
+                r.migrated(),
+                s.g2TokensAtFirstAdmission());
         workload.onRequestDone(r, s.numOutputTokens(), rejected);
     }
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml. */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "f97613bd89c81a83752ccd1d1a31035d59fb9b4cc15a0cd6c018b81cdcf81d58";
+            "e5a15988b68d12253b44bb97790615a77551100ec80a03e4f0a9c3e04feb7e8e";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);

@@ -92,10 +92,14 @@ class EngineInvariantProperties {
             violations.add("referenced " + pool.countReferencedBlocks() + " + free " + pool.freeBlocks() + " != usable "
                     + pool.usableBlocks());
         }
-        long tableBlocks = 0;
+        long tableBlocks = s.pinnedForStore(); // G2 stores in flight pin G1 blocks
         for (int i = 0; i < s.numRunning(); i++) {
             tableBlocks += s.running(i).table().numBlocks();
         }
+        for (int i = 0; i < s.numLoading(); i++) {
+            tableBlocks += s.loading(i).table().numBlocks(); // G2 loads hold their G1 blocks
+        }
+        tableBlocks += s.heldByWaiting(); // landed loads wait at the head of the queue, holding their blocks
         if (tableBlocks != pool.totalRefCount()) {
             violations.add("block tables hold " + tableBlocks + " refs but ref counts sum to " + pool.totalRefCount());
         }
@@ -116,6 +120,7 @@ class EngineInvariantProperties {
         Arbitrary<String> dpMode = Arbitraries.of("lockstep", "independent");
         Arbitrary<Double> migrate = Arbitraries.of(0.0, 0.3);
         Arbitrary<String> kvMode = Arbitraries.of("exact", "approximate");
+        Arbitrary<Integer> hostBlocks = Arbitraries.of(0, 0, 8, 64);
         Arbitrary<String> workload = Arbitraries.of("synthetic", "sessions");
         Arbitrary<Long> seed = Arbitraries.longs().between(0, 1000);
         return Combinators.combine(
@@ -134,12 +139,18 @@ class EngineInvariantProperties {
                         seed,
                         dpMode,
                         migrate,
-                        kvMode)
-                .as((engine, r, wl, s, mode, mig, kv) -> {
+                        kvMode,
+                        hostBlocks)
+                .as((engine, r, wl, s, mode, mig, kv, g2) -> {
                     List<String> all = new ArrayList<>(engine);
                     all.add("cluster.dp_mode=" + mode);
                     all.add("workload.sessions.migrate_fraction=" + mig);
                     all.add("cluster.router.kv.mode=" + kv);
+                    if (g2 > 0 && engine.contains("engine.kv_cache.prefix_caching=true")) {
+                        all.add("engine.kv_cache.host_offload.num_host_blocks=" + g2);
+                        all.add("engine.kv_cache.host_offload.scope=" + (s % 2 == 0 ? "rank_local" : "cluster_shared"));
+                        all.add("engine.kv_cache.bytes_per_token=1000");
+                    }
                     all.add("cluster.router.policy=" + r);
                     all.add("workload.type=" + wl);
                     all.add("workload.seed=" + s);

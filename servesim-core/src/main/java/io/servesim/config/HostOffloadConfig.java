@@ -1,0 +1,36 @@
+package io.servesim.config;
+
+import java.util.List;
+
+/**
+ * G2 host-memory KV tier behind each rank's GPU cache (vLLM's native OffloadingConnector); off when
+ * {@code num_host_blocks} is 0.
+ *
+ * @param numHostBlocks G2 capacity in GPU-sized blocks: per rank ({@code rank_local}) or in total
+ *     ({@code cluster_shared}); 0 disables offload
+ * @param scope {@code rank_local} (each rank its own G2) or {@code cluster_shared} (one pool for all workers)
+ * @param d2hGbps device-to-host copy bandwidth per rank, GB/s (0 = unlimited)
+ * @param h2dGbps host-to-device copy bandwidth per rank, GB/s (0 = unlimited)
+ * @param sharedGbps the shared pool's bandwidth (each direction) with {@code cluster_shared}, GB/s (0 = unlimited)
+ * @param firstByteMs latency before a copy's first byte
+ */
+public record HostOffloadConfig(
+        int numHostBlocks, String scope, double d2hGbps, double h2dGbps, double sharedGbps, double firstByteMs) {
+    /** Scopes. */
+    public static final List<String> SCOPES = List.of("rank_local", "cluster_shared");
+
+    /** Validates the settings. */
+    public HostOffloadConfig {
+        Check.atLeast("num_host_blocks", numHostBlocks, 0);
+        Check.oneOf("scope", scope, SCOPES);
+        Check.atLeast("d2h_gbps", d2hGbps, 0.0);
+        Check.atLeast("h2d_gbps", h2dGbps, 0.0);
+        Check.atLeast("shared_gbps", sharedGbps, 0.0);
+        Check.atLeast("first_byte_ms", firstByteMs, 0.0);
+    }
+
+    /** Whether offload is on. */
+    public boolean enabled() {
+        return numHostBlocks > 0;
+    }
+}

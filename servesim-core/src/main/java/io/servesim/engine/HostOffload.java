@@ -1,0 +1,139 @@
+package io.servesim.engine;
+
+import io.servesim.kv.BlockPool;
+import io.servesim.kv.HostPool;
+import io.servesim.kv.KvCacheManager;
+import io.servesim.metrics.EngineCounters;
+import io.servesim.transfer.TransferService;
+import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.longs.LongArrayList;
+
+/**
+ * One rank's link to the G2 host tier, following vLLM's OffloadingConnector ({@code offloading/scheduler.py},
+ * {@code offloading/worker.py}; vllm-semantics.md §3.2):
+ *
+ * <ul>
+ *   <li><b>Stores.</b> Blocks cached (computed) in a step are stored to G2 when the rank's <em>next</em> step starts,
+ *       only those G2 lacks; each G1 block is pinned (an extra reference) until its copy lands, so it cannot be
+ *       evicted meanwhile; a store G2 cannot make room for is skipped.
+ *   <li><b>Loads.</b> At admission the prefix lookup continues into G2 past the G1 hit (ready blocks only); the
+ *       request gets its G1 blocks, its G2 blocks are pinned, the copy runs host → GPU, and the request waits off
+ *       the running list (no token budget, not counted against {@code max_num_seqs}); when the copy lands the blocks
+ *       are cached in G1 and the request goes to the head of the waiting queue.
+ * </ul>
+ *
+ * Copies go through the shared {@link TransferService}: GPU endpoint egress = d2h bandwidth, ingress = h2d
+ * bandwidth; the G2 endpoint is unlimited per rank, or the shared pool's cap for {@code cluster_shared}.
+ */
+final class HostOffload {
+    /** A copy in flight; completed by the transfer service's listener. */
+    interface Job {
+        /** The copy landed. */
+        void done();
+    }
+
+    private final HostPool host;
+    private final TransferService transfers;
+    private final Int2ObjectOpenHashMap<Job> jobs;
+    private final int gpuEndpoint;
+    private final int hostEndpoint;
+    private final long blockBytes;
+    private final long firstByteNanos;
+    private final EngineCounters counters;
+    private final IntArrayList pendingBlocks = new IntArrayList();
+    private final LongArrayList pendingHashes = new LongArrayList();
+    private int pinnedForStore;
+    private EngineRank rank;
+
+    HostOffload(
+            HostPool host,
+            TransferService transfers,
+            Int2ObjectOpenHashMap<Job> jobs,
+            int gpuEndpoint,
+            int hostEndpoint,
+            long blockBytes,
+            long firstByteNanos,
+            EngineCounters counters) {
+        this.host = host;
+        this.transfers = transfers;
+        this.jobs = jobs;
+        this.gpuEndpoint = gpuEndpoint;
+        this.hostEndpoint = hostEndpoint;
+        this.blockBytes = blockBytes;
+        this.firstByteNanos = firstByteNanos;
+        this.counters = counters;
+    }
+
+    void attach(EngineRank owner) {
+        this.rank = owner;
+        owner.scheduler().kv().trackNewlyCached();
+    }
+
+    /** G1 blocks pinned by stores in flight (for invariant checks). */
+    int pinnedForStore() {
+        return pinnedForStore;
+    }
+
+    /** At the start of a step: store what the previous step computed and G2 lacks. */
+    void storePrevious(KvCacheManager kv) {
+        BlockPool gpu = kv.pool();
+        IntArrayList blocks = new IntArrayList();
+        LongArrayList hashes = new LongArrayList();
+        for (int i = 0, n = pendingBlocks.size(); i < n; i++) {
+            int b = pendingBlocks.getInt(i);
+            long h = pendingHashes.getLong(i);
+            if (gpu.blockHash(b) != h || !host.reserve(h)) {
+                continue; // evicted already, or G2 has it / cannot make room
+            }
+            gpu.touch(b); // pinned until the copy lands
+            blocks.add(b);
+            hashes.add(h);
+        }
+        pendingBlocks.clear();
+        pendingHashes.clear();
+        if (blocks.isEmpty()) {
+            return;
+        }
+        pinnedForStore += blocks.size();
+        long bytes = blockBytes * blocks.size();
+        counters.g2StoreBytes += bytes;
+        int id = transfers.submit(gpuEndpoint, hostEndpoint, bytes, firstByteNanos, 0);
+        jobs.put(id, () -> {
+            for (int i = 0; i < blocks.size(); i++) {
+                host.completeStore(hashes.getLong(i));
+                gpu.release(blocks.getInt(i));
+            }
+            pinnedForStore -= blocks.size();
+            rank.wakeAfterLoad(); // freed pins may unblock a waiting request
+        });
+    }
+
+    /** After scheduling: remember the blocks cached (computed) in this step, for the next step's store. */
+    void collect(KvCacheManager kv) {
+        kv.drainNewlyCached(pendingBlocks, pendingHashes);
+    }
+
+    /** Ready G2 blocks continuing the prefix at {@code from} (before {@code to}), touched as most recent. */
+    int readyRun(long[] hashes, int from, int to) {
+        return host.readyRun(hashes, from, to);
+    }
+
+    /** Starts the host-to-GPU copy of blocks [{@code from}, {@code from + count}) of a waiting request. */
+    void startLoad(Sequence s, int from, int count, long[] hashes) {
+        for (int i = from; i < from + count; i++) {
+            host.pin(hashes[i]);
+        }
+        long bytes = blockBytes * count;
+        counters.g2LoadBytes += bytes;
+        counters.g2Loads++;
+        int id = transfers.submit(hostEndpoint, gpuEndpoint, bytes, firstByteNanos, 0);
+        jobs.put(id, () -> {
+            for (int i = from; i < from + count; i++) {
+                host.unpin(hashes[i]);
+            }
+            rank.scheduler().loadLanded(s, from + count);
+            rank.wakeAfterLoad();
+        });
+    }
+}

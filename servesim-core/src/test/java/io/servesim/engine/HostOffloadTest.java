@@ -1,0 +1,96 @@
+package io.servesim.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.servesim.config.ConfigLoader;
+import io.servesim.metrics.RequestLog;
+import io.servesim.run.RunResult;
+import io.servesim.run.Simulation;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.StringJoiner;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * G2 store / load round trip by hand. One rank, 5 GPU blocks (4 usable) of 16 tokens, 1 MB of KV per token (16 MB
+ * per block), copies at 32 GB/s each way (0.5 ms per block), prefill step 20 ms, decode step 10 ms.
+ *
+ * <pre>
+ * A  t=0    prompt 1..32 (2 blocks), 2 outputs: prefill [0,20), decode [20,30).
+ *           At step 2's start (20 ms) A's 2 cached blocks are stored: pinned, copy 1 ms, ready in G2 at 21 ms.
+ * D  t=40   prompt of 48 other tokens (3 blocks): evicts A's 2nd block (free queue 4,3,2,1: D takes 4,3,2).
+ * C  t=100  prompt = A's 32 tokens + 16 new (48 tokens; at most 2 blocks can hit).
+ *           100: the step first stores D's 3 blocks (pinned until 101.5 ms); C hits A's 1st block in G1 and
+ *                A's 2nd in G2, but G1 has 1 free block for 2 needed: C waits (copies in flight, not stuck).
+ *           101.5: D's copy lands, pins released; C starts loading 1 block (0.5 ms).
+ *           102: the load lands; C is scheduled with 32 computed tokens; prefill of 16 tokens [102,122).
+ * </pre>
+ */
+class HostOffloadTest {
+    private static final long MS = 1_000_000L;
+
+    @TempDir
+    Path tmp;
+
+    private static String ids(int from, int to) {
+        StringJoiner j = new StringJoiner(",", "[", "]");
+        for (int i = from; i <= to; i++) {
+            j.add(Integer.toString(i));
+        }
+        return j.toString();
+    }
+
+    private RunResult run(int hostBlocks) throws IOException {
+        Path trace = tmp.resolve("g2.jsonl");
+        String c = ids(1, 32).replace("]", "") + "," + ids(2001, 2016).substring(1);
+        Files.writeString(
+                trace,
+                "{\"arrival_ms\":0,\"output_length\":2,\"input_token_ids\":" + ids(1, 32) + "}\n"
+                        + "{\"arrival_ms\":40,\"output_length\":1,\"input_token_ids\":" + ids(1001, 1048) + "}\n"
+                        + "{\"arrival_ms\":100,\"output_length\":1,\"input_token_ids\":" + c + "}\n");
+        return Simulation.run(ConfigLoader.fromYaml(
+                "",
+                "test",
+                List.of(
+                        "workload.type=trace",
+                        "workload.trace.format=servesim",
+                        "workload.trace.path=" + trace,
+                        "engine.kv_cache.block_size=16",
+                        "engine.kv_cache.num_gpu_blocks=5",
+                        "engine.kv_cache.bytes_per_token=1000000",
+                        "engine.kv_cache.host_offload.num_host_blocks=" + hostBlocks,
+                        "engine.kv_cache.host_offload.d2h_gbps=32",
+                        "engine.kv_cache.host_offload.h2d_gbps=32",
+                        "timing.type=fixed",
+                        "timing.fixed.prefill_ms=20",
+                        "timing.fixed.decode_ms=10")));
+    }
+
+    @Test
+    void blocksStoredAfterTheirStep_areLoadedBackAsynchronously_pastTheG1Hit() throws IOException {
+        RunResult r = run(16);
+        RequestLog log = r.log();
+        int c = log.indicesByRequestId()[2];
+        assertThat(log.firstScheduledNanos(c)).isEqualTo(102 * MS);
+        assertThat(log.firstTokenNanos(c)).isEqualTo(122 * MS);
+        assertThat(log.cachedTokens(c)).isEqualTo(32);
+        assertThat(r.counters().firstAdmissionG2Tokens).isEqualTo(16); // one block from G2, one from G1
+        assertThat(r.counters().g2StoreBytes).isEqualTo(5 * 16_000_000L); // A's 2 blocks + D's 3 blocks
+        assertThat(r.counters().g2LoadBytes).isEqualTo(16_000_000L);
+        assertThat(r.counters().g2Loads).isEqualTo(1);
+    }
+
+    @Test
+    void withoutG2_theEvictedBlockIsRecomputed() throws IOException {
+        RunResult r = run(0);
+        RequestLog log = r.log();
+        int c = log.indicesByRequestId()[2];
+        // C hits only A's first block (16 tokens) and computes 32 at once: [100, 120)
+        assertThat(log.cachedTokens(c)).isEqualTo(16);
+        assertThat(log.firstTokenNanos(c)).isEqualTo(120 * MS);
+        assertThat(r.counters().g2StoreBytes).isZero();
+    }
+}
