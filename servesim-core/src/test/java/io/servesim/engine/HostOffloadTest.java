@@ -93,4 +93,41 @@ class HostOffloadTest {
         assertThat(log.firstTokenNanos(c)).isEqualTo(120 * MS);
         assertThat(r.counters().g2StoreBytes).isZero();
     }
+
+    /**
+     * Two workers, round robin: A (worker 0) at 0 stores its 2 blocks at its second step (20 ms, landing at 21);
+     * X (worker 1) at 1 ms; Y (worker 0) at 50 ms; C (worker 1) at 100 ms with A's 32 tokens + 16 new. With one
+     * cluster-shared G2, worker 1 loads A's 2 blocks; with rank-local G2 it has nothing to load.
+     */
+    @Test
+    void clusterSharedG2_servesBlocksStoredByAnotherWorker_rankLocalDoesNot() throws IOException {
+        Path trace = tmp.resolve("shared.jsonl");
+        String c = ids(1, 32).replace("]", "") + "," + ids(2001, 2016).substring(1);
+        Files.writeString(
+                trace,
+                "{\"arrival_ms\":0,\"output_length\":2,\"input_token_ids\":" + ids(1, 32) + "}\n"
+                        + "{\"arrival_ms\":1,\"output_length\":1,\"input_token_ids\":" + ids(3001, 3004) + "}\n"
+                        + "{\"arrival_ms\":50,\"output_length\":1,\"input_token_ids\":" + ids(4001, 4004) + "}\n"
+                        + "{\"arrival_ms\":100,\"output_length\":1,\"input_token_ids\":" + c + "}\n");
+        for (String scope : List.of("cluster_shared", "rank_local")) {
+            RunResult r = Simulation.run(ConfigLoader.fromYaml(
+                    "",
+                    "test",
+                    List.of(
+                            "workload.type=trace",
+                            "workload.trace.format=servesim",
+                            "workload.trace.path=" + trace,
+                            "cluster.workers=2",
+                            "cluster.router.policy=round_robin",
+                            "engine.kv_cache.block_size=16",
+                            "engine.kv_cache.num_gpu_blocks=64",
+                            "engine.kv_cache.host_offload.num_host_blocks=64",
+                            "engine.kv_cache.host_offload.scope=" + scope,
+                            "timing.type=fixed")));
+            RequestLog log = r.log();
+            int ci = log.indicesByRequestId()[3];
+            assertThat(log.worker(ci)).isEqualTo(1);
+            assertThat(log.g2Tokens(ci)).as(scope).isEqualTo(scope.equals("cluster_shared") ? 32 : 0);
+        }
+    }
 }
