@@ -40,10 +40,13 @@ class DeterminismTest {
 
     @Test
     void bundledExamples_giveByteIdenticalCanonicalOutput_onEveryRun() throws IOException {
-        for (String example : List.of("quickstart.yaml", "synthetic.yaml")) {
+        for (String example : List.of("quickstart.yaml", "synthetic.yaml", "sessions-g2.yaml")) {
             Path p = Path.of("..", "examples", example);
-            List<String> small =
-                    example.equals("synthetic.yaml") ? List.of("workload.synthetic.requests=3000") : List.of();
+            List<String> small = switch (example) {
+                case "synthetic.yaml" -> List.of("workload.synthetic.requests=3000");
+                case "sessions-g2.yaml" -> List.of("workload.sessions.sessions=200");
+                default -> List.of();
+            };
             assertThat(canonical(p, small)).as(example).isEqualTo(canonical(p, small));
         }
     }
