@@ -29,7 +29,6 @@ public final class Sequence {
 
     int g1TokensAtFirstAdmission;
     int g2TokensAtFirstAdmission;
-    int pendingG1Tokens;
     int pendingG2Tokens;
 
     Sequence(Request request, int maxModelLen) {

@@ -325,7 +325,6 @@ public final class VllmScheduler {
                         }
                         waiting.pollFirst();
                         loading.add(r);
-                        r.pendingG1Tokens = computed;
                         r.pendingG2Tokens = g2Blocks * blockSize;
                         offload.startLoad(r, hitBlocks, g2Blocks, r.table.hashesView());
                         continue; // an async load uses no token budget and no running slot
