@@ -521,4 +521,38 @@ class ConfigLoaderTest {
                 .hasMessageStartingWith("cluster.workers: ")
                 .hasMessageNotContaining("'null'");
     }
+
+    @Test
+    void newerKeys_areValidatedNamingTheirFullPath() {
+        assertThatThrownBy(() -> load("", "cluster.dp_mode=sync"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("cluster.dp_mode: unknown value 'sync'")
+                .hasMessageContaining("lockstep, independent");
+        assertThatThrownBy(() -> load("", "cluster.router.kv.mode=guess"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("cluster.router.kv.mode: ");
+        assertThatThrownBy(() -> load("", "cluster.router.kv.temperature=-1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("cluster.router.kv.temperature: ");
+        assertThatThrownBy(() -> load("", "workload.sessions.migrate_fraction=1.5"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("workload.sessions.migrate_fraction: must be between 0 and 1");
+        assertThatThrownBy(() -> load("", "workload.trace.format=csv"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("workload.trace.format: unknown value 'csv'");
+        assertThatThrownBy(() -> load("", "workload.trace.arrival=concurrency"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("workload.trace.concurrency: is required");
+        assertThatThrownBy(() -> load(
+                        "", "engine.kv_cache.host_offload.num_host_blocks=8", "engine.kv_cache.prefix_caching=false"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith(
+                        "engine.kv_cache.host_offload.num_host_blocks: host offload needs prefix_caching");
+        assertThatThrownBy(() -> load("", "engine.kv_cache.host_offload.scope=global"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("engine.kv_cache.host_offload.scope: unknown value 'global'");
+        assertThatThrownBy(() -> load("", "cluster.router.affinity_load_cap=-2"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("cluster.router.affinity_load_cap: ");
+    }
 }
