@@ -4,11 +4,15 @@ package io.servesim.config;
  * Engine (vLLM v1) settings shared by every rank. {@code max_model_len} null means "what the KV pool can hold"
  * (usable blocks x block size); an explicit value larger than that is rejected, as vLLM refuses to start.
  */
-public record EngineConfig(SchedulerConfig scheduler, KvCacheConfig kvCache, Integer maxModelLen) {
+public record EngineConfig(SchedulerConfig scheduler, KvCacheConfig kvCache, Integer maxModelLen, KvcrConfig kvcr) {
     /** Validates sections and the context limit against the KV pool. */
     public EngineConfig {
         Check.present("scheduler", scheduler);
         Check.present("kv_cache", kvCache);
+        Check.present("kvcr", kvcr);
+        if (kvcr.enabled() && !kvCache.prefixCaching()) {
+            throw new ConfigException("kvcr.enabled", "KVCR pulls need kv_cache.prefix_caching: true");
+        }
         if (maxModelLen != null) {
             Check.atLeast("max_model_len", maxModelLen, 2);
             long capacity = (long) (kvCache.numGpuBlocks() - 1) * kvCache.blockSize();

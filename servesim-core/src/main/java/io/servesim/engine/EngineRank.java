@@ -52,6 +52,7 @@ public final class EngineRank {
         this.rankId = rankId;
         this.globalIndex = globalIndex;
         this.scheduler = new VllmScheduler(settings, counters);
+        this.scheduler.owner(this);
         this.timing = timing;
         this.clock = clock;
         this.listener = listener;
@@ -154,7 +155,7 @@ public final class EngineRank {
 
     /** Whether G2 copies of this rank are in flight (their completion wakes it). */
     boolean awaitingCopies() {
-        return scheduler.numLoading() > 0 || scheduler.pinnedForStore() > 0;
+        return scheduler.numLoading() > 0 || scheduler.pinnedForStore() > 0 || scheduler.heldForPulls() > 0;
     }
 
     /** Installs a test observer (null to remove). */
@@ -238,6 +239,7 @@ public final class EngineRank {
                 + scheduler.pool().freeBlocks()
                 + ", used blocks=" + scheduler.pool().usedBlocks() + ", loading=" + scheduler.numLoading()
                 + ", held by landed loads=" + scheduler.heldByWaiting() + ", pinned by stores="
-                + scheduler.pinnedForStore() + ", head: " + scheduler.describeHead() + ")");
+                + scheduler.pinnedForStore() + ", held for pulls=" + scheduler.heldForPulls() + ", head: "
+                + scheduler.describeHead() + ")");
     }
 }

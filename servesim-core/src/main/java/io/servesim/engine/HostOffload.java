@@ -132,7 +132,7 @@ final class HostOffload {
             for (int i = from; i < from + count; i++) {
                 host.unpin(hashes[i]);
             }
-            rank.scheduler().loadLanded(s, from + count);
+            rank.scheduler().copyLanded(s);
             rank.wakeAfterLoad();
         });
     }

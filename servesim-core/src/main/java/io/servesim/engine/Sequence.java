@@ -28,6 +28,12 @@ public final class Sequence {
     int loadedBlocks;
 
     int g1TokensAtFirstAdmission;
+    int remoteTokensAtFirstAdmission;
+    int pendingRemoteTokens;
+    int pendingCopies;
+    int targetBlocks;
+    long pullNanos = -1;
+    int pullSource = -1;
     int g2TokensAtFirstAdmission;
     int pendingG2Tokens;
 
@@ -76,6 +82,21 @@ public final class Sequence {
     /** Prompt tokens loaded from G2 at first admission. */
     public int g2TokensAtFirstAdmission() {
         return g2TokensAtFirstAdmission;
+    }
+
+    /** Prompt tokens pulled from another worker at first admission. */
+    public int remoteTokensAtFirstAdmission() {
+        return remoteTokensAtFirstAdmission;
+    }
+
+    /** Time from staging to landing of this request's KVCR pull, or -1. */
+    public long pullNanos() {
+        return pullNanos;
+    }
+
+    /** The worker this request pulled from, or -1. */
+    public int pullSource() {
+        return pullSource;
     }
 
     /** The block table. */

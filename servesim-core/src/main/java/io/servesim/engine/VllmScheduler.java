@@ -42,7 +42,10 @@ public final class VllmScheduler {
     private final java.util.ArrayDeque<Sequence> waiting = new java.util.ArrayDeque<>();
     private final ObjectArrayList<Sequence> loading = new ObjectArrayList<>();
     private HostOffload offload;
+    private KvcrRegistry kvcr;
+    private EngineRank owner;
     private long heldByWaiting;
+    int heldForPulls;
     private final IntArrayList hits = new IntArrayList();
     private final IntArrayList noHits = new IntArrayList();
     private Sequence[] scheduled = new Sequence[16];
@@ -111,6 +114,11 @@ public final class VllmScheduler {
                 + " loaded=" + h.loaded + " hashes=" + h.table.numHashes();
     }
 
+    /** Blocks of this rank held as the source of KVCR pulls in flight. */
+    public int heldForPulls() {
+        return heldForPulls;
+    }
+
     /** G1 blocks pinned by G2 stores in flight. */
     public int pinnedForStore() {
         return offload == null ? 0 : offload.pinnedForStore();
@@ -118,6 +126,21 @@ public final class VllmScheduler {
 
     KvCacheManager kv() {
         return kv;
+    }
+
+    void kvcr(KvcrRegistry registry) {
+        this.kvcr = registry;
+    }
+
+    void owner(EngineRank rank) {
+        this.owner = rank;
+    }
+
+    /** One copy (G2 load or KVCR pull) of a waiting request landed; when all have, it can be scheduled. */
+    void copyLanded(Sequence s) {
+        if (--s.pendingCopies == 0) {
+            loadLanded(s, s.targetBlocks);
+        }
     }
 
     void offload(HostOffload hostOffload) {
@@ -307,27 +330,45 @@ public final class VllmScheduler {
             }
             int computed;
             int g2Tokens = 0;
+            int remoteTokens = 0;
             IntArrayList admissionHits = hits;
             if (r.loaded) {
                 // back from a G2 load: its blocks are held and cached; vLLM counts them as computed
                 computed = Math.min(r.loadedBlocks * blockSize, r.numTokens() - 1);
-                g2Tokens = r.pendingG2Tokens;
+                g2Tokens = r.pendingG2Tokens + r.pendingRemoteTokens; // both are off-GPU-hit tokens
+                remoteTokens = r.pendingRemoteTokens;
                 admissionHits = noHits;
             } else {
                 int hitBlocks = kv.findPrefixHit(r.table, r.numTokens(), hits);
                 computed = hitBlocks * blockSize;
-                if (offload != null && settings.prefixCaching()) {
+                if ((offload != null || kvcr != null) && settings.prefixCaching()) {
                     int maxHit = Math.min((r.numTokens() - 1) / blockSize, r.table.numHashes());
-                    int g2Blocks = offload.readyRun(r.table.hashesView(), hitBlocks, maxHit);
-                    if (g2Blocks > 0) {
-                        if (!kv.allocateForLoad(r.table, hits, g2Blocks)) {
+                    int g2Blocks = offload == null ? 0 : offload.readyRun(r.table.hashesView(), hitBlocks, maxHit);
+                    int remote = 0;
+                    if (kvcr != null && r.request.hintWorker() >= 0) {
+                        int local = hitBlocks + g2Blocks;
+                        int extra = kvcr.sourceBlocks(r, maxHit) - local;
+                        if (extra > 0 && kvcr.worthPulling(extra, blockSize, local * blockSize)) {
+                            remote = extra;
+                        }
+                    }
+                    if (g2Blocks + remote > 0) {
+                        if (!kv.allocateForLoad(r.table, hits, g2Blocks + remote)) {
                             break; // head-of-line blocking, as for any allocation failure
                         }
                         waiting.pollFirst();
                         loading.add(r);
                         r.pendingG2Tokens = g2Blocks * blockSize;
-                        offload.startLoad(r, hitBlocks, g2Blocks, r.table.hashesView());
-                        continue; // an async load uses no token budget and no running slot
+                        r.pendingRemoteTokens = remote * blockSize;
+                        r.targetBlocks = hitBlocks + g2Blocks + remote;
+                        r.pendingCopies = (g2Blocks > 0 ? 1 : 0) + (remote > 0 ? 1 : 0);
+                        if (g2Blocks > 0) {
+                            offload.startLoad(r, hitBlocks, g2Blocks, r.table.hashesView());
+                        }
+                        if (remote > 0) {
+                            kvcr.stage(owner, r, hitBlocks + g2Blocks, remote);
+                        }
+                        continue; // async copies use no token budget and no running slot
                     }
                 }
             }
@@ -346,6 +387,11 @@ public final class VllmScheduler {
             if (r.loaded) {
                 heldByWaiting -= r.loadedBlocks;
                 r.loaded = false;
+                if (r.pendingRemoteTokens > 0) {
+                    counters.kvcrCompleted++; // the landed pull is consumed by this admission
+                    r.pendingRemoteTokens = 0;
+                }
+                r.pendingG2Tokens = 0;
             }
             waiting.pollFirst();
             running.add(r);
@@ -359,9 +405,11 @@ public final class VllmScheduler {
             counters.admissionHitTokens += computed;
             if (r.cachedTokensAtFirstAdmission < 0) {
                 r.cachedTokensAtFirstAdmission = computed;
-                r.g2TokensAtFirstAdmission = g2Tokens;
+                r.g2TokensAtFirstAdmission = g2Tokens - remoteTokens;
+                r.remoteTokensAtFirstAdmission = remoteTokens;
                 r.g1TokensAtFirstAdmission = computed - g2Tokens;
-                counters.firstAdmissionG2Tokens += g2Tokens;
+                counters.firstAdmissionG2Tokens += g2Tokens - remoteTokens;
+                counters.firstAdmissionRemoteTokens += remoteTokens;
                 r.firstScheduledNanos = nowNanos;
                 counters.firstAdmissionTokens += r.promptLength;
                 counters.firstAdmissionHitTokens += computed;
@@ -375,6 +423,10 @@ public final class VllmScheduler {
     private void releaseLandedLoads() {
         for (Sequence w : waiting) {
             if (w.loaded) {
+                if (w.pendingRemoteTokens > 0) {
+                    counters.kvcrDetached++;
+                    w.pendingRemoteTokens = 0;
+                }
                 kv.free(w.table);
                 w.loaded = false;
                 w.loadedBlocks = 0;

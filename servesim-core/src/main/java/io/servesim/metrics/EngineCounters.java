@@ -26,6 +26,20 @@ public final class EngineCounters {
     public long g2LoadBytes;
     /** G2 loads started. */
     public long g2Loads;
+    /** KVCR pulls staged. */
+    public long kvcrStaged;
+    /** KVCR pulls whose bytes landed at the destination. */
+    public long kvcrLanded;
+    /** KVCR pulls consumed by their request's admission. */
+    public long kvcrCompleted;
+    /** Landed pulls whose request released the blocks before consuming them (tiny-pool safety release). */
+    public long kvcrDetached;
+    /** Bytes pulled across workers. */
+    public long kvcrBytes;
+    /** Prompt tokens pulled from another worker at first admissions, summed. */
+    public long firstAdmissionRemoteTokens;
+    /** Staging-to-landing time of every pull (ns). */
+    public final ExactDistribution kvcrPullNanos = new ExactDistribution();
     /** G2 blocks evicted (filled in at the end of a run). */
     public long g2Evictions;
     /** Cached blocks evicted from GPU pools. */

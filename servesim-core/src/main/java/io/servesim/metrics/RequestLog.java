@@ -23,6 +23,9 @@ public final class RequestLog {
     private final IntArrayList preemptions = new IntArrayList();
     private final IntArrayList status = new IntArrayList();
     private final IntArrayList g2Tokens = new IntArrayList();
+    private final IntArrayList remoteTokens = new IntArrayList();
+    private final LongArrayList pullNanos = new LongArrayList();
+    private final IntArrayList pullSource = new IntArrayList();
     private final IntArrayList hintWorker = new IntArrayList();
     private final IntArrayList hintRank = new IntArrayList();
     private final IntArrayList hintBlocks = new IntArrayList();
@@ -48,7 +51,10 @@ public final class RequestLog {
             int hintRankId,
             int hintBlockCount,
             boolean wasMigrated,
-            int g2TokenCount) {
+            int g2TokenCount,
+            int remoteTokenCount,
+            long pull,
+            int pullSourceWorker) {
         requestId.add(id);
         sessionId.add(session);
         turn.add(turnIndex);
@@ -64,6 +70,9 @@ public final class RequestLog {
         preemptions.add(preempted);
         status.add(st.ordinal());
         g2Tokens.add(g2TokenCount);
+        remoteTokens.add(remoteTokenCount);
+        pullNanos.add(pull);
+        pullSource.add(pullSourceWorker);
         hintWorker.add(hintWorkerId);
         hintRank.add(hintRankId);
         hintBlocks.add(hintBlockCount);
@@ -168,6 +177,21 @@ public final class RequestLog {
     /** Of record i's cached tokens at first admission, those loaded from G2 (the rest hit G1). */
     public int g2Tokens(int i) {
         return g2Tokens.getInt(i);
+    }
+
+    /** Of record i's cached tokens at first admission, those pulled from another worker (KVCR). */
+    public int remoteTokens(int i) {
+        return remoteTokens.getInt(i);
+    }
+
+    /** Staging-to-landing time of record i's KVCR pull, or -1. */
+    public long pullNanos(int i) {
+        return pullNanos.getLong(i);
+    }
+
+    /** The worker record i pulled from, or -1. */
+    public int pullSource(int i) {
+        return pullSource.getInt(i);
     }
 
     /** Record indices ordered by request id. */

@@ -49,13 +49,16 @@ public final class ReportWriter {
             "cached_tokens",
             "g1_tokens",
             "g2_tokens",
+            "remote_tokens",
             "preemptions",
             "status",
             "finish_reason",
             "hint_worker",
             "hint_rank",
             "hint_blocks",
-            "migrated");
+            "migrated",
+            "pull_ms",
+            "pull_source");
 
     private static final JsonMapper JSON = JsonMapper.builder()
             .enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
@@ -106,6 +109,7 @@ public final class ReportWriter {
         o.set("queue_ms", statsTree(s.queueMs()));
         o.put("load_imbalance_ratio", Numbers.fixed(s.loadImbalanceRatio(), 6));
         o.set("kv_tiers", kvTiersTree(s));
+        o.set("kvcr", kvcrTree(s));
         o.set("workers", workersTree(s.ranks()));
         o.put("bad_lines_skipped", s.badLinesSkipped());
         var samples = o.putArray("bad_line_samples");
@@ -160,6 +164,19 @@ public final class ReportWriter {
             wo.set("ranks", rankArray);
         }
         return workers;
+    }
+
+    private static ObjectNode kvcrTree(Summary s) {
+        ObjectNode o = NODES.objectNode();
+        o.put("staged", s.kvcrStaged());
+        o.put("landed", s.kvcrLanded());
+        o.put("completed", s.kvcrCompleted());
+        o.put("detached", s.kvcrDetached());
+        o.put("bytes", s.kvcrBytes());
+        o.put("remote_tokens", s.kvcrRemoteTokens());
+        o.put("remote_first_admission_reuse_ratio", Numbers.fixed(s.remoteFirstAdmissionReuseRatio(), 6));
+        o.set("pull_ms", statsTree(s.kvcrPullMs()));
+        return o;
     }
 
     private static ObjectNode kvTiersTree(Summary s) {
@@ -221,8 +238,9 @@ public final class ReportWriter {
             sb.append(',').append(log.inputTokens(i));
             sb.append(',').append(out);
             sb.append(',').append(log.cachedTokens(i));
-            sb.append(',').append(log.cachedTokens(i) - log.g2Tokens(i));
+            sb.append(',').append(log.cachedTokens(i) - log.g2Tokens(i) - log.remoteTokens(i));
             sb.append(',').append(log.g2Tokens(i));
+            sb.append(',').append(log.remoteTokens(i));
             sb.append(',').append(log.preemptions(i));
             sb.append(',').append(st.status());
             sb.append(',').append(st.reason());
@@ -236,6 +254,11 @@ public final class ReportWriter {
             }
             sb.append(',').append(log.hintBlocks(i));
             sb.append(',').append(log.migrated(i));
+            sb.append(',').append(Numbers.nanosAsMillis(log.pullNanos(i)));
+            sb.append(',');
+            if (log.pullSource(i) >= 0) {
+                sb.append(log.pullSource(i));
+            }
             sb.append('\n');
             w.append(sb);
         }
@@ -281,7 +304,10 @@ public final class ReportWriter {
             sb.append(",\"migrated\":").append(log.migrated(i));
             sb.append(",\"output_tokens\":").append(log.outputTokens(i));
             sb.append(",\"preemptions\":").append(log.preemptions(i));
+            sb.append(",\"pull_ns\":").append(log.pullNanos(i));
+            sb.append(",\"pull_source\":").append(log.pullSource(i));
             sb.append(",\"rank\":").append(log.rank(i));
+            sb.append(",\"remote_tokens\":").append(log.remoteTokens(i));
             sb.append(",\"request_id\":").append(log.requestId(i));
             sb.append(",\"session_id\":").append(log.sessionId(i));
             sb.append(",\"status\":\"").append(st.status()).append('"');

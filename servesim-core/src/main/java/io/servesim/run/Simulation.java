@@ -77,6 +77,24 @@ public final class Simulation implements EngineListener {
                         config.cluster().router().kv(),
                         config.engine().kvCache().blockSize(),
                         queue));
+        io.servesim.config.KvcrConfig kvcr = config.engine().kvcr();
+        if (kvcr.enabled()) {
+            io.servesim.engine.CopyJobs pulls = new io.servesim.engine.CopyJobs();
+            io.servesim.transfer.TransferService nics =
+                    new io.servesim.transfer.TransferService(queue, 1, kvcr.fabricGbps());
+            nics.listener(pulls);
+            new io.servesim.engine.KvcrRegistry(
+                    kvcr,
+                    nics,
+                    pulls,
+                    ranks,
+                    dp,
+                    config.engine().kvCache().bytesPerToken()
+                            * config.engine().kvCache().blockSize(),
+                    timing,
+                    queue,
+                    counters);
+        }
         io.servesim.config.HostOffloadConfig ho = config.engine().kvCache().hostOffload();
         if (ho.enabled()) {
             installHostOffload(ho);
@@ -281,7 +299,10 @@ public final class Simulation implements EngineListener {
                 r.hintRank(),
                 r.hintBlocks(),
                 r.migrated(),
-                s.g2TokensAtFirstAdmission());
+                s.g2TokensAtFirstAdmission(),
+                s.remoteTokensAtFirstAdmission(),
+                s.pullNanos(),
+                s.pullSource());
         workload.onRequestDone(r, s.numOutputTokens(), rejected);
     }
 

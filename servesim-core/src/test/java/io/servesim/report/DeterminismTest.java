@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml. */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "e5a15988b68d12253b44bb97790615a77551100ec80a03e4f0a9c3e04feb7e8e";
+            "7cb803669dbb77d54bee1757a2792a04d7cdfdaed1ccd43ab0e23ef3db35eb14";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -64,5 +64,16 @@ class DeterminismTest {
         List<String> small = List.of("workload.sessions.sessions=50");
         List<String> other = List.of("workload.sessions.sessions=50", "workload.seed=8");
         assertThat(canonical(p, small)).isNotEqualTo(canonical(p, other));
+    }
+
+    /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
+    static final String KVCR_CANONICAL_SHA256 = "af4576ffa019d08474920ce1cd9700ffe1211415f43276d04021f1ded34f8310";
+
+    @Test
+    void kvcrCanonicalDigest_isPinned() throws Exception {
+        String c =
+                canonical(Path.of("..", "examples", "kvcr-sessions.yaml"), List.of("workload.sessions.sessions=300"));
+        assertThat(c).contains("\"kvcr\":{\"bytes\":");
+        assertThat(sha256(c)).isEqualTo(KVCR_CANONICAL_SHA256);
     }
 }

@@ -92,7 +92,7 @@ class EngineInvariantProperties {
             violations.add("referenced " + pool.countReferencedBlocks() + " + free " + pool.freeBlocks() + " != usable "
                     + pool.usableBlocks());
         }
-        long tableBlocks = s.pinnedForStore(); // G2 stores in flight pin G1 blocks
+        long tableBlocks = s.pinnedForStore() + s.heldForPulls(); // G2 store pins and KVCR source holds
         for (int i = 0; i < s.numRunning(); i++) {
             tableBlocks += s.running(i).table().numBlocks();
         }
@@ -142,10 +142,15 @@ class EngineInvariantProperties {
                         kvMode,
                         hostBlocks)
                 .as((engine, r, wl, s, mode, mig, kv, g2) -> {
+                    boolean pulls = s % 2 == 1; // KVCR on for odd seeds (jqwik combines at most 8 arbitraries)
                     List<String> all = new ArrayList<>(engine);
                     all.add("cluster.dp_mode=" + mode);
                     all.add("workload.sessions.migrate_fraction=" + mig);
                     all.add("cluster.router.kv.mode=" + kv);
+                    if (pulls && engine.contains("engine.kv_cache.prefix_caching=true")) {
+                        all.add("engine.kvcr.enabled=true");
+                        all.add("engine.kv_cache.bytes_per_token=1000");
+                    }
                     if (g2 > 0 && engine.contains("engine.kv_cache.prefix_caching=true")) {
                         all.add("engine.kv_cache.host_offload.num_host_blocks=" + g2);
                         all.add("engine.kv_cache.host_offload.scope=" + (s % 2 == 0 ? "rank_local" : "cluster_shared"));
