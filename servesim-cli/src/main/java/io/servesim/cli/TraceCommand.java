@@ -156,8 +156,9 @@ public final class TraceCommand implements Runnable {
                         rows[0]++;
                     }
                     o.flush();
-                    if (o != raw) {
-                        o.close();
+                    if (o instanceof java.util.zip.GZIPOutputStream
+                            || o instanceof com.github.luben.zstd.ZstdOutputStream) {
+                        o.close(); // finish the compressed stream; the raw one is closed by AtomicFiles
                     }
                 });
             } catch (TraceFormatException e) {

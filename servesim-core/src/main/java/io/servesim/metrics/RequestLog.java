@@ -21,7 +21,8 @@ public final class RequestLog {
     private final IntArrayList outputTokens = new IntArrayList();
     private final IntArrayList cachedTokens = new IntArrayList();
     private final IntArrayList preemptions = new IntArrayList();
-    private final IntArrayList status = new IntArrayList();
+    private final it.unimi.dsi.fastutil.objects.ObjectArrayList<RequestStatus> status =
+            new it.unimi.dsi.fastutil.objects.ObjectArrayList<>();
     private final IntArrayList g2Tokens = new IntArrayList();
     private final IntArrayList remoteTokens = new IntArrayList();
     private final LongArrayList pullNanos = new LongArrayList();
@@ -68,7 +69,7 @@ public final class RequestLog {
         outputTokens.add(output);
         cachedTokens.add(cached);
         preemptions.add(preempted);
-        status.add(st.ordinal());
+        status.add(st);
         g2Tokens.add(g2TokenCount);
         remoteTokens.add(remoteTokenCount);
         pullNanos.add(pull);
@@ -151,7 +152,7 @@ public final class RequestLog {
 
     /** Status of record i. */
     public RequestStatus status(int i) {
-        return RequestStatus.values()[status.getInt(i)];
+        return status.get(i);
     }
 
     /** The hint's worker of record i (the session's previous worker when the target differed), or -1. */

@@ -231,7 +231,7 @@ public final class ReportWriter {
             sb.append(',').append(first < 0 ? "" : Numbers.nanosAsMillis(first - arrival));
             sb.append(',');
             if (out >= 2) {
-                long gaps = out - 1;
+                long gaps = out - 1L;
                 sb.append(Numbers.nanosAsMillis(((last - first) * 2 + gaps) / (2 * gaps))); // rounded to the ns
             }
             sb.append(',').append(last < 0 ? "" : Numbers.nanosAsMillis(last - arrival));

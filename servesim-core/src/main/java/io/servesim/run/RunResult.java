@@ -18,6 +18,7 @@ import io.servesim.metrics.RequestLog;
  * @param badLinesSkipped malformed trace rows skipped (with skip_bad_lines)
  * @param badLineSamples the first skipped rows' errors
  */
+@SuppressWarnings("ArrayRecordComponent") // primitive columns, never compared with equals
 public record RunResult(
         SimConfig config,
         int requestsCreated,

@@ -92,7 +92,7 @@ class EngineInvariantProperties {
             violations.add("referenced " + pool.countReferencedBlocks() + " + free " + pool.freeBlocks() + " != usable "
                     + pool.usableBlocks());
         }
-        long tableBlocks = s.pinnedForStore() + s.heldForPulls(); // G2 store pins and KVCR source holds
+        long tableBlocks = (long) s.pinnedForStore() + s.heldForPulls(); // G2 store pins and KVCR source holds
         for (int i = 0; i < s.numRunning(); i++) {
             tableBlocks += s.running(i).table().numBlocks();
         }

@@ -19,6 +19,7 @@ package io.servesim.workload.trace;
  * @param outputTokenIds generated token ids, or null
  * @param dpRank attention-DP rank authored for this row, or -1
  */
+@SuppressWarnings("ArrayRecordComponent") // primitive columns, never compared with equals
 public record TraceRecord(
         String source,
         long line,
