@@ -426,10 +426,12 @@ class ConfigLoaderTest {
 
     @Test
     void toTree_thenBind_roundTripsToAnEqualConfig() {
-        SimConfig c = load(
-                "workload:\n  synthetic:\n    input_tokens: {type: lognormal, mean: 500, stddev: 100, min: 1}\n"
-                        + "cluster: {workers: 4, router: {policy: least_loaded}}\n",
-                "engine.max_model_len=4096");
+        SimConfig c = load("""
+                workload:
+                  synthetic:
+                    input_tokens: {type: lognormal, mean: 500, stddev: 100, min: 1}
+                cluster: {workers: 4, router: {policy: least_loaded}}
+                """, "engine.max_model_len=4096");
 
         assertThat(ConfigLoader.bind(ConfigLoader.toTree(c))).isEqualTo(c);
     }

@@ -27,10 +27,10 @@ class AttentionDpTest {
 
     private RunResult run(String dpMode) throws IOException {
         Path trace = tmp.resolve("two.jsonl");
-        Files.writeString(
-                trace,
-                "{\"arrival_ms\":0,\"input_length\":4,\"output_length\":4}\n"
-                        + "{\"arrival_ms\":15,\"input_length\":100,\"output_length\":2}\n");
+        Files.writeString(trace, """
+                {"arrival_ms":0,"input_length":4,"output_length":4}
+                {"arrival_ms":15,"input_length":100,"output_length":2}
+                """);
         return Simulation.run(ConfigLoader.fromYaml(
                 "",
                 "test",
@@ -101,11 +101,11 @@ class AttentionDpTest {
     @Test
     void authoredDpRank_winsOverTheRoutersRank_andAnOutOfRangeRankIsAnInputError() throws IOException {
         Path trace = tmp.resolve("ranked.jsonl");
-        Files.writeString(
-                trace,
-                "{\"arrival_ms\":0,\"input_length\":4,\"output_length\":1,\"dp_rank\":1}\n"
-                        + "{\"arrival_ms\":1,\"input_length\":4,\"output_length\":1,\"dp_rank\":1}\n"
-                        + "{\"arrival_ms\":2,\"input_length\":4,\"output_length\":1}\n");
+        Files.writeString(trace, """
+                {"arrival_ms":0,"input_length":4,"output_length":1,"dp_rank":1}
+                {"arrival_ms":1,"input_length":4,"output_length":1,"dp_rank":1}
+                {"arrival_ms":2,"input_length":4,"output_length":1}
+                """);
         List<String> sets = List.of(
                 "workload.type=trace",
                 "workload.trace.format=servesim",
