@@ -29,6 +29,21 @@ public final class KvcrRegistry {
     private final SimClock clock;
     private final EngineCounters counters;
     private final StepBatch estimate = new StepBatch();
+    private boolean[] draining;
+
+    /** A worker started draining: it is no longer a pull source. */
+    public void onWorkerDraining(int worker) {
+        if (draining == null) {
+            draining = new boolean[nic.length];
+        }
+        draining[worker] = true;
+    }
+
+    /** Whether the hinted source of {@code s} is on a draining worker (staging from it is rejected). */
+    boolean sourceDraining(Sequence s) {
+        int w = s.request.hintWorker();
+        return draining != null && w >= 0 && draining[w];
+    }
 
     /**
      * Creates the registry.

@@ -348,7 +348,9 @@ public final class VllmScheduler {
                     if (kvcr != null && r.request.hintWorker() >= 0) {
                         int local = hitBlocks + g2Blocks;
                         int extra = kvcr.sourceBlocks(r, maxHit) - local;
-                        if (extra > 0 && kvcr.worthPulling(extra, blockSize, local * blockSize)) {
+                        if (extra > 0 && kvcr.sourceDraining(r)) {
+                            counters.kvcrRejectedDraining++; // a draining worker is no pull source: recompute
+                        } else if (extra > 0 && kvcr.worthPulling(extra, blockSize, local * blockSize)) {
                             remote = extra;
                         }
                     }

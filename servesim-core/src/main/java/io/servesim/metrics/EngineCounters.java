@@ -34,6 +34,10 @@ public final class EngineCounters {
     public long kvcrCompleted;
     /** Landed pulls whose request released the blocks before consuming them (tiny-pool safety release). */
     public long kvcrDetached;
+    /** Pulls not staged because the hinted source's worker was draining. */
+    public long kvcrRejectedDraining;
+    /** Workers that started draining. */
+    public long workersDrained;
     /** Bytes pulled across workers. */
     public long kvcrBytes;
     /** Prompt tokens pulled from another worker at first admissions, summed. */

@@ -108,6 +108,7 @@ public final class ReportWriter {
         o.set("e2e_ms", statsTree(s.e2eMs()));
         o.set("queue_ms", statsTree(s.queueMs()));
         o.put("load_imbalance_ratio", Numbers.fixed(s.loadImbalanceRatio(), 6));
+        o.put("workers_drained", s.workersDrained());
         o.set("kv_tiers", kvTiersTree(s));
         o.set("kvcr", kvcrTree(s));
         o.set("workers", workersTree(s.ranks()));
@@ -172,6 +173,7 @@ public final class ReportWriter {
         o.put("landed", s.kvcrLanded());
         o.put("completed", s.kvcrCompleted());
         o.put("detached", s.kvcrDetached());
+        o.put("rejected_draining_source", s.kvcrRejectedDraining());
         o.put("bytes", s.kvcrBytes());
         o.put("remote_tokens", s.kvcrRemoteTokens());
         o.put("remote_first_admission_reuse_ratio", Numbers.fixed(s.remoteFirstAdmissionReuseRatio(), 6));

@@ -85,6 +85,8 @@ public final class Summaries {
                 c.kvcrLanded,
                 c.kvcrCompleted,
                 c.kvcrDetached,
+                c.kvcrRejectedDraining,
+                c.workersDrained,
                 c.kvcrBytes,
                 c.firstAdmissionRemoteTokens,
                 ratio(c.firstAdmissionRemoteTokens, c.firstAdmissionTokens),

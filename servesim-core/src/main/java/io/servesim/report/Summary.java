@@ -39,6 +39,8 @@ public record Summary(
         long kvcrLanded,
         long kvcrCompleted,
         long kvcrDetached,
+        long kvcrRejectedDraining,
+        long workersDrained,
         long kvcrBytes,
         long kvcrRemoteTokens,
         double remoteFirstAdmissionReuseRatio,

@@ -112,7 +112,14 @@ public final class KvAwareRouter implements Router, KvEventSink {
     }
 
     private boolean excluded(int rank) {
-        return rank >= excludedFrom && rank < excludedTo;
+        return (rank >= excludedFrom && rank < excludedTo) || base.isDisabled(rank);
+    }
+
+    @Override
+    public void onWorkerDraining(int worker) {
+        for (int r = 0; r < perWorker; r++) {
+            base.disable(worker * perWorker + r);
+        }
     }
 
     @Override

@@ -14,6 +14,13 @@ public final class LeastLoadedRouter implements Router {
     }
 
     @Override
+    public void onWorkerDraining(int worker) {
+        for (int r = 0; r < perWorker; r++) {
+            load.disable(worker * perWorker + r);
+        }
+    }
+
+    @Override
     public int routeExcluding(Request request, int excludedWorker) {
         return load.leastLoadedExcluding(excludedWorker * perWorker, perWorker);
     }

@@ -34,6 +34,22 @@ public final class LoadIndex {
         return 4L * waitingCount + runningCount;
     }
 
+    private boolean[] disabled;
+
+    /** Takes a rank out of consideration (a draining worker): it sorts last unless every rank is disabled. */
+    public void disable(int rank) {
+        if (disabled == null) {
+            disabled = new boolean[key.length];
+        }
+        disabled[rank] = true;
+        setScore(rank, (1L << 39) - 1);
+    }
+
+    /** Whether a rank was disabled. */
+    public boolean isDisabled(int rank) {
+        return disabled != null && disabled[rank];
+    }
+
     /** Updates a rank's counts (its score becomes 4 × waiting + running). */
     public void update(int rank, int waitingCount, int runningCount) {
         setScore(rank, score(waitingCount, runningCount));
@@ -41,6 +57,9 @@ public final class LoadIndex {
 
     /** Sets a rank's score directly (any non-negative value below 2^39); lower scores come first. */
     public void setScore(int rank, long score) {
+        if (disabled != null && disabled[rank]) {
+            score = (1L << 39) - 1;
+        }
         long newKey = (Math.min(score, (1L << 39) - 1) << INDEX_BITS) | rank;
         long old = key[rank];
         key[rank] = newKey;

@@ -17,6 +17,20 @@ public final class RandomRouter implements Router {
         this.perWorker = context.ranksPerWorker();
     }
 
+    private boolean[] draining;
+
+    @Override
+    public void onWorkerDraining(int worker) {
+        if (draining == null) {
+            draining = new boolean[ranks / perWorker];
+        }
+        draining[worker] = true;
+    }
+
+    private boolean usable(int g) {
+        return draining == null || !draining[g / perWorker];
+    }
+
     @Override
     public int routeExcluding(Request request, int excludedWorker) {
         int g = rng.nextInt(ranks - perWorker);
@@ -25,6 +39,13 @@ public final class RandomRouter implements Router {
 
     @Override
     public int route(Request request) {
-        return rng.nextInt(ranks);
+        int g = rng.nextInt(ranks);
+        for (int attempt = 0; !usable(g) && attempt < 64; attempt++) {
+            g = rng.nextInt(ranks); // re-draw away from draining workers
+        }
+        for (int i = 0; !usable(g) && i < ranks; i++) {
+            g = (g + 1) % ranks; // many draining workers: the next usable rank, if any
+        }
+        return g;
     }
 }

@@ -9,12 +9,15 @@ import io.servesim.workload.Request;
 public final class RoundRobinRouter implements Router {
     private final RouterContext context;
     private final int[] rankCursor;
+    private final boolean[] draining;
+    private int drainingCount;
     private int workerCursor;
 
     /** Creates the router. */
     public RoundRobinRouter(RouterContext context) {
         this.context = context;
         this.rankCursor = new int[context.workers()];
+        this.draining = new boolean[context.workers()];
     }
 
     @Override
@@ -27,9 +30,20 @@ public final class RoundRobinRouter implements Router {
     }
 
     @Override
+    public void onWorkerDraining(int worker) {
+        if (!draining[worker]) {
+            draining[worker] = true;
+            drainingCount++;
+        }
+    }
+
+    @Override
     public int route(Request request) {
         int w = workerCursor;
         workerCursor = w + 1 == context.workers() ? 0 : w + 1;
+        if (draining[w] && drainingCount < context.workers()) {
+            return route(request); // skip a draining worker (terminates: some worker is not draining)
+        }
         int r = rankCursor[w];
         rankCursor[w] = r + 1 == context.ranksPerWorker() ? 0 : r + 1;
         return context.globalIndex(w, r);

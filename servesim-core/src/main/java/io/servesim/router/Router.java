@@ -19,6 +19,9 @@ public interface Router {
      */
     default void onRankLoad(int rank, int waiting, int running, long pendingPromptTokens, int usedBlocks) {}
 
+    /** A worker started draining: send it nothing new (unless every worker drains). */
+    void onWorkerDraining(int worker);
+
     /** A session ended (its last turn finished, or a turn was rejected); routers may drop per-session state. */
     default void onSessionEnded(long sessionId) {}
 

@@ -37,7 +37,7 @@ public final class SessionAffinityRouter implements Router {
             return load.leastLoaded();
         }
         int rank = sessionRank.get(session);
-        if (rank >= 0 && load.scoreOf(rank) > cap) {
+        if (rank >= 0 && (load.scoreOf(rank) > cap || load.isDisabled(rank))) {
             int least = load.leastLoaded();
             if (least != rank) {
                 rank = least; // the sticky rank is over the cap: move the session
@@ -54,6 +54,13 @@ public final class SessionAffinityRouter implements Router {
             sessionRank.remove(session);
         }
         return rank;
+    }
+
+    @Override
+    public void onWorkerDraining(int worker) {
+        for (int r = 0; r < perWorker; r++) {
+            load.disable(worker * perWorker + r);
+        }
     }
 
     /** A migrating turn moves its session to the least-loaded rank on another worker, which it then sticks to. */

@@ -83,7 +83,7 @@ public final class Simulation implements EngineListener {
             io.servesim.transfer.TransferService nics =
                     new io.servesim.transfer.TransferService(queue, 1, kvcr.fabricGbps());
             nics.listener(pulls);
-            new io.servesim.engine.KvcrRegistry(
+            this.kvcrRegistry = new io.servesim.engine.KvcrRegistry(
                     kvcr,
                     nics,
                     pulls,
@@ -125,6 +125,7 @@ public final class Simulation implements EngineListener {
     }
 
     private final java.util.List<io.servesim.kv.HostPool> hostPools = new java.util.ArrayList<>();
+    private io.servesim.engine.KvcrRegistry kvcrRegistry;
 
     private void installHostOffload(io.servesim.config.HostOffloadConfig ho) {
         io.servesim.transfer.TransferService transfers = new io.servesim.transfer.TransferService(queue, 0, 0);
@@ -172,6 +173,22 @@ public final class Simulation implements EngineListener {
 
     /** Runs until no event is left. */
     public RunResult run() {
+        for (io.servesim.config.ClusterEventConfig e : config.cluster().events()) {
+            int worker = e.worker();
+            queue.schedule(
+                    Math.round(e.atMs() * 1e6),
+                    io.servesim.sim.Phase.WORKER_READY,
+                    worker,
+                    (k, p) -> {
+                        counters.workersDrained++;
+                        router.onWorkerDraining(worker); // nothing new is routed there; it finishes what it has
+                        if (kvcrRegistry != null) {
+                            kvcrRegistry.onWorkerDraining(worker);
+                        }
+                    },
+                    0,
+                    worker);
+        }
         workload.start(queue, new RequestSink() {
             @Override
             public void submit(Request request) {

@@ -120,4 +120,15 @@ class KvcrTest {
         ReportWriter.writeRequestsCsv(r.log(), w);
         return w.toString();
     }
+
+    @Test
+    void stagingFromADrainingSource_isRejectedAndCounted_andTheTurnRecomputes() throws IOException {
+        RunResult r = run("engine.kvcr.enabled=true", "cluster.events=[{at_ms: 41, worker: 0, action: drain}]");
+        RequestLog log = r.log();
+        int t1 = log.indicesByRequestId()[1];
+        assertThat(log.worker(t1)).isEqualTo(1);
+        assertThat(log.firstTokenNanos(t1) - log.arrivalNanos(t1)).isEqualTo(58 * MS); // recomputed
+        assertThat(r.counters().kvcrRejectedDraining).isEqualTo(1);
+        assertThat(r.counters().kvcrStaged).isZero();
+    }
 }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml. */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "7cb803669dbb77d54bee1757a2792a04d7cdfdaed1ccd43ab0e23ef3db35eb14";
+            "284fd0bfb7d4aadfa730593c268436d91e1fc80db6fa1410f8f091c91cb3e280";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -67,7 +67,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "af4576ffa019d08474920ce1cd9700ffe1211415f43276d04021f1ded34f8310";
+    static final String KVCR_CANONICAL_SHA256 = "2045dba1aea3643edd2645f2b7291c7ceeb57ca5cde781bb73fff9f735e3f0c8";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

@@ -1,0 +1,69 @@
+package io.servesim.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.servesim.config.ConfigException;
+import io.servesim.config.ConfigLoader;
+import io.servesim.metrics.RequestLog;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** cluster.events drain: from its time on, no router sends the worker anything new; what it has completes. */
+class DrainTest {
+    private static final long MS = 1_000_000L;
+
+    private static RunResult run(String router) {
+        return Simulation.run(ConfigLoader.fromYaml(
+                "",
+                "test",
+                List.of(
+                        "workload.type=sessions",
+                        "workload.sessions.sessions=40",
+                        "workload.sessions.turns=3",
+                        "workload.sessions.first_input_tokens={type: fixed, value: 64}",
+                        "workload.sessions.new_input_tokens={type: fixed, value: 16}",
+                        "workload.sessions.output_tokens={type: fixed, value: 8}",
+                        "workload.arrival.type=constant",
+                        "workload.arrival.rate=200",
+                        "cluster.workers=3",
+                        "cluster.attention_dp=2",
+                        "cluster.router.policy=" + router,
+                        "cluster.events=[{at_ms: 100, worker: 1, action: drain}]",
+                        "timing.type=fixed")));
+    }
+
+    @Test
+    void drainedWorker_getsNothingNewFromAnyRouter_andEveryRequestStillCompletes() {
+        for (String router : List.of("round_robin", "random", "least_loaded", "session_affinity", "kv_aware")) {
+            RunResult r = run(router);
+            RequestLog log = r.log();
+            boolean servedBefore = false;
+            for (int i = 0; i < log.size(); i++) {
+                assertThat(log.status(i).status()).isEqualTo("completed");
+                if (log.worker(i) == 1) {
+                    assertThat(log.arrivalNanos(i)).as(router).isLessThan(100 * MS);
+                    servedBefore = true;
+                }
+            }
+            assertThat(servedBefore)
+                    .as(router + " used worker 1 before the drain")
+                    .isTrue();
+            assertThat(log.size()).isEqualTo(120);
+            assertThat(r.counters().workersDrained).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void badEvents_areConfigErrorsNamingTheField() {
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(
+                        "", "t", List.of("cluster.events=[{at_ms: 5, worker: 3, action: drain}]")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("cluster.events[0].worker: is 3 but there are only 1 workers");
+        assertThatThrownBy(() ->
+                        ConfigLoader.fromYaml("", "t", List.of("cluster.events=[{at_ms: 5, worker: 0, action: fail}]")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster.events")
+                .hasMessageContaining("'fail' is not modelled yet");
+    }
+}
