@@ -145,6 +145,9 @@ class EngineInvariantProperties {
                     boolean pulls = s % 2 == 1; // KVCR on for odd seeds (jqwik combines at most 8 arbitraries)
                     List<String> all = new ArrayList<>(engine);
                     all.add("cluster.dp_mode=" + mode);
+                    if (s % 3 == 0) {
+                        all.add("cluster.events=[{at_ms: 300, worker: 0, action: drain}]");
+                    }
                     all.add("workload.sessions.migrate_fraction=" + mig);
                     all.add("cluster.router.kv.mode=" + kv);
                     if (pulls && engine.contains("engine.kv_cache.prefix_caching=true")) {
