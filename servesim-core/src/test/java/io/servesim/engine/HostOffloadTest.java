@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.StringJoiner;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,21 +34,14 @@ class HostOffloadTest {
     @TempDir
     Path tmp;
 
-    private static String ids(int from, int to) {
-        StringJoiner j = new StringJoiner(",", "[", "]");
-        for (int i = from; i <= to; i++) {
-            j.add(Integer.toString(i));
-        }
-        return j.toString();
-    }
-
     private RunResult run(int hostBlocks) throws IOException {
         Path trace = tmp.resolve("g2.jsonl");
-        String c = ids(1, 32).replace("]", "") + "," + ids(2001, 2016).substring(1);
+        String c = TokenIds.concat(1, 32, 2001, 2016);
         Files.writeString(
                 trace,
-                "{\"arrival_ms\":0,\"output_length\":2,\"input_token_ids\":" + ids(1, 32) + "}\n"
-                        + "{\"arrival_ms\":40,\"output_length\":1,\"input_token_ids\":" + ids(1001, 1048) + "}\n"
+                "{\"arrival_ms\":0,\"output_length\":2,\"input_token_ids\":" + TokenIds.range(1, 32) + "}\n"
+                        + "{\"arrival_ms\":40,\"output_length\":1,\"input_token_ids\":" + TokenIds.range(1001, 1048)
+                        + "}\n"
                         + "{\"arrival_ms\":100,\"output_length\":1,\"input_token_ids\":" + c + "}\n");
         return Simulation.run(ConfigLoader.fromYaml(
                 "",
@@ -102,12 +94,14 @@ class HostOffloadTest {
     @Test
     void clusterSharedG2_servesBlocksStoredByAnotherWorker_rankLocalDoesNot() throws IOException {
         Path trace = tmp.resolve("shared.jsonl");
-        String c = ids(1, 32).replace("]", "") + "," + ids(2001, 2016).substring(1);
+        String c = TokenIds.concat(1, 32, 2001, 2016);
         Files.writeString(
                 trace,
-                "{\"arrival_ms\":0,\"output_length\":2,\"input_token_ids\":" + ids(1, 32) + "}\n"
-                        + "{\"arrival_ms\":1,\"output_length\":1,\"input_token_ids\":" + ids(3001, 3004) + "}\n"
-                        + "{\"arrival_ms\":50,\"output_length\":1,\"input_token_ids\":" + ids(4001, 4004) + "}\n"
+                "{\"arrival_ms\":0,\"output_length\":2,\"input_token_ids\":" + TokenIds.range(1, 32) + "}\n"
+                        + "{\"arrival_ms\":1,\"output_length\":1,\"input_token_ids\":" + TokenIds.range(3001, 3004)
+                        + "}\n"
+                        + "{\"arrival_ms\":50,\"output_length\":1,\"input_token_ids\":" + TokenIds.range(4001, 4004)
+                        + "}\n"
                         + "{\"arrival_ms\":100,\"output_length\":1,\"input_token_ids\":" + c + "}\n");
         for (String scope : List.of("cluster_shared", "rank_local")) {
             RunResult r = Simulation.run(ConfigLoader.fromYaml(

@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.StringJoiner;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,20 +34,13 @@ class KvcrTest {
     @TempDir
     Path tmp;
 
-    private static String ids(int from, int to) {
-        StringJoiner j = new StringJoiner(",", "[", "]");
-        for (int i = from; i <= to; i++) {
-            j.add(Integer.toString(i));
-        }
-        return j.toString();
-    }
-
     private RunResult run(String... extra) throws IOException {
         Path trace = tmp.resolve("session.jsonl");
-        String turn1 = ids(1, 32).replace("]", "") + "," + ids(500, 515).substring(1);
+        String turn1 = TokenIds.concat(1, 32, 500, 515);
         Files.writeString(
                 trace,
-                "{\"arrival_ms\":0,\"session_id\":\"s\",\"output_length\":1,\"input_token_ids\":" + ids(1, 32) + "}\n"
+                "{\"arrival_ms\":0,\"session_id\":\"s\",\"output_length\":1,\"input_token_ids\":"
+                        + TokenIds.range(1, 32) + "}\n"
                         + "{\"session_id\":\"s\",\"output_length\":1,\"input_token_ids\":" + turn1 + "}\n");
         List<String> sets = new ArrayList<>(List.of(
                 "workload.type=trace",
