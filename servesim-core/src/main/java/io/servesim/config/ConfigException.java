@@ -29,6 +29,7 @@ public final class ConfigException extends IllegalArgumentException {
         if (prefix.isEmpty()) {
             return this;
         }
-        return new ConfigException(path.isEmpty() ? prefix : prefix + "." + path, problem);
+        String joined = path.isEmpty() ? prefix : prefix + (path.startsWith("[") ? "" : ".") + path;
+        return new ConfigException(joined, problem);
     }
 }

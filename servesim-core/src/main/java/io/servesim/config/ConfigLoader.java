@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -287,14 +286,14 @@ public final class ConfigLoader {
     }
 
     private static String pathOf(List<JacksonException.Reference> refs) {
-        List<String> parts = new ArrayList<>();
+        StringBuilder path = new StringBuilder();
         for (JacksonException.Reference r : refs) {
             if (r.getPropertyName() != null) {
-                parts.add(r.getPropertyName());
+                path.append(path.isEmpty() ? "" : ".").append(r.getPropertyName());
             } else if (r.getIndex() >= 0) {
-                parts.add("[" + r.getIndex() + "]");
+                path.append('[').append(r.getIndex()).append(']'); // list items read as events[0].worker
             }
         }
-        return String.join(".", parts);
+        return path.toString();
     }
 }

@@ -31,6 +31,8 @@ public final class EngineRank {
     private long decodeTokens;
     private long requests;
     private int peakUsedBlocks;
+    private boolean failed;
+    private long registryWakeups;
 
     /**
      * Creates a rank.
@@ -119,6 +121,34 @@ public final class EngineRank {
         return scheduler.hasWork();
     }
 
+    /** Whether this rank's worker failed (it does nothing more). */
+    public boolean failed() {
+        return failed;
+    }
+
+    /**
+     * Times the KVCR registry woke this rank (a pull it takes part in changed state). servesim never polls ranks for
+     * deadlines, so a rank that never staged or served a pull stays at 0.
+     */
+    public long registryWakeups() {
+        return registryWakeups;
+    }
+
+    /** The KVCR registry wakes this rank: one of its pulls landed, aborted or released source holds. */
+    void wakeByRegistry() {
+        registryWakeups++;
+        wakeAfterLoad();
+    }
+
+    /**
+     * The worker failed: this rank stops for good. Its requests (running, copying, waiting) are moved to
+     * {@code out}, its G2 copies in flight are cancelled; pending step events find it failed and do nothing.
+     */
+    public void fail(ObjectArrayList<Sequence> out) {
+        failed = true;
+        scheduler.abandon(out);
+    }
+
     /** Installs the driver (done once by the worker). */
     void driver(StepDriver stepDriver) {
         this.driver = stepDriver;
@@ -130,6 +160,7 @@ public final class EngineRank {
      * @param host the G2 pool (this rank's own, or the cluster's shared one)
      * @param gpuEndpoint this rank's transfer endpoint (egress = d2h, ingress = h2d)
      * @param hostEndpoint the G2 pool's endpoint
+     * @param sharedPool whether {@code host} is the cluster's shared pool
      */
     public void enableHostOffload(
             io.servesim.kv.HostPool host,
@@ -138,15 +169,27 @@ public final class EngineRank {
             int gpuEndpoint,
             int hostEndpoint,
             long blockBytes,
-            long firstByteNanos) {
+            long firstByteNanos,
+            boolean sharedPool) {
         HostOffload o = new HostOffload(
-                host, transfers, jobs.jobs, gpuEndpoint, hostEndpoint, blockBytes, firstByteNanos, counters);
+                host,
+                transfers,
+                jobs.jobs,
+                gpuEndpoint,
+                hostEndpoint,
+                blockBytes,
+                firstByteNanos,
+                sharedPool,
+                counters);
         scheduler.offload(o);
         o.attach(this);
     }
 
     /** A G2 copy landed: queues may have changed and blocks may be free again. */
     void wakeAfterLoad() {
+        if (failed) {
+            return;
+        }
         listener.onLoadChanged(this);
         if (hasWork()) {
             driver.wake(this);
@@ -168,6 +211,9 @@ public final class EngineRank {
      * token within {@code max_model_len} (vLLM rejects over-long prompts at input validation), else queues it.
      */
     public void submit(Request request) {
+        if (failed) {
+            throw new IllegalStateException("request " + request.id() + " routed to failed worker " + workerId);
+        }
         requests++;
         int maxModelLen = scheduler.settings().maxModelLen();
         Sequence s = new Sequence(request, maxModelLen);

@@ -31,6 +31,9 @@ final class HostOffload {
     interface Job {
         /** The copy landed. */
         void done();
+
+        /** The copy was cancelled because an end of it failed: undo its holds on what survives. */
+        default void abort() {}
     }
 
     private final HostPool host;
@@ -41,6 +44,8 @@ final class HostOffload {
     private final long blockBytes;
     private final long firstByteNanos;
     private final EngineCounters counters;
+    private final IntArrayList active = new IntArrayList(); // this rank's copies in flight, in submission order
+    private final boolean sharedPool;
     private final IntArrayList pendingBlocks = new IntArrayList();
     private final LongArrayList pendingHashes = new LongArrayList();
     private int pinnedForStore;
@@ -54,8 +59,10 @@ final class HostOffload {
             int hostEndpoint,
             long blockBytes,
             long firstByteNanos,
+            boolean sharedPool,
             EngineCounters counters) {
         this.host = host;
+        this.sharedPool = sharedPool;
         this.transfers = transfers;
         this.jobs = jobs;
         this.gpuEndpoint = gpuEndpoint;
@@ -99,13 +106,25 @@ final class HostOffload {
         long bytes = blockBytes * blocks.size();
         counters.g2StoreBytes += bytes;
         int id = transfers.submit(gpuEndpoint, hostEndpoint, bytes, firstByteNanos, 0);
-        jobs.put(id, () -> {
-            for (int i = 0; i < blocks.size(); i++) {
-                host.completeStore(hashes.getLong(i));
-                gpu.release(blocks.getInt(i));
+        active.add(id);
+        jobs.put(id, new Job() {
+            @Override
+            public void done() {
+                active.rem(id);
+                for (int i = 0; i < blocks.size(); i++) {
+                    host.completeStore(hashes.getLong(i));
+                    gpu.release(blocks.getInt(i));
+                }
+                pinnedForStore -= blocks.size();
+                rank.wakeAfterLoad(); // freed pins may unblock a waiting request
             }
-            pinnedForStore -= blocks.size();
-            rank.wakeAfterLoad(); // freed pins may unblock a waiting request
+
+            @Override
+            public void abort() {
+                for (int i = 0; i < hashes.size(); i++) {
+                    host.abortStore(hashes.getLong(i)); // the reserved entries never fill
+                }
+            }
         });
     }
 
@@ -128,12 +147,43 @@ final class HostOffload {
         counters.g2LoadBytes += bytes;
         counters.g2Loads++;
         int id = transfers.submit(hostEndpoint, gpuEndpoint, bytes, firstByteNanos, 0);
-        jobs.put(id, () -> {
-            for (int i = from; i < from + count; i++) {
-                host.unpin(hashes[i]);
+        active.add(id);
+        jobs.put(id, new Job() {
+            @Override
+            public void done() {
+                active.rem(id);
+                abort(); // the pins go either way
+                rank.scheduler().copyLanded(s);
+                rank.wakeAfterLoad();
             }
-            rank.scheduler().copyLanded(s);
-            rank.wakeAfterLoad();
+
+            @Override
+            public void abort() {
+                for (int i = from; i < from + count; i++) {
+                    host.unpin(hashes[i]);
+                }
+            }
         });
+    }
+
+    /** The rank failed: cancel its copies in flight (in submission order) and undo their holds on the G2 pool. */
+    void abortAll() {
+        for (int i = 0, n = active.size(); i < n; i++) {
+            int id = active.getInt(i);
+            transfers.cancel(id);
+            Job job = jobs.remove(id);
+            if (job != null) {
+                job.abort();
+            }
+        }
+        active.clear();
+        pinnedForStore = 0;
+        pendingBlocks.clear();
+        pendingHashes.clear();
+    }
+
+    /** The G2 pool when it is this rank's own (a KVCR source may serve pulls from it), else null. */
+    HostPool privatePool() {
+        return sharedPool ? null : host;
     }
 }

@@ -27,7 +27,7 @@ final class IndependentStepper implements StepDriver, EventHandler {
 
     @Override
     public void wake(EngineRank r) {
-        if (!busy && !armed) {
+        if (!busy && !armed && !rank.failed()) {
             armed = true;
             queue.schedule(queue.nowNanos(), Phase.STEP_START, rank.globalIndex(), this, START, 0);
         }
@@ -35,6 +35,11 @@ final class IndependentStepper implements StepDriver, EventHandler {
 
     @Override
     public void onEvent(int kind, long payload) {
+        if (rank.failed()) {
+            busy = false; // the worker failed: a pending step start or end does nothing
+            armed = false;
+            return;
+        }
         long now = queue.nowNanos();
         if (kind == START) {
             armed = false;

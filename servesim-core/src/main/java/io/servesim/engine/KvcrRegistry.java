@@ -2,21 +2,45 @@ package io.servesim.engine;
 
 import io.servesim.config.KvcrConfig;
 import io.servesim.kv.BlockPool;
+import io.servesim.kv.HostPool;
 import io.servesim.metrics.EngineCounters;
 import io.servesim.sim.SimClock;
 import io.servesim.timing.StepBatch;
 import io.servesim.timing.TimingModel;
 import io.servesim.transfer.TransferService;
+import it.unimi.dsi.fastutil.ints.Int2ObjectLinkedOpenHashMap;
+import it.unimi.dsi.fastutil.objects.ObjectArrayList;
 
 /**
  * Cross-worker KV pulls (KVCR: router-hinted, destination-initiated, peer-to-peer; aisimulate-replay.md §5). When a
  * request reaches admission on a destination rank and its hint names another worker's rank that holds more of its
- * prefix than the destination's local G1 + G2 hit, the destination allocates the blocks and stages a pull for the
- * extra blocks: the source <em>holds</em> them (an extra reference, so they cannot be evicted) until the bytes land;
- * the request waits off the running list, then is scheduled from the head of waiting, where the pull is consumed.
- * Pulls move between the workers' NIC endpoints on their own bandwidth-shared {@link TransferService}.
+ * prefix (in its GPU cache, then its private G2 pool) than the destination's local G1 + G2 hit, the destination
+ * allocates the blocks and stages a pull for the extra blocks: the source <em>holds</em> them (an extra reference on
+ * G1 blocks, a pin on G2 entries, so they cannot be evicted) until the bytes land; the request waits off the running
+ * list, then is scheduled from the head of waiting, where the pull is consumed. Pulls move between the workers' NIC
+ * endpoints on their own bandwidth-shared {@link TransferService}.
+ *
+ * <p>Lifecycle of a pull: <b>parked</b> (staged, waiting for its first byte) → <b>moving</b> → <b>landed</b> (bytes
+ * at the destination; the request waits at the head of waiting: landed-but-unconsumed) → <b>completed</b> (consumed
+ * by the request's admission). A landed pull whose request gives its blocks back before admission is
+ * <b>detached</b> (its blocks stay cached). A pull whose destination worker fails becomes <b>source-only</b>: the
+ * source keeps its hold until the bytes in flight stop, then releases it. A pull whose source worker fails is
+ * <b>aborted</b>: the destination frees the blocks meant for it and recomputes those tokens.
+ *
+ * <p>No idle polling: the registry only acts on events of its own pulls and wakes exactly the ranks they involve
+ * (counted per rank by {@link EngineRank#registryWakeups()}).
  */
 public final class KvcrRegistry {
+    /** Where an active (not yet landed or aborted) pull stands. */
+    public enum PullState {
+        /** Staged, waiting for its first byte. */
+        PARKED,
+        /** Bytes flowing at the shared rate. */
+        MOVING,
+        /** The destination failed; the source holds its blocks until the bytes stop. */
+        SOURCE_ONLY
+    }
+
     private final KvcrConfig config;
     private final TransferService transfers;
     private final CopyJobs jobs;
@@ -29,20 +53,64 @@ public final class KvcrRegistry {
     private final SimClock clock;
     private final EngineCounters counters;
     private final StepBatch estimate = new StepBatch();
+    private final Int2ObjectLinkedOpenHashMap<Pull> active = new Int2ObjectLinkedOpenHashMap<>();
     private boolean[] draining;
+    private boolean[] failed;
 
-    /** A worker started draining: it is no longer a pull source. */
-    public void onWorkerDraining(int worker) {
-        if (draining == null) {
-            draining = new boolean[nic.length];
+    /** One staged pull; completed by the transfer service's listener. */
+    private final class Pull implements HostOffload.Job {
+        final int id;
+        final EngineRank destination;
+        final EngineRank source;
+        final Sequence sequence;
+        final int from;
+        final int[] heldBlocks;
+        final long[] pinnedHashes;
+        final long stagedNanos;
+        boolean sourceOnly;
+
+        Pull(int id, EngineRank destination, EngineRank source, Sequence s, int from, int[] held, long[] pinned) {
+            this.id = id;
+            this.destination = destination;
+            this.source = source;
+            this.sequence = s;
+            this.from = from;
+            this.heldBlocks = held;
+            this.pinnedHashes = pinned;
+            this.stagedNanos = clock.nowNanos();
         }
-        draining[worker] = true;
-    }
 
-    /** Whether the hinted source of {@code s} is on a draining worker (staging from it is rejected). */
-    boolean sourceDraining(Sequence s) {
-        int w = s.request.hintWorker();
-        return draining != null && w >= 0 && draining[w];
+        @Override
+        public void done() {
+            active.remove(id);
+            releaseSource();
+            if (sourceOnly) {
+                return; // nobody is left to receive the bytes
+            }
+            long now = clock.nowNanos();
+            sequence.pullNanos = now - stagedNanos;
+            counters.kvcrPullNanos.record(sequence.pullNanos);
+            counters.kvcrParkedNanos.record(transfers.startNanos(id) - stagedNanos);
+            counters.kvcrLanded++;
+            destination.scheduler().copyLanded(sequence);
+            destination.wakeByRegistry();
+        }
+
+        private void releaseSource() {
+            if (source.failed()) {
+                return; // its pools are gone
+            }
+            BlockPool pool = source.scheduler().pool();
+            for (int b : heldBlocks) {
+                pool.release(b);
+            }
+            HostPool host = privatePool(source);
+            for (long h : pinnedHashes) {
+                host.unpin(h);
+            }
+            source.scheduler().heldForPulls -= heldBlocks.length;
+            source.wakeByRegistry(); // released holds may unblock the source's own waiting requests
+        }
     }
 
     /**
@@ -82,13 +150,118 @@ public final class KvcrRegistry {
         }
     }
 
-    /** Leading prompt blocks (at most {@code maxHit}) the hinted source rank of {@code s} holds in its GPU cache. */
+    /** A worker started draining: it is no longer a pull source. */
+    public void onWorkerDraining(int worker) {
+        if (draining == null) {
+            draining = new boolean[nic.length];
+        }
+        draining[worker] = true;
+    }
+
+    /**
+     * A worker failed (call before its ranks abandon their requests): pulls from it are cancelled and their
+     * destinations recompute; pulls to it become source-only. Visits the active pulls once, in staging order.
+     */
+    public void onWorkerFailed(int worker) {
+        if (failed == null) {
+            failed = new boolean[nic.length];
+        }
+        failed[worker] = true;
+        ObjectArrayList<Pull> affected = new ObjectArrayList<>();
+        for (Pull p : active.values()) {
+            if (p.source.workerId() == worker || p.destination.workerId() == worker) {
+                affected.add(p);
+            }
+        }
+        for (Pull p : affected) {
+            if (p.source.workerId() == worker) {
+                transfers.cancel(p.id);
+                jobs.jobs.remove(p.id);
+                active.remove(p.id);
+                counters.kvcrAborted++;
+                if (p.destination.workerId() != worker && !p.sourceOnly) {
+                    p.destination.scheduler().pullAborted(p.sequence, p.from);
+                    p.destination.wakeByRegistry();
+                }
+            } else if (!p.sourceOnly) {
+                p.sourceOnly = true;
+                counters.kvcrSourceOnly++;
+            }
+        }
+    }
+
+    /** Pulls staged and not yet landed or aborted. */
+    public int activePulls() {
+        return active.size();
+    }
+
+    /** Active pulls in {@code state} (a scan of the active pulls: for tests and reports, not the hot path). */
+    public int count(PullState state) {
+        int n = 0;
+        for (Pull p : active.values()) {
+            PullState st = p.sourceOnly
+                    ? PullState.SOURCE_ONLY
+                    : transfers.state(p.id) == TransferService.State.MOVING ? PullState.MOVING : PullState.PARKED;
+            if (st == state) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Pulls whose bytes landed but whose request has not been admitted (or released its blocks) yet. */
+    public long landedUnconsumed() {
+        return counters.kvcrLanded - counters.kvcrCompleted - counters.kvcrDetached;
+    }
+
+    /** The most pulls that were moving at once. */
+    public int movingPeak() {
+        return transfers.peakMovingJobs();
+    }
+
+    /** {@link #rejection}: the hinted source may serve pulls. */
+    static final int NO_REJECTION = 0;
+
+    /** {@link #rejection}: the hinted source is draining (it serves no new pulls). */
+    static final int DRAINING_SOURCE = 1;
+
+    /** {@link #rejection}: the hinted source failed (its cache is gone). */
+    static final int FAILED_SOURCE = 2;
+
+    /** Whether {@code s} may pull from its hinted source: {@link #NO_REJECTION}, or why not. */
+    int rejection(Sequence s) {
+        int w = s.request.hintWorker();
+        if (w < 0) {
+            return NO_REJECTION;
+        }
+        if (failed != null && failed[w]) {
+            return FAILED_SOURCE;
+        }
+        if (draining != null && draining[w]) {
+            return DRAINING_SOURCE;
+        }
+        return NO_REJECTION;
+    }
+
+    /**
+     * Leading prompt blocks (at most {@code maxHit}) the hinted source rank of {@code s} holds: its GPU cache run,
+     * continued in its private G2 pool (a shared pool is the destination's own G2 already).
+     */
     int sourceBlocks(Sequence s, int maxHit) {
-        int source = source(s);
-        if (source < 0) {
+        EngineRank source = source(s);
+        if (source == null) {
             return 0;
         }
-        BlockPool pool = ranks[source].scheduler().pool();
+        int n = g1Run(source, s, maxHit);
+        HostPool host = privatePool(source);
+        if (host != null) {
+            n += host.peekReadyRun(s.table.hashesView(), n, maxHit);
+        }
+        return n;
+    }
+
+    private static int g1Run(EngineRank source, Sequence s, int maxHit) {
+        BlockPool pool = source.scheduler().pool();
         long[] hashes = s.table.hashesView();
         int n = 0;
         while (n < maxHit && pool.lookup(hashes[n]) >= 0) {
@@ -97,15 +270,20 @@ public final class KvcrRegistry {
         return n;
     }
 
-    private int source(Sequence s) {
+    private static HostPool privatePool(EngineRank rank) {
+        HostOffload o = rank.scheduler().offload();
+        return o == null ? null : o.privatePool();
+    }
+
+    private EngineRank source(Sequence s) {
         int w = s.request.hintWorker();
-        return w < 0 ? -1 : w * ranksPerWorker + s.request.hintRank();
+        return w < 0 ? null : ranks[w * ranksPerWorker + s.request.hintRank()];
     }
 
     /**
      * Whether pulling {@code blocks} beats recomputing them: always with {@code decision: always}; with
      * {@code cost}, when first byte + bytes at the NIC rate is shorter than the timing model's prefill of those
-     * tokens on top of {@code contextTokens}.
+     * tokens on top of {@code contextTokens}. A refusal is counted as {@code rejected_cost}.
      */
     boolean worthPulling(int blocks, int blockSize, int contextTokens) {
         if (config.decision().equals("always")) {
@@ -115,38 +293,42 @@ public final class KvcrRegistry {
         long pull = firstByteNanos + (bw > 0 ? (long) Math.ceil(blocks * blockBytes / bw) : 0);
         estimate.reset(0);
         estimate.add(blocks * blockSize, contextTokens, false);
-        return pull < timing.stepNanos(estimate);
+        if (pull < timing.stepNanos(estimate)) {
+            return true;
+        }
+        counters.kvcrRejectedCost++;
+        return false;
     }
 
     /** Stages a pull of blocks [{@code from}, {@code from + count}) of {@code s} into rank {@code destination}. */
     void stage(EngineRank destination, Sequence s, int from, int count) {
-        int source = source(s);
-        BlockPool pool = ranks[source].scheduler().pool();
+        EngineRank source = source(s);
+        BlockPool pool = source.scheduler().pool();
         long[] hashes = s.table.hashesView();
-        int[] held = new int[count];
-        VllmScheduler sourceScheduler = ranks[source].scheduler();
-        for (int i = 0; i < count; i++) {
+        int g1 = Math.max(0, Math.min(g1Run(source, s, from + count) - from, count));
+        int[] held = new int[g1];
+        for (int i = 0; i < g1; i++) {
             held[i] = pool.lookup(hashes[from + i]);
             pool.touch(held[i]); // the source holds them until the bytes land
         }
-        sourceScheduler.heldForPulls += count;
+        long[] pinned = new long[count - g1];
+        if (pinned.length > 0) {
+            HostPool host = privatePool(source);
+            host.readyRun(hashes, from + g1, from + count); // a real read: most recent in the source's G2 LRU
+            for (int i = 0; i < pinned.length; i++) {
+                pinned[i] = hashes[from + g1 + i];
+                host.pin(pinned[i]);
+            }
+            counters.kvcrSourceG2Blocks += pinned.length;
+        }
+        source.scheduler().heldForPulls += g1; // G1 references (G2 pins do not hold GPU blocks)
         long bytes = blockBytes * count;
-        long staged = clock.nowNanos();
         counters.kvcrStaged++;
         counters.kvcrBytes += bytes;
-        s.pullSource = source / ranksPerWorker;
-        int id = transfers.submit(nic[source / ranksPerWorker], nic[destination.workerId()], bytes, firstByteNanos, 0);
-        jobs.jobs.put(id, () -> {
-            for (int b : held) {
-                pool.release(b);
-            }
-            sourceScheduler.heldForPulls -= count;
-            ranks[source].wakeAfterLoad(); // released holds may unblock the source's own waiting requests
-            s.pullNanos = clock.nowNanos() - staged;
-            counters.kvcrPullNanos.record(s.pullNanos);
-            counters.kvcrLanded++;
-            destination.scheduler().copyLanded(s);
-            destination.wakeAfterLoad();
-        });
+        s.pullSource = source.workerId();
+        int id = transfers.submit(nic[source.workerId()], nic[destination.workerId()], bytes, firstByteNanos, 0);
+        Pull p = new Pull(id, destination, source, s, from, held, pinned);
+        active.put(id, p);
+        jobs.jobs.put(id, p);
     }
 }

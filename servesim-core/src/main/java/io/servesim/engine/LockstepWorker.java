@@ -40,7 +40,7 @@ final class LockstepWorker implements StepDriver, EventHandler {
     public void wake(EngineRank rank) {
         int i = rank.rankId();
         active[i >>> 6] |= 1L << i;
-        if (!busy && !armed) {
+        if (!busy && !armed && !rank.failed()) {
             armed = true;
             queue.schedule(queue.nowNanos(), Phase.STEP_START, stableId, this, START, 0);
         }
@@ -48,6 +48,11 @@ final class LockstepWorker implements StepDriver, EventHandler {
 
     @Override
     public void onEvent(int kind, long payload) {
+        if (ranks[0].failed()) {
+            busy = false; // the worker failed: a pending pass start or end does nothing
+            armed = false;
+            return;
+        }
         long now = queue.nowNanos();
         if (kind == START) {
             armed = false;

@@ -147,6 +147,54 @@ public final class VllmScheduler {
         this.offload = hostOffload;
     }
 
+    /** This rank's G2 link, or null without host offload. */
+    HostOffload offload() {
+        return offload;
+    }
+
+    /**
+     * A KVCR pull into blocks [{@code from}, target) of waiting request {@code s} was aborted (its source failed):
+     * the blocks meant for it are freed and the request will recompute those tokens; any G2 load it also waits for
+     * still lands.
+     */
+    void pullAborted(Sequence s, int from) {
+        kv.freeTail(s.table, from);
+        s.targetBlocks = from;
+        s.pendingRemoteTokens = 0;
+        s.pullNanos = -1;
+        s.pullSource = -1;
+        copyLanded(s);
+    }
+
+    /** Adds every request this rank holds (running, then copying, then waiting) to {@code out}, leaving them. */
+    public void inFlight(ObjectArrayList<Sequence> out) {
+        out.addAll(running);
+        out.addAll(loading);
+        out.addAll(waiting);
+    }
+
+    /**
+     * The rank failed: every request it holds (running in admission order, then copying, then waiting in queue
+     * order) is moved to {@code out}, and the rank forgets them. Its KV pool is gone with it, so nothing is freed.
+     */
+    void abandon(ObjectArrayList<Sequence> out) {
+        out.addAll(running);
+        out.addAll(loading);
+        out.addAll(waiting);
+        running.clear();
+        loading.clear();
+        waiting.clear();
+        for (int k = 0; k < scheduledCount; k++) {
+            scheduled[k] = null;
+        }
+        scheduledCount = 0;
+        heldByWaiting = 0;
+        pendingPromptTokens = 0;
+        if (offload != null) {
+            offload.abortAll();
+        }
+    }
+
     /** A G2 load landed: cache the loaded blocks and put the request at the head of waiting. */
     void loadLanded(Sequence s, int heldBlocks) {
         kv.cacheLoaded(s.table, heldBlocks);
@@ -347,8 +395,11 @@ public final class VllmScheduler {
                     int remote = 0;
                     if (kvcr != null && r.request.hintWorker() >= 0) {
                         int local = hitBlocks + g2Blocks;
-                        int extra = kvcr.sourceBlocks(r, maxHit) - local;
-                        if (extra > 0 && kvcr.sourceDraining(r)) {
+                        int rejection = kvcr.rejection(r);
+                        int extra = rejection == KvcrRegistry.FAILED_SOURCE ? 0 : kvcr.sourceBlocks(r, maxHit) - local;
+                        if (rejection == KvcrRegistry.FAILED_SOURCE) {
+                            counters.kvcrRejectedFailed++; // the hinted worker and its cache are gone: recompute
+                        } else if (extra > 0 && rejection == KvcrRegistry.DRAINING_SOURCE) {
                             counters.kvcrRejectedDraining++; // a draining worker is no pull source: recompute
                         } else if (extra > 0 && kvcr.worthPulling(extra, blockSize, local * blockSize)) {
                             remote = extra;

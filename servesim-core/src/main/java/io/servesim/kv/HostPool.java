@@ -91,6 +91,27 @@ public final class HostPool {
         return n;
     }
 
+    /** A reserved store was abandoned (its GPU failed mid-copy): the entry goes away if it never became ready. */
+    public void abortStore(long hash) {
+        Entry e = entries.get(hash);
+        if (e != null && !e.ready) {
+            entries.remove(hash);
+        }
+    }
+
+    /** Like {@link #readyRun} but without touching the entries (a query on another rank's behalf). */
+    public int peekReadyRun(long[] hashes, int from, int to) {
+        int n = 0;
+        for (int i = from; i < to; i++) {
+            Entry e = entries.get(hashes[i]);
+            if (e == null || !e.ready) {
+                break;
+            }
+            n++;
+        }
+        return n;
+    }
+
     /** Pins a block while it is loaded into a GPU (it cannot be evicted). */
     public void pin(long hash) {
         Entry e = entries.get(hash);

@@ -217,6 +217,16 @@ public final class KvCacheManager {
         table.numCachedBlocks = 0;
     }
 
+    /** Frees the blocks of a request past its first {@code keepBlocks}, last first (an aborted load's target). */
+    public void freeTail(BlockTable table, int keepBlocks) {
+        int[] blocks = table.blocks;
+        for (int i = table.numBlocks - 1; i >= keepBlocks; i--) {
+            pool.release(blocks[i]);
+        }
+        table.numBlocks = Math.min(table.numBlocks, keepBlocks);
+        table.numCachedBlocks = Math.min(table.numCachedBlocks, table.numBlocks);
+    }
+
     private static int ceilDiv(int a, int b) {
         return (a + b - 1) / b;
     }

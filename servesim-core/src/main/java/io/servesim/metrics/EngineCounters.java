@@ -36,6 +36,26 @@ public final class EngineCounters {
     public long kvcrDetached;
     /** Pulls not staged because the hinted source's worker was draining. */
     public long kvcrRejectedDraining;
+    /** Pulls not staged because the hinted source's worker had failed. */
+    public long kvcrRejectedFailed;
+    /** Pulls not staged because {@code decision: cost} found recomputing faster. */
+    public long kvcrRejectedCost;
+    /** Pulls cancelled because their source worker failed (the destination recomputes). */
+    public long kvcrAborted;
+    /** Pulls whose destination worker failed while their bytes were in flight. */
+    public long kvcrSourceOnly;
+    /** Pulled blocks served from the source's G2 pool (not its GPU cache). */
+    public long kvcrSourceG2Blocks;
+    /** Staging-to-first-byte time of every landed pull (ns). */
+    public final ExactDistribution kvcrParkedNanos = new ExactDistribution();
+    /** The most pulls that were moving at once (filled in at the end of a run). */
+    public long kvcrMovingPeak;
+    /** Ranks woken by the KVCR registry, summed over ranks (filled in at the end of a run). */
+    public long kvcrRegistryWakeups;
+    /** Workers that failed. */
+    public long workersFailed;
+    /** Requests restarted from scratch because their worker failed. */
+    public long restarts;
     /** Workers that started draining. */
     public long workersDrained;
     /** Bytes pulled across workers. */

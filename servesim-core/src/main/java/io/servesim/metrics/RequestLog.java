@@ -31,6 +31,7 @@ public final class RequestLog {
     private final IntArrayList hintRank = new IntArrayList();
     private final IntArrayList hintBlocks = new IntArrayList();
     private final IntArrayList migrated = new IntArrayList();
+    private final IntArrayList restarts = new IntArrayList();
 
     /** Appends one finished request. */
     public void add(
@@ -55,7 +56,8 @@ public final class RequestLog {
             int g2TokenCount,
             int remoteTokenCount,
             long pull,
-            int pullSourceWorker) {
+            int pullSourceWorker,
+            int restartCount) {
         requestId.add(id);
         sessionId.add(session);
         turn.add(turnIndex);
@@ -78,6 +80,12 @@ public final class RequestLog {
         hintRank.add(hintRankId);
         hintBlocks.add(hintBlockCount);
         migrated.add(wasMigrated ? 1 : 0);
+        restarts.add(restartCount);
+    }
+
+    /** Times record i restarted from scratch because its worker failed. */
+    public int restarts(int i) {
+        return restarts.getInt(i);
     }
 
     /** Number of records. */

@@ -7,7 +7,11 @@ public enum RequestStatus {
     /** Stopped early because prompt + output reached max_model_len (vLLM FINISHED_LENGTH_CAPPED). */
     LENGTH_CAPPED("completed", "max_model_len"),
     /** Rejected at arrival: the prompt leaves no room for an output token within max_model_len. */
-    REJECTED_PROMPT_TOO_LONG("rejected", "prompt_too_long");
+    REJECTED_PROMPT_TOO_LONG("rejected", "prompt_too_long"),
+    /** Rejected because no worker was left to serve it (every worker failed). */
+    REJECTED_NO_WORKER("rejected", "no_worker"),
+    /** Still in the system when the run's time limit was reached. */
+    INCOMPLETE("incomplete", "time_limit");
 
     private final String status;
     private final String reason;
@@ -17,7 +21,7 @@ public enum RequestStatus {
         this.reason = reason;
     }
 
-    /** {@code completed} or {@code rejected}. */
+    /** {@code completed}, {@code rejected} or {@code incomplete}. */
     public String status() {
         return status;
     }

@@ -58,7 +58,8 @@ public final class ReportWriter {
             "hint_blocks",
             "migrated",
             "pull_ms",
-            "pull_source");
+            "pull_source",
+            "restarts");
 
     private static final JsonMapper JSON = JsonMapper.builder()
             .enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
@@ -89,6 +90,7 @@ public final class ReportWriter {
         o.put("requests", s.requests());
         o.put("completed", s.completed());
         o.put("rejected", s.rejected());
+        o.put("incomplete", s.incomplete());
         o.put("length_capped", s.lengthCapped());
         o.put("duration_ms", Numbers.fixed(s.durationMs(), 6));
         o.put("total_input_tokens", s.totalInputTokens());
@@ -109,8 +111,10 @@ public final class ReportWriter {
         o.set("queue_ms", statsTree(s.queueMs()));
         o.put("load_imbalance_ratio", Numbers.fixed(s.loadImbalanceRatio(), 6));
         o.put("workers_drained", s.workersDrained());
+        o.put("workers_failed", s.workersFailed());
+        o.put("restarts", s.restarts());
         o.set("kv_tiers", kvTiersTree(s));
-        o.set("kvcr", kvcrTree(s));
+        o.set("kvcr", kvcrTree(s.kvcr()));
         o.set("workers", workersTree(s.ranks()));
         o.put("bad_lines_skipped", s.badLinesSkipped());
         var samples = o.putArray("bad_line_samples");
@@ -167,17 +171,26 @@ public final class ReportWriter {
         return workers;
     }
 
-    private static ObjectNode kvcrTree(Summary s) {
+    private static ObjectNode kvcrTree(Summary.Kvcr k) {
         ObjectNode o = NODES.objectNode();
-        o.put("staged", s.kvcrStaged());
-        o.put("landed", s.kvcrLanded());
-        o.put("completed", s.kvcrCompleted());
-        o.put("detached", s.kvcrDetached());
-        o.put("rejected_draining_source", s.kvcrRejectedDraining());
-        o.put("bytes", s.kvcrBytes());
-        o.put("remote_tokens", s.kvcrRemoteTokens());
-        o.put("remote_first_admission_reuse_ratio", Numbers.fixed(s.remoteFirstAdmissionReuseRatio(), 6));
-        o.set("pull_ms", statsTree(s.kvcrPullMs()));
+        o.put("staged", k.staged());
+        o.put("landed", k.landed());
+        o.put("completed", k.completed());
+        o.put("detached", k.detached());
+        o.put("source_only", k.sourceOnly());
+        o.put("aborted", k.aborted());
+        ObjectNode rejected = o.putObject("rejected");
+        rejected.put("draining_source", k.rejectedDrainingSource());
+        rejected.put("failed_source", k.rejectedFailedSource());
+        rejected.put("cost", k.rejectedCost());
+        o.put("moving_peak", k.movingPeak());
+        o.put("bytes", k.bytes());
+        o.put("source_g2_blocks", k.sourceG2Blocks());
+        o.put("remote_tokens", k.remoteTokens());
+        o.put("remote_first_admission_reuse_ratio", Numbers.fixed(k.remoteFirstAdmissionReuseRatio(), 6));
+        o.put("registry_wakeups", k.registryWakeups());
+        o.set("pull_ms", statsTree(k.pullMs()));
+        o.set("parked_ms", statsTree(k.parkedMs()));
         return o;
     }
 
@@ -261,6 +274,7 @@ public final class ReportWriter {
             if (log.pullSource(i) >= 0) {
                 sb.append(log.pullSource(i));
             }
+            sb.append(',').append(log.restarts(i));
             sb.append('\n');
             w.append(sb);
         }
@@ -311,6 +325,7 @@ public final class ReportWriter {
             sb.append(",\"rank\":").append(log.rank(i));
             sb.append(",\"remote_tokens\":").append(log.remoteTokens(i));
             sb.append(",\"request_id\":").append(log.requestId(i));
+            sb.append(",\"restarts\":").append(log.restarts(i));
             sb.append(",\"session_id\":").append(log.sessionId(i));
             sb.append(",\"status\":\"").append(st.status()).append('"');
             sb.append(",\"turn\":").append(log.turn(i));

@@ -24,10 +24,15 @@ public final class Summaries {
         int nt = 0;
         long completed = 0;
         long rejected = 0;
+        long incomplete = 0;
         long capped = 0;
         long inTokens = 0;
         long outTokens = 0;
         for (int i = 0; i < n; i++) {
+            if (log.status(i) == io.servesim.metrics.RequestStatus.INCOMPLETE) {
+                incomplete++;
+                continue;
+            }
             if (!log.status(i).completed()) {
                 rejected++;
                 continue;
@@ -54,6 +59,7 @@ public final class Summaries {
                 result.requestsCreated(),
                 completed,
                 rejected,
+                incomplete,
                 capped,
                 durationMs,
                 inTokens,
@@ -81,16 +87,27 @@ public final class Summaries {
                 c.g2LoadBytes,
                 c.g2Loads,
                 c.g2Evictions,
-                c.kvcrStaged,
-                c.kvcrLanded,
-                c.kvcrCompleted,
-                c.kvcrDetached,
-                c.kvcrRejectedDraining,
                 c.workersDrained,
-                c.kvcrBytes,
-                c.firstAdmissionRemoteTokens,
-                ratio(c.firstAdmissionRemoteTokens, c.firstAdmissionTokens),
-                c.kvcrPullNanos.stats(NS_TO_MS),
+                c.workersFailed,
+                c.restarts,
+                new Summary.Kvcr(
+                        c.kvcrStaged,
+                        c.kvcrLanded,
+                        c.kvcrCompleted,
+                        c.kvcrDetached,
+                        c.kvcrSourceOnly,
+                        c.kvcrAborted,
+                        c.kvcrRejectedDraining,
+                        c.kvcrRejectedFailed,
+                        c.kvcrRejectedCost,
+                        c.kvcrMovingPeak,
+                        c.kvcrBytes,
+                        c.kvcrSourceG2Blocks,
+                        c.firstAdmissionRemoteTokens,
+                        ratio(c.firstAdmissionRemoteTokens, c.firstAdmissionTokens),
+                        c.kvcrRegistryWakeups,
+                        c.kvcrPullNanos.stats(NS_TO_MS),
+                        c.kvcrParkedNanos.stats(NS_TO_MS)),
                 result.ranks(),
                 result.badLinesSkipped(),
                 result.badLineSamples());

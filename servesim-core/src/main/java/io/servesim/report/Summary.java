@@ -10,6 +10,7 @@ public record Summary(
         long requests,
         long completed,
         long rejected,
+        long incomplete,
         long lengthCapped,
         double durationMs,
         long totalInputTokens,
@@ -35,16 +36,51 @@ public record Summary(
         long g2LoadBytes,
         long g2Loads,
         long g2Evictions,
-        long kvcrStaged,
-        long kvcrLanded,
-        long kvcrCompleted,
-        long kvcrDetached,
-        long kvcrRejectedDraining,
         long workersDrained,
-        long kvcrBytes,
-        long kvcrRemoteTokens,
-        double remoteFirstAdmissionReuseRatio,
-        Stats kvcrPullMs,
+        long workersFailed,
+        long restarts,
+        Kvcr kvcr,
         java.util.List<io.servesim.run.RankStats> ranks,
         long badLinesSkipped,
-        java.util.List<String> badLineSamples) {}
+        java.util.List<String> badLineSamples) {
+
+    /**
+     * The KVCR counters ({@code summary.json} key {@code kvcr}; see docs/metrics.md).
+     *
+     * @param staged pulls staged
+     * @param landed pulls whose bytes all arrived at their destination
+     * @param completed landed pulls consumed by their request's admission
+     * @param detached landed pulls whose request released the blocks before consuming them
+     * @param sourceOnly pulls whose destination worker failed while bytes were in flight
+     * @param aborted pulls cancelled because their source worker failed
+     * @param rejectedDrainingSource pulls not staged: the source was draining
+     * @param rejectedFailedSource pulls not staged: the source had failed
+     * @param rejectedCost pulls not staged: {@code decision: cost} found recomputing faster
+     * @param movingPeak the most pulls moving at once
+     * @param bytes bytes pulled
+     * @param sourceG2Blocks pulled blocks read from the source's G2 pool
+     * @param remoteTokens prompt tokens reused from pulls at first admissions
+     * @param remoteFirstAdmissionReuseRatio remote tokens / prompt tokens at first admissions
+     * @param registryWakeups ranks woken by the registry (its pulls changed state), summed
+     * @param pullMs staging-to-landing time of landed pulls
+     * @param parkedMs staging-to-first-byte time of landed pulls
+     */
+    public record Kvcr(
+            long staged,
+            long landed,
+            long completed,
+            long detached,
+            long sourceOnly,
+            long aborted,
+            long rejectedDrainingSource,
+            long rejectedFailedSource,
+            long rejectedCost,
+            long movingPeak,
+            long bytes,
+            long sourceG2Blocks,
+            long remoteTokens,
+            double remoteFirstAdmissionReuseRatio,
+            long registryWakeups,
+            Stats pullMs,
+            Stats parkedMs) {}
+}

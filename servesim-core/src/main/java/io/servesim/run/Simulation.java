@@ -45,6 +45,9 @@ public final class Simulation implements EngineListener {
     private final it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap sessionRank =
             new it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap();
     private long lastFinishNanos;
+    private final boolean[] failed;
+    private int aliveWorkers;
+    private boolean started;
 
     /** Builds a simulation (validating names against the registries) without running it. */
     public Simulation(SimConfig config) {
@@ -106,6 +109,8 @@ public final class Simulation implements EngineListener {
             }
         }
         this.workerRequests = new long[w];
+        this.failed = new boolean[w];
+        this.aliveWorkers = w;
         sessionRank.defaultReturnValue(-1);
         this.workload = switch (config.workload().type()) {
             case "synthetic" ->
@@ -149,7 +154,7 @@ public final class Simulation implements EngineListener {
                 hostPools.add(pool);
                 hostEndpoint = transfers.addEndpoint(0, 0);
             }
-            r.enableHostOffload(pool, transfers, jobs, gpu, hostEndpoint, blockBytes, firstByte);
+            r.enableHostOffload(pool, transfers, jobs, gpu, hostEndpoint, blockBytes, firstByte, shared);
         }
     }
 
@@ -171,19 +176,34 @@ public final class Simulation implements EngineListener {
         return ranks[globalIndex];
     }
 
-    /** Runs until no event is left. */
-    public RunResult run() {
+    /** The KVCR registry, or null when KVCR is off. */
+    public io.servesim.engine.KvcrRegistry kvcr() {
+        return kvcrRegistry;
+    }
+
+    /** The run's counters so far. */
+    public EngineCounters counters() {
+        return counters;
+    }
+
+    /** Schedules the fleet events and the workload's first arrivals (once). */
+    private void start() {
+        if (started) {
+            return;
+        }
+        started = true;
         for (io.servesim.config.ClusterEventConfig e : config.cluster().events()) {
             int worker = e.worker();
+            boolean fail = e.action().equals("fail");
             queue.schedule(
                     Math.round(e.atMs() * 1e6),
                     io.servesim.sim.Phase.WORKER_READY,
                     worker,
                     (k, p) -> {
-                        counters.workersDrained++;
-                        router.onWorkerDraining(worker); // nothing new is routed there; it finishes what it has
-                        if (kvcrRegistry != null) {
-                            kvcrRegistry.onWorkerDraining(worker);
+                        if (fail) {
+                            failWorker(worker);
+                        } else {
+                            drainWorker(worker);
                         }
                     },
                     0,
@@ -201,11 +221,32 @@ public final class Simulation implements EngineListener {
                 sessionRank.remove(sessionId);
             }
         });
-        while (queue.runNext()) {
+    }
+
+    /**
+     * Runs every event at or before {@code nanos} of virtual time (starting the run if needed), so tests can look at
+     * the state in between; {@link #run()} continues from there.
+     */
+    public Simulation runUntil(long nanos) {
+        start();
+        while (queue.peekTimeNanos() <= nanos && queue.runNext()) {
             // each event does its own work
+        }
+        return this;
+    }
+
+    /** Runs until no event is left or the time limit is reached, then collects the result. */
+    public RunResult run() {
+        long limit = config.limits().timeLimitNanos();
+        runUntil(limit);
+        if (!queue.isEmpty()) {
+            endIncomplete(limit); // the time limit cut the run short
         }
         for (io.servesim.kv.HostPool p : hostPools) {
             counters.g2Evictions += p.evictions();
+        }
+        if (kvcrRegistry != null) {
+            counters.kvcrMovingPeak = kvcrRegistry.movingPeak();
         }
         long[] busy = new long[workers.length];
         java.util.List<RankStats> rankStats = new java.util.ArrayList<>(ranks.length);
@@ -213,6 +254,7 @@ public final class Simulation implements EngineListener {
             for (int r = 0; r < wk.numRanks(); r++) {
                 EngineRank rank = wk.rank(r);
                 busy[wk.id()] += rank.busyNanos();
+                counters.kvcrRegistryWakeups += rank.registryWakeups();
                 counters.evictions += rank.scheduler().pool().evictions();
                 rankStats.add(new RankStats(
                         wk.id(),
@@ -240,12 +282,87 @@ public final class Simulation implements EngineListener {
                 workload.badLineSamples());
     }
 
+    /** The run stopped at its time limit: every request still in the system is logged as incomplete. */
+    private void endIncomplete(long limitNanos) {
+        lastFinishNanos = Math.max(lastFinishNanos, limitNanos);
+        it.unimi.dsi.fastutil.objects.ObjectArrayList<Sequence> left =
+                new it.unimi.dsi.fastutil.objects.ObjectArrayList<>();
+        for (EngineRank rank : ranks) {
+            if (rank.failed()) {
+                continue;
+            }
+            int from = left.size();
+            rank.scheduler().inFlight(left);
+            for (int i = from; i < left.size(); i++) {
+                logRequest(
+                        rank.workerId(), rank.rankId(), left.get(i), left.get(i).request(), RequestStatus.INCOMPLETE);
+            }
+        }
+    }
+
+    private void drainWorker(int worker) {
+        counters.workersDrained++;
+        router.onWorkerDraining(worker); // nothing new is routed there; it finishes what it has
+        if (kvcrRegistry != null) {
+            kvcrRegistry.onWorkerDraining(worker);
+        }
+    }
+
+    /**
+     * A worker fails: nothing is routed to it again; pulls from it abort and pulls to it become source-only; every
+     * request it held restarts from scratch on another worker, in request-id order (its clients retry), keeping its
+     * original arrival time so the lost work shows in its latency.
+     */
+    private void failWorker(int worker) {
+        if (failed[worker]) {
+            return;
+        }
+        failed[worker] = true;
+        aliveWorkers--;
+        counters.workersFailed++;
+        router.onWorkerDraining(worker);
+        if (kvcrRegistry != null) {
+            kvcrRegistry.onWorkerFailed(worker);
+        }
+        it.unimi.dsi.fastutil.objects.ObjectArrayList<Sequence> orphans =
+                new it.unimi.dsi.fastutil.objects.ObjectArrayList<>();
+        for (int r = 0; r < workers[worker].numRanks(); r++) {
+            EngineRank rank = workers[worker].rank(r);
+            rank.fail(orphans);
+            if (router.usesLoad()) {
+                load.update(rank.globalIndex(), 0, 0);
+            }
+        }
+        orphans.sort((a, b) -> Integer.compare(a.request().id(), b.request().id()));
+        for (Sequence s : orphans) {
+            counters.restarts++;
+            s.request().restarted();
+            dispatch(s.request());
+        }
+    }
+
     private void dispatch(Request request) {
+        if (aliveWorkers == 0) {
+            logRequest(-1, -1, null, request, RequestStatus.REJECTED_NO_WORKER);
+            return;
+        }
         long session = request.sessionId();
         int previous = session >= 0 ? sessionRank.get(session) : -1;
         int dp = config.cluster().attentionDp();
+        if (previous >= 0 && failed[previous / dp]) {
+            previous = -1; // the session's worker failed: its cache is gone, there is nothing to hint or avoid
+        }
         boolean migrating = request.migrate() && previous >= 0 && workers.length > 1;
         int g = migrating ? router.routeExcluding(request, previous / dp) : router.route(request);
+        if (failed[g / dp]) {
+            // every live worker drains or is excluded, so the router fell back to a failed one: take the next live
+            // worker instead (only reached in that corner, so the scan does not cost per request)
+            int w = g / dp;
+            do {
+                w = (w + 1) % workers.length;
+            } while (failed[w]);
+            g = w * dp + g % dp;
+        }
         if (request.dpRank() >= 0) {
             // an authored dp_rank wins over the router's rank choice (the router still picks the worker)
             g = (g / dp) * dp + request.dpRank();
@@ -297,30 +414,36 @@ public final class Simulation implements EngineListener {
         } else {
             status = RequestStatus.COMPLETED;
         }
+        logRequest(rank.workerId(), rank.rankId(), s, r, status);
+        workload.onRequestDone(r, s.numOutputTokens(), rejected);
+    }
+
+    /** Appends a request's final record; {@code s} is null when it never reached a rank. */
+    private void logRequest(int worker, int rank, Sequence s, Request r, RequestStatus status) {
         log.add(
                 r.id(),
                 r.sessionId(),
                 r.turn(),
-                rank.workerId(),
-                rank.rankId(),
+                worker,
+                rank,
                 r.arrivalNanos(),
-                s.firstScheduledNanos(),
-                s.firstTokenNanos(),
-                s.lastTokenNanos(),
+                s == null ? -1 : s.firstScheduledNanos(),
+                s == null ? -1 : s.firstTokenNanos(),
+                s == null ? -1 : s.lastTokenNanos(),
                 r.promptLength(),
-                s.numOutputTokens(),
-                Math.max(0, s.cachedTokensAtFirstAdmission()),
-                s.preemptions(),
+                s == null ? 0 : s.numOutputTokens(),
+                s == null ? 0 : Math.max(0, s.cachedTokensAtFirstAdmission()),
+                s == null ? 0 : s.preemptions(),
                 status,
                 r.hintWorker(),
                 r.hintRank(),
                 r.hintBlocks(),
                 r.migrated(),
-                s.g2TokensAtFirstAdmission(),
-                s.remoteTokensAtFirstAdmission(),
-                s.pullNanos(),
-                s.pullSource());
-        workload.onRequestDone(r, s.numOutputTokens(), rejected);
+                s == null ? 0 : s.g2TokensAtFirstAdmission(),
+                s == null ? 0 : s.remoteTokensAtFirstAdmission(),
+                s == null ? -1 : s.pullNanos(),
+                s == null ? -1 : s.pullSource(),
+                r.restarts());
     }
 
     @Override

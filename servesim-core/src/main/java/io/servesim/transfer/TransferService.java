@@ -61,6 +61,7 @@ public final class TransferService implements EventHandler {
     private long[] startNanos = new long[16];
     private long[] endNanos = new long[16];
     private int movingTotal;
+    private int peakMoving;
     private final IntArrayList movingAll = new IntArrayList();
 
     private static final class Endpoint {
@@ -160,6 +161,7 @@ public final class TransferService implements EventHandler {
             d.entering.add(id);
             movingAll.add(id);
             movingTotal++;
+            peakMoving = Math.max(peakMoving, movingTotal);
             reflow(id, now);
         } else {
             int id = (int) (payload & 0xFFFFFFFFL);
@@ -266,6 +268,11 @@ public final class TransferService implements EventHandler {
     /** Jobs moving now. */
     public int movingJobs() {
         return movingTotal;
+    }
+
+    /** The most jobs that were moving at once. */
+    public int peakMovingJobs() {
+        return peakMoving;
     }
 
     /** Bytes of a job. */

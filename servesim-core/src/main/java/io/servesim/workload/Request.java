@@ -27,6 +27,7 @@ public final class Request {
     private int hintWorker = -1;
     private int hintRank = -1;
     private int hintBlocks;
+    private int restarts;
     private long[] blockHashes;
     private int blockHashSize;
 
@@ -132,6 +133,16 @@ public final class Request {
     /** Whether this turn was sent away from the session's previous worker on purpose. */
     public boolean migrated() {
         return migrated;
+    }
+
+    /** Restarts from scratch so far (its worker failed while it was in flight). */
+    public int restarts() {
+        return restarts;
+    }
+
+    /** Records a restart: the request's worker failed and it starts over elsewhere. */
+    public void restarted() {
+        restarts++;
     }
 
     /** The hint's worker (the session's previous worker when the target differs), or -1. */
