@@ -21,12 +21,32 @@ final class ConsoleTable {
                 c.workload().type()));
         sb.append(String.format(
                 Locale.ROOT,
-                "requests %d  completed %d  rejected %d  preemptions %d  virtual duration %.3f s%n",
+                "requests %d  completed %d  rejected %d%s  preemptions %d  virtual duration %.3f s%n",
                 s.requests(),
                 s.completed(),
                 s.rejected(),
+                s.incomplete() > 0 ? "  incomplete " + s.incomplete() : "",
                 s.preemptions(),
                 s.durationMs() / 1000));
+        if (s.workersDrained() + s.workersFailed() > 0) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "fleet: workers drained %d  failed %d  request restarts %d%n",
+                    s.workersDrained(),
+                    s.workersFailed(),
+                    s.restarts()));
+        }
+        if (s.kvcr().staged() + s.kvcr().rejectedDrainingSource() + s.kvcr().rejectedFailedSource() > 0) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "kvcr: pulls staged %d  completed %d  aborted %d  source-only %d  remote reuse %.1f%%  pull p99 %.3f ms%n",
+                    s.kvcr().staged(),
+                    s.kvcr().completed(),
+                    s.kvcr().aborted(),
+                    s.kvcr().sourceOnly(),
+                    100 * s.kvcr().remoteFirstAdmissionReuseRatio(),
+                    s.kvcr().pullMs().p99()));
+        }
         sb.append(String.format(
                 Locale.ROOT,
                 "throughput %.3f req/s  %.1f output tok/s  prefix reuse %.1f%% (first admission %.1f%%)%n",
