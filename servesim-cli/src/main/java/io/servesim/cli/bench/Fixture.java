@@ -1,0 +1,110 @@
+package io.servesim.cli.bench;
+
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.SimConfig;
+import io.servesim.report.ReportWriter;
+import io.servesim.report.Summaries;
+import io.servesim.report.Summary;
+import io.servesim.run.RunResult;
+import io.servesim.run.Simulation;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The KVCR fixture of {@code servesim bench fixture} (issue "Step 5"; docs/performance.md): a fixed multi-turn
+ * session workload scaled with the worker count, in four arms. The workload lives in {@code fixture.yaml} beside
+ * this class; {@link #config} adds the cell's size and the arm's keys.
+ */
+public final class Fixture {
+    /** The arms, in table order. */
+    public static final List<String> ARMS = List.of("g2-only", "kvcr-off", "kvcr-idle", "kvcr-hinted");
+
+    /** Sessions per worker. */
+    public static final int SESSIONS_PER_WORKER = 8;
+
+    /** Turns per session. */
+    public static final int TURNS = 11;
+
+    private Fixture() {}
+
+    /** The fixture's YAML (defaults for every cell). */
+    public static String yaml() {
+        try (InputStream in = Fixture.class.getResourceAsStream("fixture.yaml")) {
+            if (in == null) {
+                throw new IllegalStateException("fixture.yaml missing from the jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The config of one cell.
+     *
+     * @param workers workers (W)
+     * @param dp attention-DP ranks per worker
+     * @param arm one of {@link #ARMS}
+     */
+    public static SimConfig config(int workers, int dp, String arm) {
+        boolean kvcr = arm.equals("kvcr-idle") || arm.equals("kvcr-hinted");
+        boolean migrate = arm.equals("kvcr-off") || arm.equals("kvcr-hinted");
+        if (!ARMS.contains(arm)) {
+            throw new IllegalArgumentException("unknown arm '" + arm + "' (known: " + String.join(", ", ARMS) + ")");
+        }
+        return ConfigLoader.fromYaml(
+                yaml(),
+                "fixture.yaml",
+                List.of(
+                        "cluster.workers=" + workers,
+                        "cluster.attention_dp=" + dp,
+                        "workload.sessions.sessions=" + SESSIONS_PER_WORKER * workers,
+                        // 200/11 session starts per worker-second: about 200 turn arrivals per worker-second
+                        String.format(Locale.ROOT, "workload.arrival.rate=%s", workers * 200.0 / TURNS),
+                        "workload.sessions.migrate_fraction=" + (migrate ? "0.2" : "0.0"),
+                        "engine.kvcr.enabled=" + kvcr));
+    }
+
+    /** What one replay of a cell measured. */
+    public record Measurement(
+            long requests, long virtualNanos, long replayNanos, String canonicalSha256, Summary summary) {}
+
+    /**
+     * Replays a cell once: the replay time runs from building the simulation to the end of report finalisation
+     * (summary and canonical digest), excluding config parsing.
+     */
+    public static Measurement replay(SimConfig config) {
+        long t0 = System.nanoTime();
+        RunResult result = new Simulation(config).run();
+        Summary summary = Summaries.of(result);
+        String sha = canonicalSha256(result, summary);
+        long t1 = System.nanoTime();
+        return new Measurement(result.requestsCreated(), result.endNanos(), t1 - t0, sha, summary);
+    }
+
+    /** SHA-256 of the run's canonical.json, computed without writing it. */
+    public static String canonicalSha256(RunResult result, Summary summary) {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            try (Writer w = new OutputStreamWriter(
+                    new DigestOutputStream(java.io.OutputStream.nullOutputStream(), md), StandardCharsets.UTF_8)) {
+                ReportWriter.writeCanonical(result, summary, w);
+            }
+            return HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
