@@ -150,7 +150,7 @@ public final class Sequence {
         for (int b = have; b < fullBlocks; b++) {
             int from = b * blockSize;
             long h;
-            if (from + blockSize <= prompt.length) {
+            if (from + blockSize <= promptLength) {
                 h = BlockHasher.hashBlock(parent, prompt, from, blockSize);
             } else {
                 long s = BlockHasher.begin(parent);

@@ -229,7 +229,7 @@ public final class KvAwareRouter implements Router, KvEventSink {
             return pre;
         }
         int[] tokens = request.promptTokens();
-        long[] hashes = new long[tokens.length / blockSize];
+        long[] hashes = new long[request.promptLength() / blockSize];
         long parent = BlockHasher.ROOT;
         for (int b = 0; b < hashes.length; b++) {
             parent = BlockHasher.hashBlock(parent, tokens, b * blockSize, blockSize);

@@ -387,7 +387,7 @@ public final class Simulation implements EngineListener {
         int bs = rank.scheduler().settings().blockSize();
         int[] tokens = request.promptTokens();
         long[] pre = request.blockHashes(bs);
-        int full = tokens.length / bs;
+        int full = request.promptLength() / bs;
         long parent = io.servesim.kv.BlockHasher.ROOT;
         int held = 0;
         for (int b = 0; b < full; b++) {

@@ -48,6 +48,16 @@ public final class Distributions {
     }
 
     /** A standard normal draw (Box-Muller, one value per call). */
+    /** The distribution's mean (a sizing hint, never a sample): value, mean, or the middle of a uniform range. */
+    public static double mean(DistributionConfig d) {
+        Double v = switch (d.type()) {
+            case "fixed" -> d.value();
+            case "uniform" -> d.min() == null || d.max() == null ? null : (d.min() + d.max()) / 2;
+            default -> d.mean();
+        };
+        return v == null ? 0 : v;
+    }
+
     static double gaussian(SplittableRandom rng) {
         double u1 = 1.0 - rng.nextDouble();
         double u2 = rng.nextDouble();

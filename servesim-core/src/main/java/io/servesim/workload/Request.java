@@ -18,6 +18,7 @@ public final class Request {
     private final boolean lastTurn;
     private final long arrivalNanos;
     private final int[] promptTokens;
+    private final int promptLength;
     private final int outputTokens;
     private final long outputSeed;
     private final int[] outputTokenIds;
@@ -69,7 +70,36 @@ public final class Request {
             int outputTokens,
             long outputSeed,
             int[] outputTokenIds) {
-        if (promptTokens.length == 0 || outputTokens < 1) {
+        this(
+                id,
+                sessionId,
+                turn,
+                lastTurn,
+                arrivalNanos,
+                promptTokens,
+                promptTokens.length,
+                outputTokens,
+                outputSeed,
+                outputTokenIds);
+    }
+
+    /**
+     * Creates a request whose prompt is the first {@code promptLength} ids of {@code tokens}: a session's turns share
+     * one append-only buffer (each turn's prompt extends the previous one), so positions past the prompt may hold a
+     * later turn's tokens and are never read as this request's.
+     */
+    public Request(
+            int id,
+            long sessionId,
+            int turn,
+            boolean lastTurn,
+            long arrivalNanos,
+            int[] tokens,
+            int promptLength,
+            int outputTokens,
+            long outputSeed,
+            int[] outputTokenIds) {
+        if (promptLength <= 0 || promptLength > tokens.length || outputTokens < 1) {
             throw new IllegalArgumentException("request " + id + ": needs >= 1 prompt and output token");
         }
         this.id = id;
@@ -77,7 +107,8 @@ public final class Request {
         this.turn = turn;
         this.lastTurn = lastTurn;
         this.arrivalNanos = arrivalNanos;
-        this.promptTokens = promptTokens;
+        this.promptTokens = tokens;
+        this.promptLength = promptLength;
         this.outputTokens = outputTokens;
         this.outputSeed = outputSeed;
         this.outputTokenIds = outputTokenIds;
@@ -187,7 +218,7 @@ public final class Request {
 
     /** Prompt length in tokens. */
     public int promptLength() {
-        return promptTokens.length;
+        return promptLength;
     }
 
     /** Prompt token at position i. */
@@ -195,7 +226,10 @@ public final class Request {
         return promptTokens[i];
     }
 
-    /** The prompt token array itself (shared, read-only by contract). */
+    /**
+     * The array holding the prompt in its first {@link #promptLength()} positions (shared, read-only by contract; it
+     * may be longer than the prompt).
+     */
     public int[] promptTokens() {
         return promptTokens;
     }
@@ -215,6 +249,6 @@ public final class Request {
 
     /** Token at position i of prompt followed by generated tokens. */
     public int tokenAt(int i) {
-        return i < promptTokens.length ? promptTokens[i] : outputToken(i - promptTokens.length);
+        return i < promptLength ? promptTokens[i] : outputToken(i - promptLength);
     }
 }

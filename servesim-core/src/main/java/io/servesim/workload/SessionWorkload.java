@@ -37,7 +37,8 @@ public final class SessionWorkload implements Workload, EventHandler {
         final long id;
         final SplittableRandom rng;
         int nextTurn;
-        int[] lastPrompt;
+        int[] tokens; // every turn's prompt is a prefix of this (reallocated when it grows)
+        int length; // the latest turn's prompt length
         Request lastRequest;
         int lastGenerated;
 
@@ -111,32 +112,44 @@ public final class SessionWorkload implements Workload, EventHandler {
     private void releaseTurn(Session s, long now) {
         int turn = s.nextTurn++;
         SplittableRandom rng = s.rng;
-        int[] prompt;
+        int length;
         if (turn == 0) {
             int input = (int) Math.min(Integer.MAX_VALUE, Distributions.sample(config.firstInputTokens(), rng, 1));
-            prompt = prompts.build(s.id, input, rng);
+            int[] first = prompts.build(s.id, input, rng);
+            // room for the expected whole session, so later turns append without copying (sizing only: results
+            // do not depend on it)
+            double perTurn = Math.max(0, Distributions.mean(config.newInputTokens()))
+                    + Math.max(0, Distributions.mean(config.outputTokens()));
+            long expected = input + (long) Math.ceil(perTurn * (config.turns() - 1));
+            s.tokens =
+                    expected > input && expected < (1 << 24) ? java.util.Arrays.copyOf(first, (int) expected) : first;
+            length = input;
         } else {
+            // the session's turns share one append-only buffer: this prompt = previous prompt + its output + new
             Request prev = s.lastRequest;
             int generated = s.lastGenerated;
             int fresh = (int) Math.min(Integer.MAX_VALUE, Distributions.sample(config.newInputTokens(), rng, 0));
-            int[] base = s.lastPrompt;
-            prompt = new int[base.length + generated + fresh];
-            System.arraycopy(base, 0, prompt, 0, base.length);
-            for (int i = 0; i < generated; i++) {
-                prompt[base.length + i] = prev.outputToken(i);
+            int base = s.length;
+            length = base + generated + fresh;
+            if (length > s.tokens.length) {
+                s.tokens = java.util.Arrays.copyOf(s.tokens, Math.max(length, s.tokens.length * 2));
             }
-            for (int i = base.length + generated; i < prompt.length; i++) {
-                prompt[i] = rng.nextInt(Request.VOCAB);
+            int[] buf = s.tokens;
+            for (int i = 0; i < generated; i++) {
+                buf[base + i] = prev.outputToken(i);
+            }
+            for (int i = base + generated; i < length; i++) {
+                buf[i] = rng.nextInt(Request.VOCAB);
             }
         }
         int output = (int) Math.min(Integer.MAX_VALUE, Distributions.sample(config.outputTokens(), rng, 1));
         long outputSeed = rng.nextLong();
         boolean last = turn == config.turns() - 1;
-        Request r = new Request(created++, s.id, turn, last, now, prompt, output, outputSeed);
+        Request r = new Request(created++, s.id, turn, last, now, s.tokens, length, output, outputSeed, null);
         if (turn > 0 && config.migrateFraction() > 0) {
             r.migrate(migrates(streams, s.id, turn, config.migrateFraction()));
         }
-        s.lastPrompt = prompt;
+        s.length = length;
         s.lastRequest = r;
         sink.submit(r);
     }

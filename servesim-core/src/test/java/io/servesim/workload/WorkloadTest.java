@@ -152,7 +152,7 @@ class WorkloadTest {
         assertThat(t1.turn()).isEqualTo(1);
         assertThat(t1.sessionId()).isEqualTo(t0.sessionId());
         assertThat(t1.promptLength()).isEqualTo(10 + 3 + 5);
-        assertThat(Arrays.copyOf(t1.promptTokens(), 10)).isEqualTo(t0.promptTokens());
+        assertThat(Arrays.copyOf(t1.promptTokens(), 10)).isEqualTo(Arrays.copyOf(t0.promptTokens(), 10));
         for (int i = 0; i < 3; i++) {
             assertThat(t1.promptToken(10 + i)).isEqualTo(t0.outputToken(i));
         }
