@@ -69,6 +69,9 @@ public final class ReplayCommand implements Callable<Integer> {
         }
         Path dir = out != null ? out : Path.of("out", stem(config));
         try {
+            if (cfg.output().streamRequests()) {
+                sim.streamRequestsTo(dir.resolve("requests.csv.zst")); // rows go to disk as requests end
+            }
             long t0 = System.nanoTime();
             RunResult result = sim.run();
             long t1 = System.nanoTime();

@@ -47,7 +47,7 @@ public final class EngineCounters {
     /** Pulled blocks served from the source's G2 pool (not its GPU cache). */
     public long kvcrSourceG2Blocks;
     /** Staging-to-first-byte time of every landed pull (ns). */
-    public final ExactDistribution kvcrParkedNanos = new ExactDistribution();
+    public final LatencyDistribution kvcrParkedNanos = new LatencyDistribution();
     /** The most pulls that were moving at once (filled in at the end of a run). */
     public long kvcrMovingPeak;
     /** Ranks woken by the KVCR registry, summed over ranks (filled in at the end of a run). */
@@ -63,11 +63,11 @@ public final class EngineCounters {
     /** Prompt tokens pulled from another worker at first admissions, summed. */
     public long firstAdmissionRemoteTokens;
     /** Staging-to-landing time of every pull (ns). */
-    public final ExactDistribution kvcrPullNanos = new ExactDistribution();
+    public final LatencyDistribution kvcrPullNanos = new LatencyDistribution();
     /** G2 blocks evicted (filled in at the end of a run). */
     public long g2Evictions;
     /** Cached blocks evicted from GPU pools. */
     public long evictions;
     /** Inter-token gaps of all requests, pooled (ns). */
-    public final ExactDistribution itlNanos = new ExactDistribution();
+    public final LatencyDistribution itlNanos = new LatencyDistribution();
 }

@@ -88,6 +88,33 @@ public final class RequestLog {
         return restarts.getInt(i);
     }
 
+    /** Forgets every record (a one-row scratch log reused per request when rows are streamed). */
+    public void clear() {
+        requestId.clear();
+        sessionId.clear();
+        turn.clear();
+        worker.clear();
+        rank.clear();
+        arrivalNanos.clear();
+        firstScheduledNanos.clear();
+        firstTokenNanos.clear();
+        lastTokenNanos.clear();
+        inputTokens.clear();
+        outputTokens.clear();
+        cachedTokens.clear();
+        preemptions.clear();
+        status.clear();
+        g2Tokens.clear();
+        remoteTokens.clear();
+        pullNanos.clear();
+        pullSource.clear();
+        hintWorker.clear();
+        hintRank.clear();
+        hintBlocks.clear();
+        migrated.clear();
+        restarts.clear();
+    }
+
     /** Number of records. */
     public int size() {
         return requestId.size();

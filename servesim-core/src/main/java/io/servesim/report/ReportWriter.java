@@ -1,6 +1,8 @@
 package io.servesim.report;
 
 import io.servesim.config.ConfigLoader;
+import io.servesim.metrics.Numbers;
+import io.servesim.metrics.RequestCsv;
 import io.servesim.metrics.RequestLog;
 import io.servesim.metrics.RequestStatus;
 import io.servesim.metrics.Stats;
@@ -30,36 +32,7 @@ public final class ReportWriter {
     public static final String CANONICAL_SCHEMA = "servesim.canonical.v1";
 
     /** Columns of requests.csv, in order. */
-    public static final List<String> REQUEST_COLUMNS = List.of(
-            "request_id",
-            "session_id",
-            "turn",
-            "worker",
-            "rank",
-            "arrival_ms",
-            "first_scheduled_ms",
-            "first_token_ms",
-            "last_token_ms",
-            "queue_ms",
-            "ttft_ms",
-            "tpot_ms",
-            "e2e_ms",
-            "input_tokens",
-            "output_tokens",
-            "cached_tokens",
-            "g1_tokens",
-            "g2_tokens",
-            "remote_tokens",
-            "preemptions",
-            "status",
-            "finish_reason",
-            "hint_worker",
-            "hint_rank",
-            "hint_blocks",
-            "migrated",
-            "pull_ms",
-            "pull_source",
-            "restarts");
+    public static final List<String> REQUEST_COLUMNS = RequestCsv.COLUMNS;
 
     private static final JsonMapper JSON = JsonMapper.builder()
             .enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
@@ -75,10 +48,13 @@ public final class ReportWriter {
                 dir.resolve("summary.json"),
                 JSON.writerWithDefaultPrettyPrinter().writeValueAsString(summaryTree(summary)) + "\n");
         Path requestsCsv = dir.resolve("requests.csv");
-        if (result.config().output().requestsCsv()) {
+        if (result.config().output().requestsCsv() && result.streamedRequestsSha256() == null) {
             AtomicFiles.write(requestsCsv, w -> writeRequestsCsv(result.log(), w));
         } else {
             AtomicFiles.delete(requestsCsv); // never leave a stale file from an earlier run next to new reports
+        }
+        if (result.streamedRequestsSha256() == null) {
+            AtomicFiles.delete(dir.resolve("requests.csv.zst"));
         }
         AtomicFiles.write(dir.resolve("workers.csv"), w -> writeWorkersCsv(result, w));
         AtomicFiles.write(dir.resolve("canonical.json"), w -> writeCanonical(result, summary, w));
@@ -109,6 +85,7 @@ public final class ReportWriter {
         o.set("itl_ms", statsTree(s.itlMs()));
         o.set("e2e_ms", statsTree(s.e2eMs()));
         o.set("queue_ms", statsTree(s.queueMs()));
+        o.put("percentile_method", s.percentileMethod());
         o.put("load_imbalance_ratio", Numbers.fixed(s.loadImbalanceRatio(), 6));
         o.put("workers_drained", s.workersDrained());
         o.put("workers_failed", s.workersFailed());
@@ -220,62 +197,11 @@ public final class ReportWriter {
 
     /** Writes requests.csv (header row, one row per request in request-id order, Locale.ROOT numbers). */
     public static void writeRequestsCsv(RequestLog log, Writer w) throws IOException {
-        w.write(String.join(",", REQUEST_COLUMNS));
-        w.write('\n');
+        w.write(RequestCsv.HEADER);
         StringBuilder sb = new StringBuilder(256);
         for (int i : log.indicesByRequestId()) {
             sb.setLength(0);
-            long arrival = log.arrivalNanos(i);
-            long first = log.firstTokenNanos(i);
-            long last = log.lastTokenNanos(i);
-            long sched = log.firstScheduledNanos(i);
-            int out = log.outputTokens(i);
-            RequestStatus st = log.status(i);
-            sb.append(log.requestId(i)).append(',');
-            if (log.sessionId(i) >= 0) {
-                sb.append(log.sessionId(i));
-            }
-            sb.append(',').append(log.turn(i));
-            sb.append(',').append(log.worker(i));
-            sb.append(',').append(log.rank(i));
-            sb.append(',').append(Numbers.nanosAsMillis(arrival));
-            sb.append(',').append(Numbers.nanosAsMillis(sched));
-            sb.append(',').append(Numbers.nanosAsMillis(first));
-            sb.append(',').append(Numbers.nanosAsMillis(last));
-            sb.append(',').append(sched < 0 ? "" : Numbers.nanosAsMillis(sched - arrival));
-            sb.append(',').append(first < 0 ? "" : Numbers.nanosAsMillis(first - arrival));
-            sb.append(',');
-            if (out >= 2) {
-                long gaps = out - 1L;
-                sb.append(Numbers.nanosAsMillis(((last - first) * 2 + gaps) / (2 * gaps))); // rounded to the ns
-            }
-            sb.append(',').append(last < 0 ? "" : Numbers.nanosAsMillis(last - arrival));
-            sb.append(',').append(log.inputTokens(i));
-            sb.append(',').append(out);
-            sb.append(',').append(log.cachedTokens(i));
-            sb.append(',').append(log.cachedTokens(i) - log.g2Tokens(i) - log.remoteTokens(i));
-            sb.append(',').append(log.g2Tokens(i));
-            sb.append(',').append(log.remoteTokens(i));
-            sb.append(',').append(log.preemptions(i));
-            sb.append(',').append(st.status());
-            sb.append(',').append(st.reason());
-            sb.append(',');
-            if (log.hintWorker(i) >= 0) {
-                sb.append(log.hintWorker(i));
-            }
-            sb.append(',');
-            if (log.hintRank(i) >= 0) {
-                sb.append(log.hintRank(i));
-            }
-            sb.append(',').append(log.hintBlocks(i));
-            sb.append(',').append(log.migrated(i));
-            sb.append(',').append(Numbers.nanosAsMillis(log.pullNanos(i)));
-            sb.append(',');
-            if (log.pullSource(i) >= 0) {
-                sb.append(log.pullSource(i));
-            }
-            sb.append(',').append(log.restarts(i));
-            sb.append('\n');
+            RequestCsv.appendRow(log, i, sb);
             w.append(sb);
         }
     }
@@ -333,7 +259,12 @@ public final class ReportWriter {
             sb.append('}');
             w.append(sb);
         }
-        w.write("],\n\"schema\":\"" + CANONICAL_SCHEMA + "\",\n\"summary\":");
+        w.write("],\n");
+        if (result.streamedRequestsSha256() != null) {
+            // rows were streamed to requests.csv.zst, not kept: their digest stands for them
+            w.write("\"requests_csv_sha256\":\"" + result.streamedRequestsSha256() + "\",\n");
+        }
+        w.write("\"schema\":\"" + CANONICAL_SCHEMA + "\",\n\"summary\":");
         w.write(JSON.writeValueAsString(sorted(summaryTree(summary))));
         w.write(",\n\"workers\":[");
         long[] busy = result.workerBusyNanos();

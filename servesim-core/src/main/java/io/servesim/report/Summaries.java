@@ -1,8 +1,6 @@
 package io.servesim.report;
 
 import io.servesim.metrics.EngineCounters;
-import io.servesim.metrics.RequestLog;
-import io.servesim.metrics.Stats;
 import io.servesim.run.RunResult;
 
 /** Derives the {@link Summary} from a run's raw records (metrics are computed at the end, from timestamps). */
@@ -13,54 +11,24 @@ public final class Summaries {
 
     /** Computes the summary of a run. */
     public static Summary of(RunResult result) {
-        RequestLog log = result.log();
         EngineCounters c = result.counters();
-        int n = log.size();
-        double[] ttft = new double[n];
-        double[] tpot = new double[n];
-        double[] e2e = new double[n];
-        double[] queue = new double[n];
-        int nc = 0;
-        int nt = 0;
-        long completed = 0;
-        long rejected = 0;
-        long incomplete = 0;
-        long capped = 0;
-        long inTokens = 0;
-        long outTokens = 0;
-        for (int i = 0; i < n; i++) {
-            if (log.status(i) == io.servesim.metrics.RequestStatus.INCOMPLETE) {
-                incomplete++;
-                continue;
-            }
-            if (!log.status(i).completed()) {
-                rejected++;
-                continue;
-            }
-            completed++;
-            if (log.status(i) == io.servesim.metrics.RequestStatus.LENGTH_CAPPED) {
-                capped++;
-            }
-            long arrival = log.arrivalNanos(i);
-            ttft[nc] = (log.firstTokenNanos(i) - arrival) * NS_TO_MS;
-            e2e[nc] = (log.lastTokenNanos(i) - arrival) * NS_TO_MS;
-            queue[nc] = (log.firstScheduledNanos(i) - arrival) * NS_TO_MS;
-            nc++;
-            int out = log.outputTokens(i);
-            if (out >= 2) {
-                tpot[nt++] = (log.lastTokenNanos(i) - log.firstTokenNanos(i)) * NS_TO_MS / (out - 1);
-            }
-            inTokens += log.inputTokens(i);
-            outTokens += out;
-        }
+        io.servesim.metrics.RequestMetrics m = result.metrics();
+        long completed = m.completed;
+        long inTokens = m.inputTokens;
+        long outTokens = m.outputTokens;
+        boolean exact = m.ttftNanos.exact()
+                && m.tpotPicos.exact()
+                && m.e2eNanos.exact()
+                && m.queueNanos.exact()
+                && c.itlNanos.exact();
         double durationMs = result.endNanos() * NS_TO_MS;
         double seconds = durationMs / 1000.0;
         return new Summary(
                 result.requestsCreated(),
                 completed,
-                rejected,
-                incomplete,
-                capped,
+                m.rejected,
+                m.incomplete,
+                m.lengthCapped,
                 durationMs,
                 inTokens,
                 outTokens,
@@ -73,11 +41,12 @@ public final class Summaries {
                 c.preemptions,
                 c.steps,
                 c.evictions,
-                Stats.of(ttft, nc),
-                Stats.of(tpot, nt),
+                m.ttftNanos.stats(NS_TO_MS),
+                m.tpotPicos.stats(NS_TO_MS * 1e-3),
                 c.itlNanos.stats(NS_TO_MS),
-                Stats.of(e2e, nc),
-                Stats.of(queue, nc),
+                m.e2eNanos.stats(NS_TO_MS),
+                m.queueNanos.stats(NS_TO_MS),
+                exact ? "exact" : "hdr_histogram_3_significant_digits",
                 imbalance(result.workerBusyNanos()),
                 ratio(
                         c.firstAdmissionHitTokens - c.firstAdmissionG2Tokens - c.firstAdmissionRemoteTokens,

@@ -29,6 +29,7 @@ public record Summary(
         Stats itlMs,
         Stats e2eMs,
         Stats queueMs,
+        String percentileMethod,
         double loadImbalanceRatio,
         double g1FirstAdmissionReuseRatio,
         double g2FirstAdmissionReuseRatio,

@@ -9,7 +9,9 @@ import io.servesim.metrics.RequestLog;
  *
  * @param config the configuration that ran
  * @param requestsCreated requests the workload created
- * @param log per-request records
+ * @param log per-request records (empty when they were streamed to disk)
+ * @param metrics per-request summary statistics, accumulated as requests ended
+ * @param streamedRequestsSha256 SHA-256 of the streamed requests.csv (uncompressed), or null when rows were kept
  * @param counters engine counters
  * @param endNanos virtual time at which the last request finished (completed or rejected)
  * @param workerBusyNanos per worker, the sum over its ranks of time spent in steps
@@ -23,6 +25,8 @@ public record RunResult(
         SimConfig config,
         int requestsCreated,
         RequestLog log,
+        io.servesim.metrics.RequestMetrics metrics,
+        String streamedRequestsSha256,
         EngineCounters counters,
         long endNanos,
         long[] workerBusyNanos,

@@ -36,6 +36,8 @@ public final class Simulation implements EngineListener {
     private final EventQueue queue = new EventQueue(1024);
     private final EngineCounters counters = new EngineCounters();
     private final RequestLog log = new RequestLog();
+    private final io.servesim.metrics.RequestMetrics metrics = new io.servesim.metrics.RequestMetrics();
+    private io.servesim.metrics.RequestStream stream;
     private final Worker[] workers;
     private final EngineRank[] ranks;
     private final Router router;
@@ -53,6 +55,11 @@ public final class Simulation implements EngineListener {
     public Simulation(SimConfig config) {
         this.config = config;
         RandomStreams streams = new RandomStreams(config.workload().seed());
+        long exact = config.output().exactPercentileSamples();
+        metrics.exactLimit(exact);
+        counters.itlNanos.exactLimit(exact);
+        counters.kvcrPullNanos.exactLimit(exact);
+        counters.kvcrParkedNanos.exactLimit(exact);
         TimingModel timing = TimingModels.create(config.timing());
         SchedulerSettings settings = SchedulerSettings.of(config.engine());
         int w = config.cluster().workers();
@@ -176,6 +183,18 @@ public final class Simulation implements EngineListener {
         return ranks[globalIndex];
     }
 
+    /**
+     * Streams per-request rows to {@code file} (requests.csv.zst) as requests end instead of keeping them; required
+     * when {@code output.stream_requests} is on. Call before running.
+     */
+    public Simulation streamRequestsTo(Path file) {
+        if (started) {
+            throw new IllegalStateException("streamRequestsTo must be called before the run starts");
+        }
+        this.stream = new io.servesim.metrics.RequestStream(file);
+        return this;
+    }
+
     /** The KVCR registry, or null when KVCR is off. */
     public io.servesim.engine.KvcrRegistry kvcr() {
         return kvcrRegistry;
@@ -190,6 +209,9 @@ public final class Simulation implements EngineListener {
     private void start() {
         if (started) {
             return;
+        }
+        if (config.output().streamRequests() && stream == null) {
+            throw new IllegalStateException("output.stream_requests is on: call streamRequestsTo(file) before running");
         }
         started = true;
         for (io.servesim.config.ClusterEventConfig e : config.cluster().events()) {
@@ -269,10 +291,17 @@ public final class Simulation implements EngineListener {
                         rank.scheduler().preemptions()));
             }
         }
+        String streamedSha = null;
+        if (stream != null) {
+            stream.close();
+            streamedSha = stream.sha256();
+        }
         return new RunResult(
                 config,
                 workload.requestsCreated(),
                 log,
+                metrics,
+                streamedSha,
                 counters,
                 lastFinishNanos,
                 busy,
@@ -420,18 +449,24 @@ public final class Simulation implements EngineListener {
 
     /** Appends a request's final record; {@code s} is null when it never reached a rank. */
     private void logRequest(int worker, int rank, Sequence s, Request r, RequestStatus status) {
-        log.add(
+        long firstScheduled = s == null ? -1 : s.firstScheduledNanos();
+        long firstToken = s == null ? -1 : s.firstTokenNanos();
+        long lastToken = s == null ? -1 : s.lastTokenNanos();
+        int output = s == null ? 0 : s.numOutputTokens();
+        metrics.record(status, r.arrivalNanos(), firstScheduled, firstToken, lastToken, r.promptLength(), output);
+        RequestLog target = stream == null ? log : scratch;
+        target.add(
                 r.id(),
                 r.sessionId(),
                 r.turn(),
                 worker,
                 rank,
                 r.arrivalNanos(),
-                s == null ? -1 : s.firstScheduledNanos(),
-                s == null ? -1 : s.firstTokenNanos(),
-                s == null ? -1 : s.lastTokenNanos(),
+                firstScheduled,
+                firstToken,
+                lastToken,
                 r.promptLength(),
-                s == null ? 0 : s.numOutputTokens(),
+                output,
                 s == null ? 0 : Math.max(0, s.cachedTokensAtFirstAdmission()),
                 s == null ? 0 : s.preemptions(),
                 status,
@@ -444,7 +479,13 @@ public final class Simulation implements EngineListener {
                 s == null ? -1 : s.pullNanos(),
                 s == null ? -1 : s.pullSource(),
                 r.restarts());
+        if (stream != null) {
+            stream.add(scratch, 0);
+            scratch.clear();
+        }
     }
+
+    private final RequestLog scratch = new RequestLog();
 
     @Override
     public void onLoadChanged(EngineRank rank) {

@@ -27,13 +27,13 @@ class StatsTest {
     @Test
     void noSamples_giveZeros() {
         assertThat(Stats.of(new double[0], 0)).isEqualTo(Stats.EMPTY);
-        assertThat(new ExactDistribution().stats(1.0)).isEqualTo(Stats.EMPTY);
+        assertThat(new LatencyDistribution().stats(1.0)).isEqualTo(Stats.EMPTY);
     }
 
     @Property(tries = 200)
     void countedDistribution_equalsSortingEveryValue(
             @ForAll @Size(min = 1, max = 200) List<@IntRange(min = 0, max = 30) Integer> values) {
-        ExactDistribution d = new ExactDistribution();
+        LatencyDistribution d = new LatencyDistribution();
         double[] all = new double[values.size()];
         for (int i = 0; i < all.length; i++) {
             d.record(values.get(i));

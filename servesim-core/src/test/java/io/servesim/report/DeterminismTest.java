@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml. */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "eeddf5dfa7c1f5020ce1efec11e813fb77f31f5e44fc82e86113c0368374f69f";
+            "95eb1b61c04b61888662ffe9198ac6b8cd69e375fb4979496042ccf4ec43f1e4";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -67,7 +67,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "8526bf885747b2a5dc942712069ff960c6bfec5b077863b9c85c0fa9100ff1a1";
+    static final String KVCR_CANONICAL_SHA256 = "e17dd6948d5865bcef34b1e16f9c901eace5f844d041c5547977c88696b9864e";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

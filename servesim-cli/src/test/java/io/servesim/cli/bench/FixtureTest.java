@@ -21,14 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 class FixtureTest {
     /** Canonical SHA-256 of every W8 cell, by "dp/arm". */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "1eb57b02ebac10bfd5bd5357bb2c4b23ba26e0dae994a881ff6867e3580cc153",
-            "1/kvcr-off", "ef7f04d90cb8a2765c838b53139416184411cde31dfa3e4a325083dc00a6c17e",
-            "1/kvcr-idle", "b64c5ecae18bc5f5aeeaad0e6daaec0f7836d3d127e79a2eccbd771c70839901",
-            "1/kvcr-hinted", "2d06dc47ca4872e6e03c82167f9378b76d8b6505b322ea28ba85eebc9ccba9f5",
-            "8/g2-only", "7273acc857a43b34dc058b39edd6e4931016c75ce7ecf3de64b8cd9ae6bd366d",
-            "8/kvcr-off", "63765614f9e71b2267d82d6d2fa3062320c33f4016c1355f1a9f7fcce3ea717f",
-            "8/kvcr-idle", "7842ae0c57392b90874a8d453a5706e3b566c78de1387724c7c5bc58b77948e4",
-            "8/kvcr-hinted", "5d26162c1b3e521923dca936d9f615677b262e131ddb37382c29db67409d6321");
+            "1/g2-only", "d9527232074e6e5ceae92027b74f02dc580d89a5a69c7f0b375906356c4367a0",
+            "1/kvcr-off", "dca0aecabbdbcd36d28e40052089b8bce667e7da82460cc372003d66e622dfbc",
+            "1/kvcr-idle", "e190af2fb5e91f27b23eaea117ee9a29067f3205a1bd8bb827c3c080f33d915e",
+            "1/kvcr-hinted", "93843707cb53e57092bb91933905e358a9322538d491aaa17cda876fb90ca368",
+            "8/g2-only", "f148e15756d3cda45c4b2478e5154131a09128123221484a247d457766ff0327",
+            "8/kvcr-off", "3963d088fe59ea3769281e89e4a3eb1253f9c3d44f0f783ada1a02ca2ec6cd2d",
+            "8/kvcr-idle", "2c169d63a98c6c2e156e50aeffd4d2eac42e075ba845fe9e882bc3670142b87a",
+            "8/kvcr-hinted", "2d6a26781b0ef222e2359c0bd43725e84b62111c53c0c23c43cd5f9a3fd3a9d1");
 
     @Test
     void w8CellDigests_arePinned() {

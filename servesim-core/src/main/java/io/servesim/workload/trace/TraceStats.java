@@ -1,7 +1,7 @@
 package io.servesim.workload.trace;
 
 import io.servesim.kv.BlockHasher;
-import io.servesim.metrics.ExactDistribution;
+import io.servesim.metrics.LatencyDistribution;
 import io.servesim.metrics.Stats;
 import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
 import java.nio.file.Path;
@@ -66,8 +66,8 @@ public record TraceStats(
      * @param tokenBlockSize block size for token-id and prefix-less traces
      */
     public static TraceStats of(String format, Path path, int traceBlockSize, int tokenBlockSize) {
-        ExactDistribution in = new ExactDistribution();
-        ExactDistribution out = new ExactDistribution();
+        LatencyDistribution in = new LatencyDistribution().exactLimit(Long.MAX_VALUE); // few distinct lengths
+        LatencyDistribution out = new LatencyDistribution().exactLimit(Long.MAX_VALUE);
         Set<String> sessions = new HashSet<>();
         LongOpenHashSet seen = new LongOpenHashSet();
         long rows = 0;

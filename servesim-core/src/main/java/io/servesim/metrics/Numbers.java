@@ -1,4 +1,4 @@
-package io.servesim.report;
+package io.servesim.metrics;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
