@@ -116,6 +116,7 @@ final class HostOffload {
                     gpu.release(blocks.getInt(i));
                 }
                 pinnedForStore -= blocks.size();
+                transfers.release(id);
                 rank.wakeAfterLoad(); // freed pins may unblock a waiting request
             }
 
@@ -153,6 +154,7 @@ final class HostOffload {
             public void done() {
                 active.rem(id);
                 abort(); // the pins go either way
+                transfers.release(id);
                 rank.scheduler().copyLanded(s);
                 rank.wakeAfterLoad();
             }
@@ -171,6 +173,7 @@ final class HostOffload {
         for (int i = 0, n = active.size(); i < n; i++) {
             int id = active.getInt(i);
             transfers.cancel(id);
+            transfers.release(id);
             Job job = jobs.remove(id);
             if (job != null) {
                 job.abort();

@@ -83,6 +83,8 @@ public final class KvcrRegistry {
         @Override
         public void done() {
             active.remove(id);
+            long startedNanos = transfers.startNanos(id);
+            transfers.release(id);
             releaseSource();
             if (sourceOnly) {
                 return; // nobody is left to receive the bytes
@@ -90,7 +92,7 @@ public final class KvcrRegistry {
             long now = clock.nowNanos();
             sequence.pullNanos = now - stagedNanos;
             counters.kvcrPullNanos.record(sequence.pullNanos);
-            counters.kvcrParkedNanos.record(transfers.startNanos(id) - stagedNanos);
+            counters.kvcrParkedNanos.record(startedNanos - stagedNanos);
             counters.kvcrLanded++;
             destination.scheduler().copyLanded(sequence);
             destination.wakeByRegistry();
@@ -176,6 +178,7 @@ public final class KvcrRegistry {
         for (Pull p : affected) {
             if (p.source.workerId() == worker) {
                 transfers.cancel(p.id);
+                transfers.release(p.id);
                 jobs.jobs.remove(p.id);
                 active.remove(p.id);
                 counters.kvcrAborted++;

@@ -39,7 +39,9 @@ public final class TransferService implements EventHandler {
         /** All bytes moved. */
         DONE,
         /** Cancelled before completion. */
-        CANCELLED
+        CANCELLED,
+        /** Finished and given back by its owner; the id may be reused. */
+        RELEASED
     }
 
     private final EventQueue queue;
@@ -49,6 +51,7 @@ public final class TransferService implements EventHandler {
     private TransferListener listener = (id, tag) -> {};
 
     private int jobs;
+    private final it.unimi.dsi.fastutil.ints.IntArrayList freeIds = new it.unimi.dsi.fastutil.ints.IntArrayList();
     private int[] src = new int[16];
     private int[] dst = new int[16];
     private long[] tag = new long[16];
@@ -113,8 +116,13 @@ public final class TransferService implements EventHandler {
         if (bytes < 0 || firstByteNanos < 0) {
             throw new IllegalArgumentException("bytes and first-byte delay must be >= 0");
         }
-        int id = jobs++;
-        grow();
+        int id;
+        if (!freeIds.isEmpty()) {
+            id = freeIds.popInt(); // a released id: its generation keeps counting, so its old events stay stale
+        } else {
+            id = jobs++;
+            grow();
+        }
         src[id] = source;
         dst[id] = destination;
         tag[id] = jobTag;
@@ -123,14 +131,39 @@ public final class TransferService implements EventHandler {
         state[id] = State.WAITING_FIRST_BYTE;
         startNanos[id] = -1;
         endNanos[id] = -1;
-        queue.schedule(queue.nowNanos() + firstByteNanos, Phase.TRANSFER_COMPLETION, stableId, this, START, id);
+        queue.schedule(
+                queue.nowNanos() + firstByteNanos,
+                Phase.TRANSFER_COMPLETION,
+                stableId,
+                this,
+                START,
+                ((long) generation[id] << 32) | id);
         return id;
+    }
+
+    /**
+     * Gives a finished or cancelled job's id back for reuse (its owner will not ask about it again), so the per-job
+     * arrays stay as large as the most jobs alive at once, not the total ever submitted.
+     */
+    public void release(int id) {
+        State s = state[id];
+        if (s != State.DONE && s != State.CANCELLED) {
+            throw new IllegalStateException("transfer " + id + " is " + s + ": only finished jobs can be released");
+        }
+        state[id] = State.RELEASED;
+        generation[id]++;
+        freeIds.add(id);
+    }
+
+    /** Job ids allocated so far (the per-job arrays' used length). */
+    public int idsAllocated() {
+        return jobs;
     }
 
     /** Cancels a job that has not completed; moving jobs sharing its endpoints speed up. */
     public void cancel(int id) {
         State s = state[id];
-        if (s == State.DONE || s == State.CANCELLED) {
+        if (s == State.DONE || s == State.CANCELLED || s == State.RELEASED) {
             return;
         }
         long now = queue.nowNanos();
@@ -147,9 +180,9 @@ public final class TransferService implements EventHandler {
     public void onEvent(int kind, long payload) {
         long now = queue.nowNanos();
         if (kind == START) {
-            int id = (int) payload;
-            if (state[id] != State.WAITING_FIRST_BYTE) {
-                return; // cancelled while waiting
+            int id = (int) (payload & 0xFFFFFFFFL);
+            if (state[id] != State.WAITING_FIRST_BYTE || (int) (payload >>> 32) != generation[id]) {
+                return; // cancelled while waiting (or the id was released and reused since)
             }
             state[id] = State.MOVING;
             startNanos[id] = now;

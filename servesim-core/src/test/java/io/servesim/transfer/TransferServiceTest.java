@@ -138,4 +138,31 @@ class TransferServiceTest {
         runUntil(Long.MAX_VALUE);
         assertThat(done).containsExactly(j1 + "@20", j2 + "@100");
     }
+
+    @Test
+    void releasedIds_areReused_andTheOldJobsStaleEventsDoNotTouchTheNewOne() {
+        int a = service.addEndpoint(50, 50);
+        int b = service.addEndpoint(50, 50);
+        int j1 = service.submit(a, b, GB, 10 * MS, 1); // first byte at 10 ms
+        service.cancel(j1); // its START event at 10 ms is now stale
+        service.release(j1);
+        int j2 = service.submit(a, b, GB, 30 * MS, 2); // same id, first byte at 30 ms
+        assertThat(j2).isEqualTo(j1);
+        runUntil(20 * MS);
+        assertThat(service.state(j2))
+                .isEqualTo(TransferService.State.WAITING_FIRST_BYTE); // the stale START was ignored
+        runUntil(Long.MAX_VALUE);
+        assertThat(done).containsExactly(j2 + "@50"); // 30 ms + 1 GB at 50 GB/s
+        assertThat(service.idsAllocated()).isEqualTo(1);
+    }
+
+    @Test
+    void releasingAJobStillInFlight_isAnError() {
+        int a = service.addEndpoint(50, 50);
+        int b = service.addEndpoint(50, 50);
+        int j = service.submit(a, b, GB, 0, 1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> service.release(j))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("only finished jobs");
+    }
 }
