@@ -55,6 +55,8 @@ public final class VllmScheduler {
     private long preemptions;
     private long pendingPromptTokens;
     private boolean preemptedLastStep;
+    private long gapValue = -1;
+    private long gapCount;
 
     /** Creates a scheduler with its own KV pool. */
     public VllmScheduler(SchedulerSettings settings, EngineCounters counters) {
@@ -506,7 +508,14 @@ public final class VllmScheduler {
             if (r.firstTokenNanos < 0) {
                 r.firstTokenNanos = nowNanos;
             } else {
-                counters.itlNanos.record(nowNanos - r.lastTokenNanos);
+                long gap = nowNanos - r.lastTokenNanos;
+                if (gap != gapValue) {
+                    // most decodes of a step share one gap (the pass time): record runs, not tokens
+                    counters.itlNanos.record(gapValue, gapCount);
+                    gapValue = gap;
+                    gapCount = 0;
+                }
+                gapCount++;
             }
             r.lastTokenNanos = nowNanos;
             if (r.numOutputTokens >= r.targetOutputTokens) {
@@ -516,6 +525,8 @@ public final class VllmScheduler {
                 finishedOut.add(r);
             }
         }
+        counters.itlNanos.record(gapValue, gapCount);
+        gapCount = 0;
         if (!finishedOut.isEmpty()) {
             int w = 0;
             for (int k = 0, n = running.size(); k < n; k++) {

@@ -32,9 +32,17 @@ public final class LatencyDistribution {
 
     /** Records one value (negative values are clamped to 0). */
     public void record(long value) {
+        record(value, 1);
+    }
+
+    /** Records {@code count} samples of one value (negative values are clamped to 0). */
+    public void record(long value, long count) {
+        if (count <= 0) {
+            return;
+        }
         long v = Math.max(0, value);
-        n++;
-        sum += v;
+        n += count;
+        sum += (double) v * count;
         if (v < min) {
             min = v;
         }
@@ -42,10 +50,10 @@ public final class LatencyDistribution {
             max = v;
         }
         if (histogram != null) {
-            histogram.recordValue(v);
+            histogram.recordValueWithCount(v, count);
             return;
         }
-        counts.addTo(v, 1);
+        counts.addTo(v, count);
         if (counts.size() > exactLimit) {
             histogram = new Histogram(3);
             for (var e : counts.long2LongEntrySet()) {

@@ -169,7 +169,10 @@ public final class FixtureCommand implements Callable<Integer> {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (a.startsWith("-Xm") || a.startsWith("-XX:")) {
+            if (a.startsWith("-Xm")
+                    || a.startsWith("-Xss")
+                    || a.startsWith("-XX:")
+                    || a.startsWith("--enable-native-access")) {
                 cmd.add(a);
             }
         }

@@ -83,7 +83,7 @@ public final class StreamCommand implements Callable<Integer> {
             cmd.add(ProcessHandle.current().info().command().orElse("java"));
             cmd.add("-Xmx" + heap);
             for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-                if (a.startsWith("-XX:")) {
+                if (a.startsWith("-XX:") || a.startsWith("-Xss") || a.startsWith("--enable-native-access")) {
                     cmd.add(a);
                 }
             }
