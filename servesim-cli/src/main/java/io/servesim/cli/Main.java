@@ -10,7 +10,13 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "servesim 0.1.0",
         description = "Deterministic discrete-event simulator of LLM inference-serving clusters.",
-        subcommands = {ReplayCommand.class, TraceCommand.class, io.servesim.cli.bench.BenchCommand.class})
+        subcommands = {
+            ReplayCommand.class,
+            TraceCommand.class,
+            ValidateCommand.class,
+            CalibrateCommand.class,
+            io.servesim.cli.bench.BenchCommand.class
+        })
 public final class Main implements Runnable {
     /** Exit code of a successful run. */
     public static final int OK = 0;

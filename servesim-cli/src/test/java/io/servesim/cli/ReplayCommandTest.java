@@ -351,13 +351,27 @@ class ReplayCommandTest {
 
     @Test
     void unknownTimingType_exitsTwoNamingTheField() throws IOException {
-        Path cfg = writeConfig("bad.yaml", SMALL.replace("type: fixed\n  fixed:", "type: roofline\n  fixed:"));
-        assertThat(Files.readString(cfg)).contains("roofline");
+        Path cfg = writeConfig("bad.yaml", SMALL.replace("type: fixed\n  fixed:", "type: lookup\n  fixed:"));
+        assertThat(Files.readString(cfg)).contains("lookup");
 
         CliRun r = replay(cfg, tmp.resolve("out"));
 
         assertThat(r.exit()).isEqualTo(Main.USAGE);
-        assertThat(r.err()).contains("timing.type").contains("roofline").contains("polynomial");
+        assertThat(r.err())
+                .contains("timing.type")
+                .contains("lookup")
+                .contains("roofline")
+                .contains("polynomial");
+    }
+
+    @Test
+    void rooflineWithoutModelAndGpu_exitsTwoSayingWhatIsMissing() throws IOException {
+        Path cfg = writeConfig("bad.yaml", SMALL.replace("type: fixed\n  fixed:", "type: roofline\n  fixed:"));
+
+        CliRun r = replay(cfg, tmp.resolve("out"));
+
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("timing.type: roofline needs timing.model and timing.gpu");
     }
 
     @Test

@@ -15,17 +15,14 @@ public record EngineConfig(SchedulerConfig scheduler, KvCacheConfig kvCache, Int
         }
         if (maxModelLen != null) {
             Check.atLeast("max_model_len", maxModelLen, 2);
-            long capacity = (long) (kvCache.numGpuBlocks() - 1) * kvCache.blockSize();
-            if (maxModelLen > capacity) {
-                throw new ConfigException(
-                        "max_model_len",
-                        "is " + maxModelLen
-                                + " tokens but one rank's KV pool holds only " + capacity
-                                + " ((num_gpu_blocks - 1) x block_size); vLLM refuses to start in this case");
-            }
         }
-        int effective = effectiveMaxModelLen(kvCache, maxModelLen);
-        if (!scheduler.enableChunkedPrefill() && scheduler.maxNumBatchedTokens() < effective) {
+        if (kvCache.numGpuBlocks() != null) {
+            checkCapacity(kvCache.numGpuBlocks(), kvCache.blockSize(), maxModelLen, "max_model_len");
+        }
+        long effective = maxModelLen != null
+                ? maxModelLen
+                : kvCache.numGpuBlocks() != null ? (long) (kvCache.numGpuBlocks() - 1) * kvCache.blockSize() : 0;
+        if (!scheduler.enableChunkedPrefill() && effective > 0 && scheduler.maxNumBatchedTokens() < effective) {
             // vLLM's SchedulerConfig rejects this too: without chunking a prompt must fit one step's budget.
             throw new ConfigException(
                     "scheduler.max_num_batched_tokens",
@@ -35,13 +32,40 @@ public record EngineConfig(SchedulerConfig scheduler, KvCacheConfig kvCache, Int
         }
     }
 
-    /** The effective context limit in tokens. */
-    public int effectiveMaxModelLen() {
-        return effectiveMaxModelLen(kvCache, maxModelLen);
+    /**
+     * Rejects a {@code max_model_len} one rank's pool of {@code numGpuBlocks} cannot hold, as vLLM does.
+     *
+     * @param field the path reported in the error
+     */
+    public static void checkCapacity(int numGpuBlocks, int blockSize, Integer maxModelLen, String field) {
+        long capacity = (long) (numGpuBlocks - 1) * blockSize;
+        if (maxModelLen != null && maxModelLen > capacity) {
+            throw new ConfigException(
+                    field,
+                    "is " + maxModelLen
+                            + " tokens but one rank's KV pool holds only " + capacity
+                            + " ((num_gpu_blocks - 1) x block_size); vLLM refuses to start in this case");
+        }
     }
 
-    private static int effectiveMaxModelLen(KvCacheConfig kvCache, Integer maxModelLen) {
-        long capacity = (long) (kvCache.numGpuBlocks() - 1) * kvCache.blockSize();
-        return maxModelLen != null ? maxModelLen : (int) Math.min(Integer.MAX_VALUE, capacity);
+    /** The effective context limit in tokens with the configured (or default) pool and no model limit. */
+    public int effectiveMaxModelLen() {
+        return effectiveMaxModelLen(
+                kvCache.numGpuBlocks() != null ? kvCache.numGpuBlocks() : KvCacheConfig.DEFAULT_NUM_GPU_BLOCKS, null);
+    }
+
+    /**
+     * The effective context limit: the configured {@code max_model_len}, else the smaller of what the pool holds
+     * and the model's own limit ({@code modelMaxLen}, null if unknown).
+     */
+    public int effectiveMaxModelLen(int numGpuBlocks, Integer modelMaxLen) {
+        if (maxModelLen != null) {
+            return maxModelLen;
+        }
+        long capacity = (long) (numGpuBlocks - 1) * kvCache.blockSize();
+        if (modelMaxLen != null && modelMaxLen > 0) {
+            capacity = Math.min(capacity, modelMaxLen);
+        }
+        return (int) Math.min(Integer.MAX_VALUE, capacity);
     }
 }

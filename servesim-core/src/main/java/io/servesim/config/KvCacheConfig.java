@@ -3,11 +3,18 @@ package io.servesim.config;
 import java.util.List;
 
 /**
- * A rank's GPU KV cache: block size (tokens), total blocks as vLLM reports them (including its null block), prefix
- * caching, KV bytes per token (for copies; default Llama-3.1-8B bf16: 131,072), and the optional G2 host tier.
+ * A rank's GPU KV cache: block size (tokens), total blocks as vLLM reports them (including its null block; null =
+ * derived from timing.model and timing.gpu, else {@link #DEFAULT_NUM_GPU_BLOCKS}), prefix caching, KV bytes per
+ * token (for copies; null = from timing.model, else {@link #DEFAULT_BYTES_PER_TOKEN}), and the optional G2 tier.
  */
 public record KvCacheConfig(
-        int blockSize, int numGpuBlocks, boolean prefixCaching, long bytesPerToken, HostOffloadConfig hostOffload) {
+        int blockSize, Integer numGpuBlocks, boolean prefixCaching, Long bytesPerToken, HostOffloadConfig hostOffload) {
+    /** Blocks per rank without a model and GPU to derive them from (about Llama-3.1-8B on one H100). */
+    public static final int DEFAULT_NUM_GPU_BLOCKS = 27_500;
+
+    /** KV bytes per token without a model (Llama-3.1-8B bf16: 2 × 32 layers × 8 heads × 128 × 2 B). */
+    public static final long DEFAULT_BYTES_PER_TOKEN = 131_072;
+
     /** Block sizes vLLM accepts ({@code vllm/config/cache.py}). */
     public static final List<Integer> BLOCK_SIZES = List.of(1, 8, 16, 32, 64, 128, 256);
 
@@ -16,8 +23,12 @@ public record KvCacheConfig(
         if (!BLOCK_SIZES.contains(blockSize)) {
             throw new ConfigException("block_size", "must be one of " + BLOCK_SIZES + ", got " + blockSize);
         }
-        Check.atLeast("num_gpu_blocks", numGpuBlocks, 2);
-        Check.atLeast("bytes_per_token", bytesPerToken, 1);
+        if (numGpuBlocks != null) {
+            Check.atLeast("num_gpu_blocks", numGpuBlocks, 2);
+        }
+        if (bytesPerToken != null) {
+            Check.atLeast("bytes_per_token", bytesPerToken, 1);
+        }
         Check.present("host_offload", hostOffload);
         if (hostOffload.enabled() && !prefixCaching) {
             throw new ConfigException("host_offload.num_host_blocks", "host offload needs prefix_caching: true");

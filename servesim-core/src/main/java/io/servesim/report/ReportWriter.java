@@ -90,6 +90,7 @@ public final class ReportWriter {
         o.put("workers_drained", s.workersDrained());
         o.put("workers_failed", s.workersFailed());
         o.put("restarts", s.restarts());
+        o.set("deployment", deploymentTree(s.deployment()));
         o.set("kv_tiers", kvTiersTree(s));
         o.set("kvcr", kvcrTree(s.kvcr()));
         o.set("workers", workersTree(s.ranks()));
@@ -168,6 +169,37 @@ public final class ReportWriter {
         o.put("registry_wakeups", k.registryWakeups());
         o.set("pull_ms", statsTree(k.pullMs()));
         o.set("parked_ms", statsTree(k.parkedMs()));
+        return o;
+    }
+
+    private static ObjectNode deploymentTree(io.servesim.timing.Deployment d) {
+        ObjectNode o = NODES.objectNode();
+        o.put("model", d.model() == null ? null : d.model().name());
+        o.put("gpu", d.gpu() == null ? null : d.gpu().name());
+        o.put("timing", d.timingType());
+        o.put("num_gpu_blocks", d.numGpuBlocks());
+        o.put("num_gpu_blocks_source", d.blocksSource());
+        o.put("bytes_per_token", d.bytesPerToken());
+        o.put("max_model_len", d.maxModelLen());
+        if (d.model() != null) {
+            o.put("model_params_b", Numbers.fixed(d.model().totalParams() / 1e9, 3));
+        }
+        if (d.capacity() != null) {
+            ObjectNode c = o.putObject("kv_capacity_gib");
+            c.put("memory", Numbers.fixed(d.capacity().memoryGib(), 3));
+            c.put("weights", Numbers.fixed(d.capacity().weightsGib(), 3));
+            c.put("activation", Numbers.fixed(d.capacity().activationGib(), 3));
+            c.put("non_torch", Numbers.fixed(d.capacity().nonTorchGib(), 3));
+            c.put("available_kv", Numbers.fixed(d.capacity().availableKvGib(), 3));
+        }
+        if (d.roofline() != null) {
+            ObjectNode r = o.putObject("roofline");
+            r.put("mfu", Numbers.fixed(d.roofline().mfu(), 6));
+            r.put("mbu", Numbers.fixed(d.roofline().mbu(), 6));
+            r.put("step_overhead_us", Numbers.fixed(d.roofline().stepOverheadUs(), 3));
+            r.put("per_sequence_overhead_us", Numbers.fixed(d.roofline().perSequenceOverheadUs(), 3));
+            r.put("collective_latency_us", Numbers.fixed(d.roofline().collectiveLatencyUs(), 3));
+        }
         return o;
     }
 

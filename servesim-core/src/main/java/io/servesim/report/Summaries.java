@@ -78,6 +78,7 @@ public final class Summaries {
                         c.kvcrPullNanos.stats(NS_TO_MS),
                         c.kvcrParkedNanos.stats(NS_TO_MS)),
                 result.ranks(),
+                result.deployment(),
                 result.badLinesSkipped(),
                 result.badLineSamples());
     }

@@ -42,6 +42,7 @@ public record Summary(
         long restarts,
         Kvcr kvcr,
         java.util.List<io.servesim.run.RankStats> ranks,
+        io.servesim.timing.Deployment deployment,
         long badLinesSkipped,
         java.util.List<String> badLineSamples) {
 

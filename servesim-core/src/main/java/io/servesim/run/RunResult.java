@@ -8,6 +8,7 @@ import io.servesim.metrics.RequestLog;
  * Everything one run produced, before formatting.
  *
  * @param config the configuration that ran
+ * @param deployment what the config resolved to (model, GPU, KV pool, timing)
  * @param requestsCreated requests the workload created
  * @param log per-request records (empty when they were streamed to disk)
  * @param metrics per-request summary statistics, accumulated as requests ended
@@ -23,6 +24,7 @@ import io.servesim.metrics.RequestLog;
 @SuppressWarnings("ArrayRecordComponent") // primitive columns, never compared with equals
 public record RunResult(
         SimConfig config,
+        io.servesim.timing.Deployment deployment,
         int requestsCreated,
         RequestLog log,
         io.servesim.metrics.RequestMetrics metrics,

@@ -18,7 +18,6 @@ import io.servesim.router.Routers;
 import io.servesim.sim.EventQueue;
 import io.servesim.sim.RandomStreams;
 import io.servesim.timing.TimingModel;
-import io.servesim.timing.TimingModels;
 import io.servesim.workload.Request;
 import io.servesim.workload.RequestSink;
 import io.servesim.workload.SessionWorkload;
@@ -48,6 +47,7 @@ public final class Simulation implements EngineListener {
             new it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap();
     private long lastFinishNanos;
     private final boolean[] failed;
+    private final io.servesim.timing.Deployment deployment;
     private int aliveWorkers;
     private boolean started;
 
@@ -60,8 +60,11 @@ public final class Simulation implements EngineListener {
         counters.itlNanos.exactLimit(exact);
         counters.kvcrPullNanos.exactLimit(exact);
         counters.kvcrParkedNanos.exactLimit(exact);
-        TimingModel timing = TimingModels.create(config.timing());
-        SchedulerSettings settings = SchedulerSettings.of(config.engine());
+        this.deployment = io.servesim.timing.Deployment.resolve(config);
+        TimingModel timing =
+                deployment.timingModel(config.timing(), config.cluster().attentionDp());
+        SchedulerSettings settings =
+                SchedulerSettings.of(config.engine(), deployment.numGpuBlocks(), deployment.maxModelLen());
         int w = config.cluster().workers();
         int dp = config.cluster().attentionDp();
         this.workers = new Worker[w];
@@ -99,8 +102,7 @@ public final class Simulation implements EngineListener {
                     pulls,
                     ranks,
                     dp,
-                    config.engine().kvCache().bytesPerToken()
-                            * config.engine().kvCache().blockSize(),
+                    deployment.bytesPerToken() * config.engine().kvCache().blockSize(),
                     timing,
                     queue,
                     counters);
@@ -149,8 +151,7 @@ public final class Simulation implements EngineListener {
         if (shared) {
             hostPools.add(sharedPool);
         }
-        long blockBytes = config.engine().kvCache().bytesPerToken()
-                * config.engine().kvCache().blockSize();
+        long blockBytes = deployment.bytesPerToken() * config.engine().kvCache().blockSize();
         long firstByte = Math.round(ho.firstByteMs() * 1e6);
         for (EngineRank r : ranks) {
             int gpu = transfers.addEndpoint(ho.d2hGbps(), ho.h2dGbps());
@@ -298,6 +299,7 @@ public final class Simulation implements EngineListener {
         }
         return new RunResult(
                 config,
+                deployment,
                 workload.requestsCreated(),
                 log,
                 metrics,

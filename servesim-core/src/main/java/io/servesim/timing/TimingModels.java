@@ -9,13 +9,16 @@ import java.util.List;
 /** The timing-model registry: {@code timing.type} names to models. Unknown names fail listing the known ones. */
 public final class TimingModels {
     /** Known timing types. */
-    public static final List<String> NAMES = List.of("fixed", "polynomial");
+    public static final List<String> NAMES = List.of("auto", "fixed", "polynomial", "roofline", "profile");
 
     private TimingModels() {}
 
-    /** Creates the model named by {@code config.type()}. */
+    /**
+     * Creates the model named by {@code config.type()} for the types that need no hardware ({@code fixed},
+     * {@code polynomial}, {@code profile}); {@code roofline} is built by {@link Deployment#timingModel}.
+     */
     public static TimingModel create(TimingConfig config) {
-        return switch (config.type()) {
+        return switch (config.effectiveType()) {
             case "fixed" -> {
                 FixedTimingConfig f = config.fixed();
                 yield new FixedTiming(f.prefillMs(), f.decodeMs(), f.prefillPerTokenMs(), f.decodePerTokenMs());
@@ -31,6 +34,9 @@ public final class TimingModels {
                         p.decodeD0(),
                         p.minDecodeMs());
             }
+            case "profile" -> ProfileTiming.create(config.profile());
+            case "roofline" ->
+                throw new ConfigException("timing.type", "roofline is built from the deployment (model and gpu)");
             default ->
                 throw new ConfigException(
                         "timing.type",

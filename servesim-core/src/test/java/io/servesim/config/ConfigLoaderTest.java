@@ -23,7 +23,8 @@ class ConfigLoaderTest {
         SimConfig c = load("");
 
         assertThat(c.engine().kvCache().blockSize()).isEqualTo(16);
-        assertThat(c.engine().kvCache().numGpuBlocks()).isEqualTo(27500);
+        assertThat(c.engine().kvCache().numGpuBlocks()).isNull(); // derived, or 27,500 without model and GPU
+        assertThat(io.servesim.timing.Deployment.resolve(c).numGpuBlocks()).isEqualTo(27500);
         assertThat(c.engine().kvCache().prefixCaching()).isTrue();
         assertThat(c.engine().scheduler().maxNumSeqs()).isEqualTo(1024);
         assertThat(c.engine().scheduler().maxNumBatchedTokens()).isEqualTo(8192);
@@ -37,7 +38,8 @@ class ConfigLoaderTest {
         assertThat(c.workload().arrival().rate()).isEqualTo(10.0);
         assertThat(c.cluster().workers()).isEqualTo(1);
         assertThat(c.cluster().router().policy()).isEqualTo("round_robin");
-        assertThat(c.timing().type()).isEqualTo("fixed");
+        assertThat(c.timing().type()).isEqualTo("auto");
+        assertThat(c.timing().effectiveType()).isEqualTo("fixed"); // no model and GPU named
         assertThat(c.timing().fixed().prefillMs()).isEqualTo(20.0);
         assertThat(c.output().requestsCsv()).isTrue();
     }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml. */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "95eb1b61c04b61888662ffe9198ac6b8cd69e375fb4979496042ccf4ec43f1e4";
+            "e0dd25b92dfe1a6a9829828179f07250d5b7c956e038e948a71cdd433e9afc4e";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -67,7 +67,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "e17dd6948d5865bcef34b1e16f9c901eace5f844d041c5547977c88696b9864e";
+    static final String KVCR_CANONICAL_SHA256 = "dbcf65eaa12604fc55198bc8dc0d1b633a1acb2dc36d01ff10d2560fb5586163";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

@@ -21,14 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 class FixtureTest {
     /** Canonical SHA-256 of every W8 cell, by "dp/arm". */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "d9527232074e6e5ceae92027b74f02dc580d89a5a69c7f0b375906356c4367a0",
-            "1/kvcr-off", "dca0aecabbdbcd36d28e40052089b8bce667e7da82460cc372003d66e622dfbc",
-            "1/kvcr-idle", "e190af2fb5e91f27b23eaea117ee9a29067f3205a1bd8bb827c3c080f33d915e",
-            "1/kvcr-hinted", "93843707cb53e57092bb91933905e358a9322538d491aaa17cda876fb90ca368",
-            "8/g2-only", "f148e15756d3cda45c4b2478e5154131a09128123221484a247d457766ff0327",
-            "8/kvcr-off", "3963d088fe59ea3769281e89e4a3eb1253f9c3d44f0f783ada1a02ca2ec6cd2d",
-            "8/kvcr-idle", "2c169d63a98c6c2e156e50aeffd4d2eac42e075ba845fe9e882bc3670142b87a",
-            "8/kvcr-hinted", "2d6a26781b0ef222e2359c0bd43725e84b62111c53c0c23c43cd5f9a3fd3a9d1");
+            "1/g2-only", "c57623dcbe3acb095f192715d28793301856198c3c97925c7579966332a7bacd",
+            "1/kvcr-off", "a245e8e11c4f5bc2fb694e5c4778f45966f776d6e647683c5a26ed3d890bffd6",
+            "1/kvcr-idle", "a9ba1d4fcb35ad4ab4e3e5ec427df5cfccab483b9e07026bf16a76b7377dcd0a",
+            "1/kvcr-hinted", "755861ff9d5aa90d290632692681b587c2bc87803d77ef4754f631bc81add2b7",
+            "8/g2-only", "33e224bbbd22ae2a78bde5da7c860f053086355c4ac3586dd10e501c0467c2c5",
+            "8/kvcr-off", "b3d62fc77122b67980e0ff1aeae54604244d8c74a48b15ce8c268b7618ea2b7d",
+            "8/kvcr-idle", "ec9f85ec485f803ca8b8d174dcd91a1cc944fd4abee68684cac1af38f573654c",
+            "8/kvcr-hinted", "ef425bb8e64983cd397c917f7f4353afa8adf645bd17c10194ea9ab86e72fc32");
 
     @Test
     void w8CellDigests_arePinned() {

@@ -1,0 +1,93 @@
+package io.servesim.cli;
+
+import io.servesim.config.ConfigException;
+import io.servesim.config.SimConfig;
+import io.servesim.report.AtomicFiles;
+import io.servesim.validate.Calibrator;
+import io.servesim.validate.MeasuredRun;
+import io.servesim.workload.trace.TraceFormatException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code servesim calibrate}: fit the roofline's efficiencies and overheads to a measured run. */
+@Command(
+        name = "calibrate",
+        mixinStandardHelpOptions = true,
+        description = "Fit mfu, mbu and the per-step overhead of the roofline timing to a measured run by"
+                + " simulation in the loop; writes a calibration profile for timing.calibration.")
+public final class CalibrateCommand implements Callable<Integer> {
+    @Option(names = "--config", required = true, paramLabel = "CONFIG", description = "Deployment config (roofline).")
+    Path config;
+
+    @Option(names = "--workload", paramLabel = "FILE", description = "The measured run's workload (vllm_bench JSONL).")
+    Path workload;
+
+    @Option(names = "--measured", required = true, paramLabel = "FILE", description = "Measured per-request file.")
+    Path measured;
+
+    @Option(names = "--out", required = true, paramLabel = "FILE", description = "Calibration profile to write (YAML).")
+    Path out;
+
+    @Option(
+            names = "--max-evaluations",
+            defaultValue = "150",
+            description = "Simulations at most (default: ${DEFAULT-VALUE}).")
+    int maxEvaluations;
+
+    @Option(names = "--set", paramLabel = "PATH=VALUE", description = "Override a config key.")
+    List<String> overrides = new ArrayList<>();
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter o = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        Calibrator.Result r;
+        SimConfig cfg;
+        try {
+            cfg = ValidateCommand.load(config, workload, overrides);
+            if (!io.servesim.timing.Deployment.resolve(cfg).timingType().equals("roofline")) {
+                err.println("config error: timing: calibrate fits the roofline model; set timing.model and timing.gpu");
+                return Main.USAGE;
+            }
+            r = new Calibrator(cfg, MeasuredRun.read(measured), maxEvaluations).fit();
+        } catch (ConfigException e) {
+            err.println("config error: " + e.getMessage());
+            return Main.USAGE;
+        } catch (TraceFormatException e) {
+            err.println("input error: " + e.getMessage());
+            return Main.USAGE;
+        } catch (UncheckedIOException e) {
+            err.println("error: " + e.getMessage());
+            return Main.USAGE;
+        }
+        o.printf(
+                Locale.ROOT,
+                "fitted after %d simulations: mfu %.3f  mbu %.3f  step overhead %.0f us  (per-sequence overhead %.1f us,"
+                        + " not fitted)%n",
+                r.evaluations(),
+                r.roofline().mfu(),
+                r.roofline().mbu(),
+                r.roofline().stepOverheadUs(),
+                r.roofline().perSequenceOverheadUs());
+        o.print(ValidateCommand.table(r.validation()));
+        AtomicFiles.writeString(out, Calibrator.profileYaml(r, measured.toString(), cfg));
+        o.println("wrote " + out.toAbsolutePath().normalize() + " (use it with --set timing.calibration=" + out + ")");
+        o.flush();
+        if (!r.atBound().isEmpty()) {
+            err.println("warning: at a bound: " + String.join(", ", r.atBound())
+                    + " (the model may be missing an effect; check the workload and engine settings)");
+            err.flush();
+        }
+        return Main.OK;
+    }
+}

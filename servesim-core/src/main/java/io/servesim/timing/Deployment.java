@@ -1,0 +1,218 @@
+package io.servesim.timing;
+
+import io.servesim.config.ConfigException;
+import io.servesim.config.CustomGpuConfig;
+import io.servesim.config.EngineConfig;
+import io.servesim.config.KvCacheConfig;
+import io.servesim.config.RooflineConfig;
+import io.servesim.config.SimConfig;
+import io.servesim.config.TimingConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+
+/**
+ * What a config resolves to on hardware: the model and GPU (if named), KV bytes per token, the KV pool size per
+ * rank (derived as vLLM derives it unless {@code num_gpu_blocks} is set), the context limit, and the step-time
+ * model.
+ *
+ * @param model the model, or null
+ * @param gpu the GPU, or null
+ * @param bytesPerToken KV bytes per token on one GPU
+ * @param numGpuBlocks blocks per rank including the null block
+ * @param blocksSource {@code configured}, {@code derived} or {@code default}
+ * @param maxModelLen effective context limit
+ * @param capacity the derivation's terms (null unless derived)
+ * @param timingType the resolved timing type
+ * @param roofline the roofline parameters in effect (after a calibration profile), or null
+ */
+public record Deployment(
+        ModelSpec model,
+        GpuSpec gpu,
+        long bytesPerToken,
+        int numGpuBlocks,
+        String blocksSource,
+        int maxModelLen,
+        Capacity capacity,
+        String timingType,
+        RooflineConfig roofline) {
+
+    /**
+     * The terms of vLLM's KV-capacity derivation ({@code gpu_worker.determine_available_memory},
+     * vllm-semantics.md §2.6): {@code available = utilization × memory − weights − activation peak − non-torch};
+     * {@code blocks = floor(available / (block_size × KV bytes per token))}, per GPU of the TP group.
+     *
+     * @param memoryGib device memory
+     * @param weightsGib weights per GPU
+     * @param activationGib estimated peak activation of the profiling forward (or of the sampler), per GPU
+     * @param nonTorchGib NCCL/cuBLAS workspaces and CUDA-graph pools (a fixed estimate)
+     * @param availableKvGib what is left for the KV cache
+     */
+    public record Capacity(
+            double memoryGib, double weightsGib, double activationGib, double nonTorchGib, double availableKvGib) {}
+
+    /** Non-torch memory and CUDA graphs, GiB: vLLM logs typically show 0.2–1 GiB of each on 8–70 B models. */
+    public static final double NON_TORCH_GIB = 1.0;
+
+    private static final double GIB = 1L << 30;
+
+    /** Resolves a config. */
+    public static Deployment resolve(SimConfig config) {
+        TimingConfig t = config.timing();
+        EngineConfig e = config.engine();
+        KvCacheConfig kv = e.kvCache();
+        ModelSpec model = t.model() == null ? null : Specs.model(t.model(), "timing.model");
+        GpuSpec gpu = gpu(t);
+        int tp = t.tensorParallel();
+        int ep = t.expertParallel() ? tp * config.cluster().attentionDp() : 1;
+        long bytesPerToken = kv.bytesPerToken() != null
+                ? kv.bytesPerToken()
+                : model != null ? model.kvBytesPerToken(t.kvBytes(), tp) : KvCacheConfig.DEFAULT_BYTES_PER_TOKEN;
+        int blocks;
+        String source;
+        Capacity capacity = null;
+        if (kv.numGpuBlocks() != null) {
+            blocks = kv.numGpuBlocks();
+            source = "configured";
+        } else if (model != null && gpu != null) {
+            capacity = capacity(model, gpu, t, e, tp, ep);
+            double blockBytes = (double) kv.blockSize() * model.kvBytesPerToken(t.kvBytes(), tp);
+            long n = (long) Math.floor(capacity.availableKvGib() * GIB / blockBytes);
+            if (n < 2) {
+                throw new ConfigException(
+                        "engine.kv_cache.num_gpu_blocks",
+                        String.format(
+                                java.util.Locale.ROOT,
+                                "%s does not fit on %s with tensor_parallel %d: %.1f GiB of weights, %.1f GiB left"
+                                        + " for the KV cache (raise tensor_parallel or use a larger GPU)",
+                                model.name(),
+                                gpu.name(),
+                                tp,
+                                capacity.weightsGib(),
+                                capacity.availableKvGib()));
+            }
+            blocks = (int) Math.min(Integer.MAX_VALUE, n);
+            source = "derived";
+        } else {
+            blocks = KvCacheConfig.DEFAULT_NUM_GPU_BLOCKS;
+            source = "default";
+        }
+        EngineConfig.checkCapacity(blocks, kv.blockSize(), e.maxModelLen(), "engine.max_model_len");
+        int maxLen = e.effectiveMaxModelLen(
+                blocks, model != null && model.maxPositionEmbeddings() > 0 ? model.maxPositionEmbeddings() : null);
+        if (!e.scheduler().enableChunkedPrefill() && e.scheduler().maxNumBatchedTokens() < maxLen) {
+            throw new ConfigException(
+                    "engine.scheduler.max_num_batched_tokens",
+                    "is " + e.scheduler().maxNumBatchedTokens() + " but must be >= max_model_len (" + maxLen
+                            + ") when enable_chunked_prefill is false; set engine.max_model_len or raise the budget");
+        }
+        String type = t.effectiveType();
+        RooflineConfig roofline = null;
+        if (type.equals("roofline")) {
+            if (model == null || gpu == null) {
+                throw new ConfigException("timing.type", "roofline needs timing.model and timing.gpu");
+            }
+            roofline = t.calibration() != null ? loadCalibration(t.calibration(), t.roofline()) : t.roofline();
+        }
+        return new Deployment(model, gpu, bytesPerToken, blocks, source, maxLen, capacity, type, roofline);
+    }
+
+    /** The step-time model of this deployment. */
+    public TimingModel timingModel(TimingConfig t, int attentionDp) {
+        if (timingType.equals("roofline")) {
+            int ep = t.expertParallel() ? t.tensorParallel() * attentionDp : 1;
+            return new RooflineTiming(
+                    model, gpu, t.tensorParallel(), ep, t.weightDtype(), t.weightBytes(), t.kvBytes(), roofline);
+        }
+        return TimingModels.create(t);
+    }
+
+    private static GpuSpec gpu(TimingConfig t) {
+        if (t.gpu() == null) {
+            return null;
+        }
+        if (!t.gpu().equals("custom")) {
+            return Specs.gpu(t.gpu(), "timing.gpu");
+        }
+        CustomGpuConfig c = t.customGpu();
+        if (c.memoryGib() == null || c.bandwidthGbps() == null || c.bf16Tflops() == null || c.linkGbps() == null) {
+            throw new ConfigException(
+                    "timing.custom_gpu", "gpu: custom needs memory_gib, bandwidth_gbps, bf16_tflops and link_gbps");
+        }
+        return new GpuSpec(
+                "custom",
+                c.memoryGib(),
+                c.bandwidthGbps(),
+                c.bf16Tflops(),
+                c.fp8Tflops() == null ? 0 : c.fp8Tflops(),
+                "custom",
+                c.linkGbps(),
+                "timing.custom_gpu");
+    }
+
+    /**
+     * vLLM's memory budget on one GPU. The activation peak is estimated from the profiling forward vLLM runs
+     * ({@code max_num_batched_tokens} tokens): the MLP's gate/up output plus a few hidden-size buffers per token, or
+     * the sampler's fp32 logits and probabilities for {@code max_num_seqs} requests, whichever is larger.
+     */
+    static Capacity capacity(ModelSpec m, GpuSpec gpu, TimingConfig t, EngineConfig e, int tp, int ep) {
+        double weights;
+        if (m.moe() && ep > 1) {
+            double experts = (double) m.numLayers() * m.numExperts() * m.paramsPerExpert();
+            weights = ((m.totalParams() - experts) / tp + experts / ep) * t.weightBytes();
+        } else {
+            weights = (double) m.totalParams() * t.weightBytes() / tp;
+        }
+        int tokens = e.scheduler().maxNumBatchedTokens();
+        double mlpWidth = m.moe() ? (double) m.expertsPerToken() * m.expertIntermediateSize() : m.intermediateSize();
+        double forward = tokens * (2 * mlpWidth / tp + 4.0 * m.hiddenSize()) * 2;
+        double sampler = (double) Math.min(e.scheduler().maxNumSeqs(), tokens) * m.vocabSize() * 4 * 2;
+        double activation = Math.max(forward, sampler);
+        double memory = gpu.memoryBytes();
+        double available = t.gpuMemoryUtilization() * memory - weights - activation - NON_TORCH_GIB * GIB;
+        return new Capacity(memory / GIB, weights / GIB, activation / GIB, NON_TORCH_GIB, Math.max(0, available) / GIB);
+    }
+
+    /** Reads a calibration profile ({@code servesim calibrate}) over the configured roofline parameters. */
+    static RooflineConfig loadCalibration(String path, RooflineConfig base) {
+        Path p = Path.of(path);
+        if (!Files.isRegularFile(p)) {
+            throw new ConfigException("timing.calibration", "no such file: " + path);
+        }
+        JsonNode root;
+        try {
+            root = YAMLMapper.builder().build().readTree(Files.readString(p));
+        } catch (JacksonException | IOException e) {
+            throw new ConfigException("timing.calibration", path + " is not a calibration profile: " + e.getMessage());
+        }
+        JsonNode r = root.get("roofline");
+        if (r == null || !r.isObject()) {
+            throw new ConfigException("timing.calibration", path + ": missing the 'roofline' section");
+        }
+        for (String k : r.propertyNames()) {
+            if (!java.util.List.of(
+                            "mfu", "mbu", "step_overhead_us", "per_sequence_overhead_us", "collective_latency_us")
+                    .contains(k)) {
+                throw new ConfigException("timing.calibration", path + ": unknown key roofline." + k);
+            }
+        }
+        try {
+            return new RooflineConfig(
+                    value(r, "mfu", base.mfu()),
+                    value(r, "mbu", base.mbu()),
+                    value(r, "step_overhead_us", base.stepOverheadUs()),
+                    value(r, "per_sequence_overhead_us", base.perSequenceOverheadUs()),
+                    value(r, "collective_latency_us", base.collectiveLatencyUs()));
+        } catch (ConfigException ex) {
+            throw ex.under("timing.calibration(" + path + ").roofline");
+        }
+    }
+
+    private static double value(JsonNode r, String key, double fallback) {
+        JsonNode v = r.get(key);
+        return v == null ? fallback : v.asDouble();
+    }
+}

@@ -1,0 +1,36 @@
+package io.servesim.timing;
+
+/**
+ * One GPU's roofline: memory, bandwidth, dense tensor throughput and its link to peer GPUs (values per GPU, dense,
+ * decimal GB/s and TFLOP/s).
+ *
+ * @param name preset name (or {@code custom})
+ * @param memoryGib device memory the CUDA runtime reports, GiB
+ * @param bandwidthGbps memory bandwidth, GB/s
+ * @param bf16Tflops dense BF16 tensor throughput, TFLOP/s
+ * @param fp8Tflops dense FP8 tensor throughput, TFLOP/s (0: none; FP8 weights then run at the BF16 rate)
+ * @param link the GPU-to-GPU link's kind (nvlink4, pcie5, …)
+ * @param linkGbps GPU-to-GPU bandwidth per direction, GB/s
+ * @param source where the values come from
+ */
+public record GpuSpec(
+        String name,
+        double memoryGib,
+        double bandwidthGbps,
+        double bf16Tflops,
+        double fp8Tflops,
+        String link,
+        double linkGbps,
+        String source) {
+
+    /** Device memory in bytes. */
+    public double memoryBytes() {
+        return memoryGib * (1L << 30);
+    }
+
+    /** Dense tensor FLOP/s for a weight dtype ({@code bf16} or {@code fp8}). */
+    public double flopsPerSecond(String dtype) {
+        double tflops = dtype.equals("fp8") && fp8Tflops > 0 ? fp8Tflops : bf16Tflops;
+        return tflops * 1e12;
+    }
+}

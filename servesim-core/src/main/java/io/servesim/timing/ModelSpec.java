@@ -1,0 +1,111 @@
+package io.servesim.timing;
+
+/**
+ * A transformer's architecture, as far as step time and KV size depend on it (dense or mixture-of-experts, GQA,
+ * SwiGLU MLPs). Parameter counts are derived from the shapes, not copied: see {@link #totalParams()}.
+ *
+ * @param name preset name or config path
+ * @param architecture the Hugging Face architecture class (e.g. {@code LlamaForCausalLM})
+ * @param hiddenSize model width
+ * @param numLayers decoder layers
+ * @param numHeads query heads
+ * @param numKvHeads key/value heads (GQA)
+ * @param headDim per-head width
+ * @param intermediateSize dense MLP width (for Mixtral and gpt-oss: each expert's width)
+ * @param vocabSize vocabulary
+ * @param numExperts routed experts per layer (0 for a dense model)
+ * @param expertsPerToken experts each token is routed to (0 for a dense model)
+ * @param expertIntermediateSize each expert's MLP width (0 for a dense model)
+ * @param tiedEmbeddings whether the LM head shares the input embedding
+ * @param slidingWindow attention window of the sliding-window layers (0: none); gpt-oss alternates full and
+ *     sliding layers
+ * @param maxPositionEmbeddings the model's context limit
+ */
+public record ModelSpec(
+        String name,
+        String architecture,
+        int hiddenSize,
+        int numLayers,
+        int numHeads,
+        int numKvHeads,
+        int headDim,
+        int intermediateSize,
+        int vocabSize,
+        int numExperts,
+        int expertsPerToken,
+        int expertIntermediateSize,
+        boolean tiedEmbeddings,
+        int slidingWindow,
+        int maxPositionEmbeddings) {
+
+    /** Whether the model routes tokens to experts. */
+    public boolean moe() {
+        return numExperts > 0;
+    }
+
+    /** Attention projection parameters of one layer: Q, K, V and O (biases and norms are negligible). */
+    public long attentionParamsPerLayer() {
+        long q = (long) hiddenSize * numHeads * headDim;
+        long kv = 2L * hiddenSize * numKvHeads * headDim;
+        long o = (long) numHeads * headDim * hiddenSize;
+        return q + kv + o;
+    }
+
+    /** Parameters of one expert (gate, up and down projections). */
+    public long paramsPerExpert() {
+        return 3L * hiddenSize * expertIntermediateSize;
+    }
+
+    /** MLP parameters of one layer: the dense SwiGLU, or every expert plus the router. */
+    public long mlpParamsPerLayer() {
+        if (!moe()) {
+            return 3L * hiddenSize * intermediateSize;
+        }
+        return numExperts * paramsPerExpert() + (long) hiddenSize * numExperts;
+    }
+
+    /** Embedding parameters (input embedding, plus the LM head unless tied). */
+    public long embeddingParams() {
+        return (long) vocabSize * hiddenSize * (tiedEmbeddings ? 1 : 2);
+    }
+
+    /** All parameters. */
+    public long totalParams() {
+        return numLayers * (attentionParamsPerLayer() + mlpParamsPerLayer()) + embeddingParams();
+    }
+
+    /** Parameters a token passes through (with every embedding counted, as MoE model cards count "active"). */
+    public long activeParams() {
+        return numLayers * (attentionParamsPerLayer() + activeMlpParamsPerLayer()) + embeddingParams();
+    }
+
+    /** MLP parameters one token uses in one layer: the dense MLP, or its experts plus the router. */
+    public long activeMlpParamsPerLayer() {
+        if (!moe()) {
+            return mlpParamsPerLayer();
+        }
+        return expertsPerToken * paramsPerExpert() + (long) hiddenSize * numExperts;
+    }
+
+    /**
+     * Matrix-multiply parameters per token (2 FLOPs each): every layer's attention projections and active MLP plus
+     * the LM head; the input embedding is a lookup.
+     */
+    public long linearParamsPerToken() {
+        return numLayers * (attentionParamsPerLayer() + activeMlpParamsPerLayer()) + (long) vocabSize * hiddenSize;
+    }
+
+    /** Weights that every step reads regardless of routing: all but the experts. */
+    public long nonExpertParams() {
+        return totalParams() - (moe() ? (long) numLayers * numExperts * paramsPerExpert() : 0);
+    }
+
+    /**
+     * KV-cache bytes per token on one GPU: {@code 2 × layers × ceil(kv_heads / tp) × head_dim × dtype bytes}; with
+     * more TP ranks than KV heads the heads are replicated (vllm-semantics.md §2.6).
+     */
+    public long kvBytesPerToken(int kvDtypeBytes, int tensorParallel) {
+        int headsPerRank = Math.max(1, numKvHeads / Math.max(1, tensorParallel));
+        return 2L * numLayers * headsPerRank * headDim * kvDtypeBytes;
+    }
+}

@@ -1,0 +1,135 @@
+package io.servesim.validate;
+
+import io.servesim.metrics.RequestLog;
+import io.servesim.metrics.Stats;
+import io.servesim.run.RunResult;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Measured versus simulated latency distributions: mean, p50, p90, p95, p99 of TTFT, TPOT and E2E with the
+ * relative error of each ({@code (simulated − measured) / measured}), the two-sample Kolmogorov–Smirnov distance
+ * per metric, and output throughput.
+ *
+ * @param metrics per metric name ({@code ttft_ms}, {@code tpot_ms}, {@code e2e_ms}): the comparison
+ * @param measuredOutputTokS measured output tokens per second (NaN if unknown)
+ * @param simulatedOutputTokS simulated output tokens per second
+ */
+public record Validation(Map<String, Metric> metrics, double measuredOutputTokS, double simulatedOutputTokS) {
+    /** Statistic names, in table order. */
+    public static final String[] STATS = {"mean", "p50", "p90", "p95", "p99"};
+
+    /**
+     * One metric's comparison.
+     *
+     * @param measured measured statistics
+     * @param simulated simulated statistics
+     * @param ks the Kolmogorov–Smirnov distance, sup |F_measured − F_simulated|
+     */
+    public record Metric(Stats measured, Stats simulated, double ks) {
+        /** The value of a statistic ({@link #STATS}) of {@code s}. */
+        public static double value(Stats s, String stat) {
+            return switch (stat) {
+                case "mean" -> s.mean();
+                case "p50" -> s.p50();
+                case "p90" -> s.p90();
+                case "p95" -> s.p95();
+                case "p99" -> s.p99();
+                default -> throw new IllegalArgumentException(stat);
+            };
+        }
+
+        /** Relative error of a statistic in %. */
+        public double errorPct(String stat) {
+            double m = value(measured, stat);
+            return m == 0 ? 0 : (value(simulated, stat) - m) / m * 100;
+        }
+    }
+
+    /** Compares a measured run with a simulated one (completed requests only). */
+    public static Validation of(MeasuredRun measured, RunResult sim) {
+        RequestLog log = sim.log();
+        int n = log.size();
+        double[] ttft = new double[n];
+        double[] tpot = new double[n];
+        double[] e2e = new double[n];
+        int nc = 0;
+        int nt = 0;
+        long outputs = 0;
+        for (int i = 0; i < n; i++) {
+            if (!log.status(i).completed()) {
+                continue;
+            }
+            long arrival = log.arrivalNanos(i);
+            ttft[nc] = (log.firstTokenNanos(i) - arrival) / 1e6;
+            e2e[nc] = (log.lastTokenNanos(i) - arrival) / 1e6;
+            nc++;
+            int out = log.outputTokens(i);
+            outputs += out;
+            if (out >= 2) {
+                tpot[nt++] = (log.lastTokenNanos(i) - log.firstTokenNanos(i)) / 1e6 / (out - 1);
+            }
+        }
+        Map<String, Metric> metrics = new LinkedHashMap<>();
+        metrics.put("ttft_ms", metric(measured.ttftMs(), Arrays.copyOf(ttft, nc)));
+        metrics.put("tpot_ms", metric(measured.tpotMs(), Arrays.copyOf(tpot, nt)));
+        metrics.put("e2e_ms", metric(measured.e2eMs(), Arrays.copyOf(e2e, nc)));
+        double simSeconds = sim.endNanos() / 1e9;
+        return new Validation(
+                metrics,
+                measured.outputTokens() >= 0 && measured.durationS() > 0
+                        ? measured.outputTokens() / measured.durationS()
+                        : Double.NaN,
+                simSeconds > 0 ? outputs / simSeconds : 0);
+    }
+
+    private static Metric metric(double[] measured, double[] simulated) {
+        double[] m = measured.clone();
+        double[] s = simulated.clone();
+        Stats ms = Stats.of(m, m.length); // sorts m
+        Stats ss = Stats.of(s, s.length); // sorts s
+        return new Metric(ms, ss, ks(m, s));
+    }
+
+    /**
+     * Two-sample Kolmogorov–Smirnov distance of two sorted samples, values compared at 1 ns (1e-6 ms) resolution
+     * so that timestamps converted through seconds compare equal to the nanoseconds they came from.
+     */
+    static double ks(double[] a0, double[] b0) {
+        double[] a = new double[a0.length];
+        double[] b = new double[b0.length];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = Math.rint(a0[i] * 1e6) / 1e6;
+        }
+        for (int i = 0; i < b.length; i++) {
+            b[i] = Math.rint(b0[i] * 1e6) / 1e6;
+        }
+        if (a.length == 0 || b.length == 0) {
+            return a.length == b.length ? 0 : 1;
+        }
+        int i = 0;
+        int j = 0;
+        double d = 0;
+        while (i < a.length && j < b.length) {
+            double x = Math.min(a[i], b[j]);
+            while (i < a.length && a[i] <= x) {
+                i++;
+            }
+            while (j < b.length && b[j] <= x) {
+                j++;
+            }
+            d = Math.max(d, Math.abs((double) i / a.length - (double) j / b.length));
+        }
+        return d;
+    }
+
+    /** The largest |mean error| in % over the metrics, for fit objectives. */
+    public double maxMeanErrorPct() {
+        double e = 0;
+        for (Metric m : metrics.values()) {
+            e = Math.max(e, Math.abs(m.errorPct("mean")));
+        }
+        return e;
+    }
+}

@@ -1,0 +1,153 @@
+package io.servesim.timing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.servesim.config.ConfigException;
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.SimConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.assertj.core.data.Percentage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Model and GPU specs: derived parameter counts, config.json loading, vLLM's KV capacity by hand. */
+class SpecsTest {
+    @Test
+    void everyPresetsDerivedParameterCount_isWithin2PercentOfThePublishedTotal() {
+        assertThat(Specs.modelPresets())
+                .containsExactlyInAnyOrder(
+                        "llama-3.1-8b",
+                        "llama-3.1-70b",
+                        "llama-3.3-70b",
+                        "qwen3-8b",
+                        "qwen3-14b",
+                        "qwen3-32b",
+                        "qwen3-30b-a3b",
+                        "qwen3-235b-a22b",
+                        "mixtral-8x7b",
+                        "gpt-oss-120b");
+        for (String name : Specs.modelPresets()) {
+            ModelSpec m = Specs.model(name, "timing.model");
+            assertThat(m.totalParams() / 1e9)
+                    .as(name)
+                    .isCloseTo(Specs.publishedParamsB(name), Percentage.withPercentage(2));
+            double active = Specs.publishedActiveParamsB(name);
+            if (!Double.isNaN(active)) {
+                assertThat(m.activeParams() / 1e9).as(name + " active").isCloseTo(active, Percentage.withPercentage(2));
+            }
+        }
+    }
+
+    @Test
+    void llama8b_countsByHand() {
+        ModelSpec m = Specs.model("llama-3.1-8b", "timing.model");
+        long attention = 4096L * 4096 + 2L * 4096 * 1024 + 4096L * 4096;
+        long mlp = 3L * 4096 * 14336;
+        // 8,029,995,008 (the published 8,030,261,248 adds 266,240 norm weights, neglected here)
+        assertThat(m.totalParams()).isEqualTo(32 * (attention + mlp) + 2L * 128256 * 4096);
+        assertThat(m.kvBytesPerToken(2, 1)).isEqualTo(131_072); // 2 x 32 layers x 8 heads x 128 x 2 B
+        assertThat(m.kvBytesPerToken(2, 4)).isEqualTo(32_768);
+        assertThat(m.kvBytesPerToken(2, 16)).isEqualTo(16_384); // 8 KV heads over 16 GPUs: replicated, 1 per GPU
+    }
+
+    @Test
+    void huggingFaceConfigs_load_denseAndMoe(@TempDir Path dir) throws IOException {
+        Path dense = dir.resolve("dense.json");
+        Files.writeString(dense, """
+                {"architectures": ["Qwen3ForCausalLM"], "hidden_size": 1024, "num_hidden_layers": 2,
+                 "num_attention_heads": 8, "num_key_value_heads": 4, "intermediate_size": 3072,
+                 "vocab_size": 1000, "tie_word_embeddings": true, "torch_dtype": "bfloat16"}
+                """);
+        ModelSpec d = Specs.model(dense.toString(), "timing.model");
+        assertThat(d.headDim()).isEqualTo(128); // hidden / heads when head_dim is absent
+        assertThat(d.moe()).isFalse();
+        long attention = 1024L * 1024 + 2L * 1024 * 512 + 1024L * 1024;
+        assertThat(d.totalParams()).isEqualTo(2 * (attention + 3L * 1024 * 3072) + 1000L * 1024); // tied: one matrix
+        Path moe = dir.resolve("moe.json");
+        Files.writeString(moe, """
+                {"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 256, "num_hidden_layers": 2,
+                 "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 64, "intermediate_size": 1024,
+                 "moe_intermediate_size": 128, "num_experts": 16, "num_experts_per_tok": 2, "vocab_size": 500}
+                """);
+        ModelSpec e = Specs.model(moe.toString(), "timing.model");
+        assertThat(e.moe()).isTrue();
+        long att = 256L * 256 + 2L * 256 * 128 + 256L * 256;
+        long experts = 16 * 3L * 256 * 128 + 256L * 16;
+        assertThat(e.totalParams()).isEqualTo(2 * (att + experts) + 2L * 500 * 256);
+        assertThat(e.activeParams()).isEqualTo(2 * (att + 2 * 3L * 256 * 128 + 256L * 16) + 2L * 500 * 256);
+    }
+
+    @Test
+    void badModelConfigs_failNamingTheField(@TempDir Path dir) throws IOException {
+        Path missing = dir.resolve("missing.json");
+        Files.writeString(missing, "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 64}");
+        assertThatThrownBy(() -> Specs.model(missing.toString(), "timing.model"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("timing.model: ")
+                .hasMessageContaining("missing 'num_hidden_layers'");
+        Path unknown = dir.resolve("unknown.json");
+        Files.writeString(unknown, "{\"architectures\": [\"MambaForCausalLM\"]}");
+        assertThatThrownBy(() -> Specs.model(unknown.toString(), "timing.model"))
+                .hasMessageContaining("'MambaForCausalLM' is not supported")
+                .hasMessageContaining("LlamaForCausalLM");
+        assertThatThrownBy(() -> Specs.model("llama-9", "timing.model"))
+                .hasMessageContaining("unknown model 'llama-9'")
+                .hasMessageContaining("qwen3-32b");
+        assertThatThrownBy(() -> Specs.gpu("h1000", "timing.gpu"))
+                .hasMessageContaining("unknown GPU 'h1000'")
+                .hasMessageContaining("h100-sxm");
+    }
+
+    @Test
+    void gpuPresets_areTheIssuesSeven_withSources() {
+        assertThat(Specs.gpuPresets())
+                .containsExactlyInAnyOrder(
+                        "a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "l40s", "rtx-4090", "rtx-pro-6000");
+        for (String g : Specs.gpuPresets()) {
+            GpuSpec s = Specs.gpu(g, "timing.gpu");
+            assertThat(s.source()).as(g).isNotBlank();
+            assertThat(s.bandwidthGbps()).as(g).isPositive();
+        }
+        assertThat(Specs.gpu("h100-sxm", "g").flopsPerSecond("fp8")).isEqualTo(1978.9e12);
+        assertThat(Specs.gpu("a100-sxm-80gb", "g").flopsPerSecond("fp8")).isEqualTo(312e12); // no FP8: BF16 rate
+    }
+
+    @Test
+    void kvCapacity_followsVllmsFormula_llama8bOnH100() {
+        SimConfig c = ConfigLoader.fromYaml(
+                "", "t", List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm", "engine.kv_cache.block_size=16"));
+        Deployment d = Deployment.resolve(c);
+        double gib = 1L << 30;
+        double memory = 79.19 * gib;
+        double weights = 8_029_995_008.0 * 2;
+        double forward = 8192.0 * (2 * 14336 + 4 * 4096) * 2; // profiling forward of max_num_batched_tokens
+        double sampler = 1024.0 * 128256 * 4 * 2; // fp32 logits + probs of max_num_seqs requests: the larger
+        double available = 0.9 * memory - weights - Math.max(forward, sampler) - 1.0 * gib;
+        int blocks = (int) Math.floor(available / (16 * 131072.0));
+        assertThat(d.numGpuBlocks()).isEqualTo(blocks); // 27,820 (vllm-semantics.md §7.5: about 27.5k)
+        assertThat(blocks).isBetween(27_000, 28_500);
+        assertThat(d.blocksSource()).isEqualTo("derived");
+        assertThat(d.bytesPerToken()).isEqualTo(131_072);
+        assertThat(d.timingType()).isEqualTo("roofline");
+        assertThat(d.maxModelLen()).isEqualTo(131_072); // the model's limit, below what the pool holds
+        SimConfig fixed = ConfigLoader.fromYaml(
+                "",
+                "t",
+                List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm", "engine.kv_cache.num_gpu_blocks=1000"));
+        assertThat(Deployment.resolve(fixed).numGpuBlocks()).isEqualTo(1000);
+        assertThat(Deployment.resolve(fixed).blocksSource()).isEqualTo("configured");
+    }
+
+    @Test
+    void aModelThatDoesNotFit_isAConfigErrorSayingWhat() {
+        SimConfig c = ConfigLoader.fromYaml("", "t", List.of("timing.model=llama-3.1-70b", "timing.gpu=rtx-4090"));
+        assertThatThrownBy(() -> Deployment.resolve(c))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("does not fit on rtx-4090")
+                .hasMessageContaining("tensor_parallel");
+    }
+}
