@@ -17,7 +17,7 @@ final class ConsoleTable {
                 c.cluster().workers(),
                 c.cluster().attentionDp(),
                 c.cluster().router().policy(),
-                c.timing().type(),
+                timing(s.deployment(), c),
                 c.workload().type()));
         sb.append(String.format(
                 Locale.ROOT,
@@ -61,6 +61,14 @@ final class ConsoleTable {
         row(sb, "itl_ms", s.itlMs());
         row(sb, "e2e_ms", s.e2eMs());
         return sb.toString();
+    }
+
+    private static String timing(io.servesim.timing.Deployment d, io.servesim.config.SimConfig c) {
+        if (d.model() == null || d.gpu() == null) {
+            return d.timingType();
+        }
+        return d.timingType() + " (" + d.model().name() + " on " + d.gpu().name() + ", TP"
+                + c.timing().tensorParallel() + ", " + d.numGpuBlocks() + " KV blocks/rank)";
     }
 
     private static void row(StringBuilder sb, String name, Stats st) {
