@@ -13,6 +13,8 @@ import picocli.CommandLine.Command;
         subcommands = {
             ReplayCommand.class,
             TraceCommand.class,
+            ReportCommand.class,
+            CompareCommand.class,
             ValidateCommand.class,
             CalibrateCommand.class,
             io.servesim.cli.bench.BenchCommand.class
@@ -32,6 +34,10 @@ public final class Main implements Runnable {
     public void run() {
         spec.commandLine().usage(spec.commandLine().getErr());
         throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand");
+    }
+
+    static {
+        System.setProperty("java.awt.headless", "true"); // charts render without a display
     }
 
     /** Entry point. */

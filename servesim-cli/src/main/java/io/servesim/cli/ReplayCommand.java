@@ -47,6 +47,20 @@ public final class ReplayCommand implements Callable<Integer> {
             description = "Skip malformed trace rows instead of failing; they are counted and listed in summary.json.")
     boolean skipBadLines;
 
+    @Option(names = "--no-html", description = "Do not write report.html.")
+    boolean noHtml;
+
+    @Option(names = "--per-worker", description = "Add one timeseries.csv row per worker at every tick.")
+    boolean perWorker;
+
+    @Option(
+            names = "--progress",
+            defaultValue = "auto",
+            paramLabel = "WHEN",
+            description = "Progress bar on stderr: auto (when stderr is a terminal and the run lasts over ~2 s),"
+                    + " always, never (default: ${DEFAULT-VALUE}).")
+    String progress;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -61,6 +75,13 @@ public final class ReplayCommand implements Callable<Integer> {
             if (skipBadLines) {
                 all.add("workload.trace.skip_bad_lines=true");
             }
+            if (perWorker) {
+                all.add("output.timeseries_per_worker=true");
+            }
+            if (!List.of("auto", "always", "never").contains(progress)) {
+                err.println("error: --progress must be auto, always or never, got '" + progress + "'");
+                return Main.USAGE;
+            }
             cfg = ConfigLoader.load(config, all);
             sim = new Simulation(cfg);
         } catch (ConfigException e) {
@@ -73,10 +94,19 @@ public final class ReplayCommand implements Callable<Integer> {
                 sim.streamRequestsTo(dir.resolve("requests.csv.zst")); // rows go to disk as requests end
             }
             long t0 = System.nanoTime();
-            RunResult result = sim.run();
+            RunResult result;
+            try (Progress bar = Progress.of(progress, cfg, err)) {
+                sim.onProgress(bar, 1 << 16);
+                result = sim.run();
+            }
             long t1 = System.nanoTime();
             Summary summary = Summaries.of(result);
             ReportWriter.writeAll(result, summary, dir);
+            if (noHtml) {
+                io.servesim.report.AtomicFiles.delete(dir.resolve("report.html"));
+            } else {
+                io.servesim.html.HtmlReport.write(dir);
+            }
             long t2 = System.nanoTime();
             if (summary.badLinesSkipped() > 0) {
                 err.printf(

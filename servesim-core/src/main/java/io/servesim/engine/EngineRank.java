@@ -245,6 +245,7 @@ public final class EngineRank {
         if (tokens > 0) {
             counters.steps++;
             prefillTokens += batch.prefillTokens();
+            counters.promptTokensComputed += batch.prefillTokens();
             decodeTokens += batch.decodeRequests();
             peakUsedBlocks = Math.max(peakUsedBlocks, scheduler.pool().usedBlocks());
         }

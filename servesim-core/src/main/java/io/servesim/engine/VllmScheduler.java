@@ -505,6 +505,7 @@ public final class VllmScheduler {
                 continue; // a non-final prefill chunk samples no token
             }
             r.numOutputTokens++;
+            counters.generatedTokens++;
             if (r.firstTokenNanos < 0) {
                 r.firstTokenNanos = nowNanos;
             } else {

@@ -17,6 +17,7 @@ public final class HostPool {
     private final int capacity;
     private final Long2ObjectLinkedOpenHashMap<Entry> entries = new Long2ObjectLinkedOpenHashMap<>();
     private long evictions;
+    private long[] usage = new long[1]; // blocks held, possibly shared by several pools' owner for cluster totals
     private long skippedStores;
 
     /** Creates a pool of {@code capacityBlocks} blocks. */
@@ -51,6 +52,7 @@ public final class HostPool {
             }
         }
         entries.putAndMoveToLast(hash, new Entry());
+        usage[0]++;
         return true;
     }
 
@@ -59,6 +61,7 @@ public final class HostPool {
             var e = it.next();
             if (e.getValue().ready && e.getValue().pins == 0) {
                 it.remove();
+                usage[0]--;
                 evictions++;
                 return true;
             }
@@ -96,6 +99,7 @@ public final class HostPool {
         Entry e = entries.get(hash);
         if (e != null && !e.ready) {
             entries.remove(hash);
+            usage[0]--;
         }
     }
 
@@ -126,6 +130,19 @@ public final class HostPool {
         if (e != null && e.pins > 0) {
             e.pins--;
         }
+    }
+
+    /**
+     * Shares a counter of blocks held with other pools (time-series totals without scanning every pool): the cell
+     * is incremented and decremented as this pool fills and empties. Call before the first store.
+     */
+    public void usageCell(long[] cell) {
+        this.usage = cell;
+    }
+
+    /** Capacity in blocks. */
+    public int capacity() {
+        return capacity;
     }
 
     /** Blocks held (ready or being stored). */

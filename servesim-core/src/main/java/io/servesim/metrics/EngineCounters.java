@@ -2,6 +2,10 @@ package io.servesim.metrics;
 
 /** Cluster-wide engine counters, incremented by the ranks as things happen. */
 public final class EngineCounters {
+    /** Prompt tokens computed (prefill chunks and recomputation after preemption), over all ranks. */
+    public long promptTokensComputed;
+    /** Output tokens sampled, over all ranks. */
+    public long generatedTokens;
     /** Engine steps run (over all ranks). */
     public long steps;
     /** Tokens scheduled over all steps. */

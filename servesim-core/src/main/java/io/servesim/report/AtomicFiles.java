@@ -47,6 +47,7 @@ public final class AtomicFiles {
             try (java.io.OutputStream out = new java.io.BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
                 body.write(out);
             }
+            readable(tmp);
             try {
                 Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
@@ -63,6 +64,13 @@ public final class AtomicFiles {
                     // best effort: the failure above is what matters
                 }
             }
+        }
+    }
+
+    /** Temporary files are created owner-only; a report is an ordinary file: rw-r--r-- where POSIX applies. */
+    public static void readable(Path file) throws IOException {
+        if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
         }
     }
 

@@ -57,6 +57,11 @@ public final class ReportWriter {
             AtomicFiles.delete(dir.resolve("requests.csv.zst"));
         }
         AtomicFiles.write(dir.resolve("workers.csv"), w -> writeWorkersCsv(result, w));
+        if (result.timeSeries().size() > 0) {
+            AtomicFiles.write(dir.resolve("timeseries.csv"), w -> writeTimeSeries(result.timeSeries(), w));
+        } else {
+            AtomicFiles.delete(dir.resolve("timeseries.csv"));
+        }
         AtomicFiles.write(dir.resolve("canonical.json"), w -> writeCanonical(result, summary, w));
     }
 
@@ -234,6 +239,17 @@ public final class ReportWriter {
         for (int i : log.indicesByRequestId()) {
             sb.setLength(0);
             RequestCsv.appendRow(log, i, sb);
+            w.append(sb);
+        }
+    }
+
+    /** Writes timeseries.csv: the header, then one row per sample in time order (cluster row first). */
+    public static void writeTimeSeries(io.servesim.metrics.TimeSeries ts, Writer w) throws IOException {
+        w.write(io.servesim.metrics.TimeSeries.HEADER);
+        StringBuilder sb = new StringBuilder(128);
+        for (int i = 0; i < ts.size(); i++) {
+            sb.setLength(0);
+            ts.appendRow(i, sb);
             w.append(sb);
         }
     }

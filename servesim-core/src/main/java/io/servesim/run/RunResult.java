@@ -11,6 +11,7 @@ import io.servesim.metrics.RequestLog;
  * @param deployment what the config resolved to (model, GPU, KV pool, timing)
  * @param requestsCreated requests the workload created
  * @param log per-request records (empty when they were streamed to disk)
+ * @param timeSeries the cluster (and per-worker) samples at each tick
  * @param metrics per-request summary statistics, accumulated as requests ended
  * @param streamedRequestsSha256 SHA-256 of the streamed requests.csv (uncompressed), or null when rows were kept
  * @param counters engine counters
@@ -27,6 +28,7 @@ public record RunResult(
         io.servesim.timing.Deployment deployment,
         int requestsCreated,
         RequestLog log,
+        io.servesim.metrics.TimeSeries timeSeries,
         io.servesim.metrics.RequestMetrics metrics,
         String streamedRequestsSha256,
         EngineCounters counters,

@@ -35,6 +35,18 @@ public final class Simulation implements EngineListener {
     private final EventQueue queue = new EventQueue(1024);
     private final EngineCounters counters = new EngineCounters();
     private final RequestLog log = new RequestLog();
+    private final io.servesim.metrics.TimeSeries timeSeries = new io.servesim.metrics.TimeSeries();
+    private int[] rankWaiting;
+    private int[] rankRunning;
+    private int[] rankUsedBlocks;
+    private long totalWaiting;
+    private long totalRunning;
+    private long totalUsedBlocks;
+    private long usableBlocksTotal;
+    private final long[] g2Used = new long[1];
+    private long g2Capacity;
+    private long[] workerCompleted;
+    private io.servesim.transfer.TransferService kvcrTransfers;
     private final io.servesim.metrics.RequestMetrics metrics = new io.servesim.metrics.RequestMetrics();
     private io.servesim.metrics.RequestStream stream;
     private final Worker[] workers;
@@ -96,6 +108,7 @@ public final class Simulation implements EngineListener {
             io.servesim.transfer.TransferService nics =
                     new io.servesim.transfer.TransferService(queue, 1, kvcr.fabricGbps());
             nics.listener(pulls);
+            this.kvcrTransfers = nics;
             this.kvcrRegistry = new io.servesim.engine.KvcrRegistry(
                     kvcr,
                     nics,
@@ -118,6 +131,11 @@ public final class Simulation implements EngineListener {
             }
         }
         this.workerRequests = new long[w];
+        this.rankWaiting = new int[ranks.length];
+        this.rankRunning = new int[ranks.length];
+        this.rankUsedBlocks = new int[ranks.length];
+        this.workerCompleted = new long[w];
+        this.usableBlocksTotal = (long) ranks.length * (deployment.numGpuBlocks() - 1);
         this.failed = new boolean[w];
         this.aliveWorkers = w;
         sessionRank.defaultReturnValue(-1);
@@ -150,6 +168,8 @@ public final class Simulation implements EngineListener {
         int sharedEndpoint = shared ? transfers.addEndpoint(ho.sharedGbps(), ho.sharedGbps()) : -1;
         if (shared) {
             hostPools.add(sharedPool);
+            sharedPool.usageCell(g2Used);
+            g2Capacity = ho.numHostBlocks();
         }
         long blockBytes = deployment.bytesPerToken() * config.engine().kvCache().blockSize();
         long firstByte = Math.round(ho.firstByteMs() * 1e6);
@@ -159,6 +179,8 @@ public final class Simulation implements EngineListener {
             int hostEndpoint = sharedEndpoint;
             if (!shared) {
                 pool = new io.servesim.kv.HostPool(ho.numHostBlocks());
+                pool.usageCell(g2Used);
+                g2Capacity += ho.numHostBlocks();
                 hostPools.add(pool);
                 hostEndpoint = transfers.addEndpoint(0, 0);
             }
@@ -232,6 +254,10 @@ public final class Simulation implements EngineListener {
                     0,
                     worker);
         }
+        long tick = Math.round(config.output().timeseriesTickS() * 1e9);
+        if (tick > 0) {
+            queue.schedule(tick, io.servesim.sim.Phase.TELEMETRY, 0, telemetry(tick), 0, 0);
+        }
         workload.start(queue, new RequestSink() {
             @Override
             public void submit(Request request) {
@@ -252,9 +278,40 @@ public final class Simulation implements EngineListener {
      */
     public Simulation runUntil(long nanos) {
         start();
-        while (queue.peekTimeNanos() <= nanos && queue.runNext()) {
-            // each event does its own work
+        if (progress == null) {
+            while (queue.peekTimeNanos() <= nanos && queue.runNext()) {
+                // each event does its own work
+            }
+            return this;
         }
+        long n = 0;
+        while (queue.peekTimeNanos() <= nanos && queue.runNext()) {
+            if (++n % progressEvery == 0) {
+                progress.onProgress(queue.nowNanos(), metrics.completed + metrics.rejected, workload.requestsCreated());
+            }
+        }
+        return this;
+    }
+
+    /** Watches a run's advance (a progress bar); it only reads, so results do not depend on it. */
+    public interface ProgressListener {
+        /**
+         * Called every {@code every} events.
+         *
+         * @param virtualNanos current virtual time
+         * @param requestsEnded requests completed or rejected so far
+         * @param requestsCreated requests arrived so far
+         */
+        void onProgress(long virtualNanos, long requestsEnded, long requestsCreated);
+    }
+
+    private ProgressListener progress;
+    private long progressEvery;
+
+    /** Installs a progress listener called every {@code everyEvents} events (null removes it). */
+    public Simulation onProgress(ProgressListener listener, long everyEvents) {
+        this.progress = listener;
+        this.progressEvery = Math.max(1, everyEvents);
         return this;
     }
 
@@ -302,6 +359,7 @@ public final class Simulation implements EngineListener {
                 deployment,
                 workload.requestsCreated(),
                 log,
+                timeSeries,
                 metrics,
                 streamedSha,
                 counters,
@@ -329,6 +387,94 @@ public final class Simulation implements EngineListener {
                         rank.workerId(), rank.rankId(), left.get(i), left.get(i).request(), RequestStatus.INCOMPLETE);
             }
         }
+    }
+
+    /**
+     * The time-series sampler: one TELEMETRY event per tick, reading cluster totals kept up to date as ranks report
+     * load changes (no scan of ranks; with per-worker rows, one pass over workers per tick). It stops rescheduling
+     * when it is the only event left, so it never keeps a finished run alive.
+     */
+    private io.servesim.sim.EventHandler telemetry(long tickNanos) {
+        return new io.servesim.sim.EventHandler() {
+            private long lastPrompt;
+            private long lastGenerated;
+            private long lastCompleted;
+            private long lastPullBytes;
+            private long[] lastWorkerPrompt;
+            private long[] lastWorkerGenerated;
+            private long[] lastWorkerCompleted;
+
+            @Override
+            public void onEvent(int kind, long payload) {
+                long now = queue.nowNanos();
+                double seconds = tickNanos / 1e9;
+                long prompt = counters.promptTokensComputed;
+                long generated = counters.generatedTokens;
+                long done = metrics.completed;
+                long pullBytes = counters.kvcrBytes;
+                timeSeries.add(
+                        now,
+                        -1,
+                        (int) totalRunning,
+                        (int) totalWaiting,
+                        usableBlocksTotal == 0 ? 0 : 100.0 * totalUsedBlocks / usableBlocksTotal,
+                        g2Capacity == 0 ? 0 : 100.0 * g2Used[0] / g2Capacity,
+                        (prompt - lastPrompt) / seconds,
+                        (generated - lastGenerated) / seconds,
+                        done - lastCompleted,
+                        kvcrTransfers == null ? 0 : kvcrTransfers.movingJobs(),
+                        (pullBytes - lastPullBytes) / seconds);
+                lastPrompt = prompt;
+                lastGenerated = generated;
+                lastCompleted = done;
+                lastPullBytes = pullBytes;
+                if (config.output().timeseriesPerWorker()) {
+                    perWorker(now, seconds);
+                }
+                if (!queue.isEmpty()) {
+                    queue.schedule(now + tickNanos, io.servesim.sim.Phase.TELEMETRY, 0, this, 0, 0);
+                }
+            }
+
+            private void perWorker(long now, double seconds) {
+                if (lastWorkerPrompt == null) {
+                    lastWorkerPrompt = new long[workers.length];
+                    lastWorkerGenerated = new long[workers.length];
+                    lastWorkerCompleted = new long[workers.length];
+                }
+                int dp = config.cluster().attentionDp();
+                for (int w = 0; w < workers.length; w++) {
+                    int run = 0;
+                    int wait = 0;
+                    long used = 0;
+                    long prompt = 0;
+                    long decode = 0;
+                    for (int r = 0; r < dp; r++) {
+                        int g = w * dp + r;
+                        run += rankRunning[g];
+                        wait += rankWaiting[g];
+                        used += rankUsedBlocks[g];
+                        prompt += ranks[g].prefillTokens();
+                        decode += ranks[g].decodeTokens();
+                    }
+                    timeSeries.add(
+                            now,
+                            w,
+                            run,
+                            wait,
+                            100.0 * used / ((long) dp * (deployment.numGpuBlocks() - 1)),
+                            0,
+                            (prompt - lastWorkerPrompt[w]) / seconds,
+                            (decode - lastWorkerGenerated[w]) / seconds,
+                            workerCompleted[w] - lastWorkerCompleted[w],
+                            0,
+                            0);
+                    lastWorkerPrompt[w] = prompt;
+                    lastWorkerGenerated[w] = decode;
+                    lastWorkerCompleted[w] = workerCompleted[w];
+                }
+            }
+        };
     }
 
     private void drainWorker(int worker) {
@@ -360,6 +506,7 @@ public final class Simulation implements EngineListener {
         for (int r = 0; r < workers[worker].numRanks(); r++) {
             EngineRank rank = workers[worker].rank(r);
             rank.fail(orphans);
+            onLoadChanged(rank); // its queues are empty now: totals drop its requests
             if (router.usesLoad()) {
                 load.update(rank.globalIndex(), 0, 0);
             }
@@ -446,6 +593,9 @@ public final class Simulation implements EngineListener {
             status = RequestStatus.COMPLETED;
         }
         logRequest(rank.workerId(), rank.rankId(), s, r, status);
+        if (status.completed()) {
+            workerCompleted[rank.workerId()]++;
+        }
         workload.onRequestDone(r, s.numOutputTokens(), rejected);
     }
 
@@ -492,6 +642,16 @@ public final class Simulation implements EngineListener {
     @Override
     public void onLoadChanged(EngineRank rank) {
         VllmScheduler s = rank.scheduler();
+        int g = rank.globalIndex();
+        int waiting = s.numWaiting();
+        int running = s.numRunning();
+        int used = s.pool().usedBlocks();
+        totalWaiting += waiting - rankWaiting[g];
+        totalRunning += running - rankRunning[g];
+        totalUsedBlocks += used - rankUsedBlocks[g];
+        rankWaiting[g] = waiting;
+        rankRunning[g] = running;
+        rankUsedBlocks[g] = used;
         if (router.usesLoad()) {
             load.update(rank.globalIndex(), s.numWaiting(), s.numRunning());
         }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml. */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "e0dd25b92dfe1a6a9829828179f07250d5b7c956e038e948a71cdd433e9afc4e";
+            "2fcffcad6327a0af1391567af250d0bf1e191cb1aaaff32ec29f983c6538aa76";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -67,7 +67,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "dbcf65eaa12604fc55198bc8dc0d1b633a1acb2dc36d01ff10d2560fb5586163";
+    static final String KVCR_CANONICAL_SHA256 = "1ba3667175e6a16cdad0db9be2c4ba557de4e88f82ec9a5db9ce14ac69a972ba";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

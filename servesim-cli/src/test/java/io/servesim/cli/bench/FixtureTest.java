@@ -21,14 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 class FixtureTest {
     /** Canonical SHA-256 of every W8 cell, by "dp/arm". */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "c57623dcbe3acb095f192715d28793301856198c3c97925c7579966332a7bacd",
-            "1/kvcr-off", "a245e8e11c4f5bc2fb694e5c4778f45966f776d6e647683c5a26ed3d890bffd6",
-            "1/kvcr-idle", "a9ba1d4fcb35ad4ab4e3e5ec427df5cfccab483b9e07026bf16a76b7377dcd0a",
-            "1/kvcr-hinted", "755861ff9d5aa90d290632692681b587c2bc87803d77ef4754f631bc81add2b7",
-            "8/g2-only", "33e224bbbd22ae2a78bde5da7c860f053086355c4ac3586dd10e501c0467c2c5",
-            "8/kvcr-off", "b3d62fc77122b67980e0ff1aeae54604244d8c74a48b15ce8c268b7618ea2b7d",
-            "8/kvcr-idle", "ec9f85ec485f803ca8b8d174dcd91a1cc944fd4abee68684cac1af38f573654c",
-            "8/kvcr-hinted", "ef425bb8e64983cd397c917f7f4353afa8adf645bd17c10194ea9ab86e72fc32");
+            "1/g2-only", "a9f9105b274bc228bceac2dc7556d097866e2f918924376ebf7aa2ff61f5fad2",
+            "1/kvcr-off", "c286e9be5750dbab32b98c988a5f7729b2ef0c71fd6da9b34cc02abfa3464140",
+            "1/kvcr-idle", "a7301139c6606e6d3dcb7742cfa1d9199f1fde0e599836480ff60c9831ceced6",
+            "1/kvcr-hinted", "55d7f631876e1bb0f9f43f95b756248813b79fe832ae21f44b83adf5f4b95aab",
+            "8/g2-only", "d22768ee6f2bd46a573b591712768b07306ae11fd5f091414a9bf7358037967c",
+            "8/kvcr-off", "d224968ec8449effae9141bd28051e643990e4253e11068333d2db215ad94ce9",
+            "8/kvcr-idle", "74266b1cea330c79bb3798c140db61236b901c9968c1d2a9c063e77ce417d441",
+            "8/kvcr-hinted", "2084b4d9b8eb589c574485ee820ec3aba3257454c8d69594e5ce43eda6e74d31");
 
     @Test
     void w8CellDigests_arePinned() {

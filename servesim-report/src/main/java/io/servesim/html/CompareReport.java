@@ -1,0 +1,117 @@
+package io.servesim.html;
+
+import io.servesim.report.AtomicFiles;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * {@code servesim compare RUN_A RUN_B ...}: key metrics side by side with deltas against the first run, and
+ * {@code compare.html} overlaying the runs' TTFT, TPOT and E2E CDFs.
+ */
+public final class CompareReport {
+    /** Key metrics: label and summary.json path. */
+    static final String[][] METRICS = {
+        {"requests completed", "completed"},
+        {"TTFT mean (ms)", "ttft_ms.mean"},
+        {"TTFT p90 (ms)", "ttft_ms.p90"},
+        {"TTFT p99 (ms)", "ttft_ms.p99"},
+        {"TPOT mean (ms)", "tpot_ms.mean"},
+        {"TPOT p99 (ms)", "tpot_ms.p99"},
+        {"ITL p99 (ms)", "itl_ms.p99"},
+        {"E2E mean (ms)", "e2e_ms.mean"},
+        {"E2E p99 (ms)", "e2e_ms.p99"},
+        {"output tok/s", "output_throughput_tok_s"},
+        {"request/s", "request_throughput_rps"},
+        {"prefix reuse (first admission)", "first_admission_prefix_reuse_ratio"},
+        {"preemptions", "preemptions"}
+    };
+
+    private CompareReport() {}
+
+    static double value(JsonNode summary, String path) {
+        JsonNode n = summary;
+        for (String k : path.split("\\.")) {
+            n = n.get(k);
+        }
+        return n.asDouble();
+    }
+
+    /** The console table: one column per run, with % deltas against the first. */
+    public static String table(List<Path> runs) {
+        List<JsonNode> s = new ArrayList<>();
+        for (Path r : runs) {
+            s.add(RunData.readSummary(r));
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%-32s", "metric"));
+        for (int i = 0; i < runs.size(); i++) {
+            sb.append(String.format(Locale.ROOT, " %14s", label(runs.get(i))));
+            if (i > 0) {
+                sb.append(String.format(Locale.ROOT, " %9s", "delta"));
+            }
+        }
+        sb.append('\n');
+        for (String[] m : METRICS) {
+            sb.append(String.format(Locale.ROOT, "%-32s", m[0]));
+            double base = value(s.get(0), m[1]);
+            for (int i = 0; i < runs.size(); i++) {
+                double v = value(s.get(i), m[1]);
+                sb.append(String.format(Locale.ROOT, " %14.3f", v));
+                if (i > 0) {
+                    sb.append(
+                            base == 0
+                                    ? String.format(Locale.ROOT, " %9s", "-")
+                                    : String.format(Locale.ROOT, " %+8.1f%%", (v - base) / base * 100));
+                }
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String label(Path run) {
+        String name = run.toAbsolutePath().normalize().getFileName().toString();
+        return name.length() > 14 ? name.substring(0, 14) : name;
+    }
+
+    /** Writes compare.html into {@code out}: the table and the overlaid CDFs. */
+    public static Path write(List<Path> runs, Path out) {
+        List<RunData> data = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (Path r : runs) {
+            data.add(RunData.read(r));
+            names.add(r.toAbsolutePath().normalize().getFileName().toString());
+        }
+        StringBuilder h = new StringBuilder();
+        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>servesim compare</title>");
+        h.append("<style>body{font-family:system-ui,sans-serif;max-width:1220px;margin:24px auto;padding:0 16px}"
+                + "pre{font-size:13px}.chart svg{max-width:100%;height:auto}</style></head><body>\n");
+        h.append("<h1>servesim compare</h1>\n<pre>")
+                .append(HtmlReport.esc(table(runs)))
+                .append("</pre>\n");
+        String[][] charts = {{"TTFT", "TTFT (ms)"}, {"TPOT", "TPOT (ms)"}, {"E2E", "E2E (ms)"}};
+        for (String[] c : charts) {
+            List<double[]> samples = new ArrayList<>();
+            for (RunData d : data) {
+                samples.add(
+                        switch (c[0]) {
+                            case "TTFT" -> d.ttftMs();
+                            case "TPOT" -> d.tpotMs();
+                            default -> d.e2eMs();
+                        });
+            }
+            h.append("<div class=\"chart\">")
+                    .append(Charts.svg(
+                            Charts.cdf(c[0] + " distribution", c[1], names, samples),
+                            "chart-" + c[0].toLowerCase(Locale.ROOT) + "-cdf"))
+                    .append("</div>\n");
+        }
+        h.append("</body></html>\n");
+        Path file = out.resolve("compare.html");
+        AtomicFiles.writeString(file, h.toString());
+        return file;
+    }
+}

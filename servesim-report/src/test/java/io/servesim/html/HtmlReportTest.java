@@ -1,0 +1,122 @@
+package io.servesim.html;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.servesim.config.ConfigLoader;
+import io.servesim.report.ReportWriter;
+import io.servesim.report.Summaries;
+import io.servesim.run.RunResult;
+import io.servesim.run.Simulation;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** report.html's structure: every chart present as inline SVG, summary cells equal to summary.json. */
+class HtmlReportTest {
+    static {
+        System.setProperty("java.awt.headless", "true");
+    }
+
+    @TempDir
+    Path tmp;
+
+    static Path run(Path dir, String... sets) {
+        List<String> all = new java.util.ArrayList<>(List.of(
+                "workload.type=sessions",
+                "workload.sessions.sessions=60",
+                "workload.sessions.turns=3",
+                "workload.sessions.migrate_fraction=0.3",
+                "workload.arrival.rate=20",
+                "cluster.workers=4",
+                "cluster.router.policy=session_affinity",
+                "engine.kv_cache.host_offload.num_host_blocks=2000",
+                "engine.kvcr.enabled=true",
+                "timing.type=polynomial"));
+        all.addAll(List.of(sets));
+        RunResult r = Simulation.run(ConfigLoader.fromYaml("", "t", all));
+        ReportWriter.writeAll(r, Summaries.of(r), dir);
+        return dir;
+    }
+
+    @Test
+    void report_hasEveryChartAsInlineSvg_andNoScriptOrNetwork() throws IOException {
+        Path dir = run(tmp.resolve("a"));
+        String html = Files.readString(HtmlReport.write(dir));
+        for (String id : List.of(
+                "chart-ttft-cdf",
+                "chart-tpot-cdf",
+                "chart-e2e-cdf",
+                "chart-ttft-time",
+                "chart-e2e-time",
+                "chart-queue",
+                "chart-kv",
+                "chart-throughput",
+                "chart-workers",
+                "chart-reuse",
+                "chart-kvcr-pull")) {
+            assertThat(html).as(id).contains("<svg id='" + id + "'");
+        }
+        assertThat(html).doesNotContain("<script").doesNotContain("http://cdn").doesNotContain("https://");
+        assertThat(html).contains("TTFT (ms)").contains("virtual time (s)"); // axis labels with units
+        assertThat(html).startsWith("<!DOCTYPE html>").endsWith("</html>\n");
+    }
+
+    @Test
+    void summaryCells_equalSummaryJson() throws IOException {
+        Path dir = run(tmp.resolve("b"));
+        String html = Files.readString(HtmlReport.write(dir));
+        JsonNode s = JsonMapper.builder()
+                .build()
+                .readTree(dir.resolve("summary.json").toFile());
+        Matcher m = Pattern.compile("data-key=\"([a-z_.0-9]+)\">([^<]*)<").matcher(html);
+        int checked = 0;
+        while (m.find()) {
+            JsonNode n = s;
+            for (String k : m.group(1).split("\\.")) {
+                n = n.get(k);
+            }
+            assertThat(m.group(2)).as(m.group(1)).isEqualTo(n.asString());
+            checked++;
+        }
+        assertThat(checked).isGreaterThanOrEqualTo(30 + 11);
+    }
+
+    @Test
+    void reportIsReproducible_andWorksFromAStreamedRun() throws IOException {
+        Path a = run(tmp.resolve("c"));
+        String first = Files.readString(HtmlReport.write(a));
+        String second = Files.readString(HtmlReport.write(a));
+        assertThat(second).isEqualTo(first);
+        Path dir = tmp.resolve("streamed");
+        RunResult r = new Simulation(ConfigLoader.fromYaml(
+                        "",
+                        "t",
+                        List.of("workload.synthetic.requests=200", "cluster.workers=2", "output.stream_requests=true")))
+                .streamRequestsTo(dir.resolve("requests.csv.zst"))
+                .run();
+        ReportWriter.writeAll(r, Summaries.of(r), dir);
+        assertThat(Files.readString(HtmlReport.write(dir))).contains("<svg id='chart-ttft-cdf'");
+    }
+
+    @Test
+    void compare_tablesDeltasAgainstTheFirstRun_andOverlaysCdfs() throws IOException {
+        Path a = run(tmp.resolve("base"));
+        Path b = run(tmp.resolve("nokvcr"), "engine.kvcr.enabled=false");
+        String table = CompareReport.table(List.of(a, b));
+        assertThat(table)
+                .contains("TTFT p99 (ms)")
+                .contains("%")
+                .contains("base")
+                .contains("nokvcr");
+        String html = Files.readString(CompareReport.write(List.of(a, b), tmp));
+        assertThat(html).contains("<svg id='chart-ttft-cdf'").contains("<svg id='chart-e2e-cdf'");
+        assertThat(html).contains("base").contains("nokvcr");
+    }
+}
