@@ -13,7 +13,7 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "compare",
         mixinStandardHelpOptions = true,
-        description = "Compare runs: a table of key metrics with % deltas against the first run, and compare.html.")
+        description = "Compare runs: a table of key metrics with %% deltas against the first run, and compare.html.")
 public final class CompareCommand implements Callable<Integer> {
     @Parameters(arity = "2..*", paramLabel = "RUN_DIR", description = "Run directories written by 'servesim replay'.")
     List<Path> runs;

@@ -13,27 +13,27 @@ import me.tongfei.progressbar.ProgressBarStyle;
  * a terminal ({@code auto}) or always ({@code always}). It reads the simulation, never drives it.
  */
 final class Progress implements Simulation.ProgressListener, AutoCloseable {
-    private static final long SHOW_AFTER_NANOS = 2_000_000_000L;
-
+    private final long showAfterNanos;
     private final boolean enabled;
     private final long total;
     private final PrintWriter err;
     private final long startNanos = System.nanoTime();
     private ProgressBar bar;
 
-    private Progress(boolean enabled, long total, PrintWriter err) {
+    private Progress(boolean enabled, long total, PrintWriter err, long showAfterNanos) {
+        this.showAfterNanos = showAfterNanos;
         this.enabled = enabled;
         this.total = total;
         this.err = err;
     }
 
-    static Progress of(String when, SimConfig cfg, PrintWriter err) {
+    static Progress of(String when, SimConfig cfg, PrintWriter err, long showAfterMs) {
         boolean on = switch (when) {
             case "always" -> true;
             case "never" -> false;
             default -> System.console() != null; // stdin and stdout interactive: a person is watching
         };
-        return new Progress(on, expectedRequests(cfg), err);
+        return new Progress(on, expectedRequests(cfg), err, showAfterMs * 1_000_000L);
     }
 
     /** The workload's request count when it is known up front, else -1. */
@@ -59,7 +59,7 @@ final class Progress implements Simulation.ProgressListener, AutoCloseable {
             return;
         }
         if (bar == null) {
-            if (System.nanoTime() - startNanos < SHOW_AFTER_NANOS) {
+            if (System.nanoTime() - startNanos < showAfterNanos) {
                 return;
             }
             bar = new ProgressBarBuilder()

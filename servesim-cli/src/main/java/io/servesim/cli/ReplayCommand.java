@@ -61,6 +61,9 @@ public final class ReplayCommand implements Callable<Integer> {
                     + " always, never (default: ${DEFAULT-VALUE}).")
     String progress;
 
+    @Option(names = "--progress-delay-ms", hidden = true, defaultValue = "2000")
+    long progressDelayMs;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -95,7 +98,7 @@ public final class ReplayCommand implements Callable<Integer> {
             }
             long t0 = System.nanoTime();
             RunResult result;
-            try (Progress bar = Progress.of(progress, cfg, err)) {
+            try (Progress bar = Progress.of(progress, cfg, err, progressDelayMs)) {
                 sim.onProgress(bar, 1 << 16);
                 result = sim.run();
             }

@@ -430,4 +430,38 @@ class ReplayCommandTest {
     void executeWithoutWriters_stillReturnsTheExitCode() {
         assertThat(Main.execute("--version")).isEqualTo(Main.OK);
     }
+
+    @Test
+    void progressAlways_drawsABarOnStderr_andNeverChangesResults() throws IOException {
+        Path cfg = writeConfig("p.yaml", SMALL);
+        CliRun quiet = replay(cfg, tmp.resolve("quiet"), "--progress", "never");
+        CliRun bar = replay(cfg, tmp.resolve("bar"), "--progress", "always", "--progress-delay-ms", "0");
+        assertThat(bar.exit()).isZero();
+        assertThat(bar.err()).contains("replay").contains("req");
+        assertThat(quiet.err()).doesNotContain("replay");
+        assertThat(Files.readString(tmp.resolve("bar/canonical.json")))
+                .isEqualTo(Files.readString(tmp.resolve("quiet/canonical.json")));
+        CliRun bad = replay(cfg, tmp.resolve("x"), "--progress", "sometimes");
+        assertThat(bad.exit()).isEqualTo(Main.USAGE);
+    }
+
+    @Test
+    void replay_writesReportHtmlAndTimeseries_unlessNoHtml() throws IOException {
+        Path cfg = writeConfig("h.yaml", SMALL);
+        CliRun r = replay(cfg, tmp.resolve("h"));
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(Files.readString(tmp.resolve("h/report.html"))).contains("<svg id='chart-ttft-cdf'");
+        assertThat(Files.readString(tmp.resolve("h/timeseries.csv"))).startsWith("t_s,worker,running,waiting");
+        CliRun none = replay(cfg, tmp.resolve("h"), "--no-html");
+        assertThat(none.exit()).isZero();
+        assertThat(tmp.resolve("h/report.html")).doesNotExist(); // no stale report next to new results
+        CliRun report = run("report", tmp.resolve("h").toString());
+        assertThat(report.exit()).as(report.err()).isZero();
+        assertThat(tmp.resolve("h/report.html")).exists();
+        CliRun compare =
+                run("compare", tmp.resolve("h").toString(), tmp.resolve("h").toString(), "--out", tmp.toString());
+        assertThat(compare.exit()).as(compare.err()).isZero();
+        assertThat(compare.out()).contains("TTFT p99 (ms)").contains("+0.0%");
+        assertThat(run("report", tmp.resolve("nothing-here").toString()).exit()).isEqualTo(Main.USAGE);
+    }
 }

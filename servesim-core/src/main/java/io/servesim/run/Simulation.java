@@ -290,6 +290,7 @@ public final class Simulation implements EngineListener {
                 progress.onProgress(queue.nowNanos(), metrics.completed + metrics.rejected, workload.requestsCreated());
             }
         }
+        progress.onProgress(queue.nowNanos(), metrics.completed + metrics.rejected, workload.requestsCreated());
         return this;
     }
 

@@ -83,7 +83,12 @@ public final class CompareReport {
         List<String> names = new ArrayList<>();
         for (Path r : runs) {
             data.add(RunData.read(r));
-            names.add(r.toAbsolutePath().normalize().getFileName().toString());
+            String name = r.toAbsolutePath().normalize().getFileName().toString();
+            String unique = name;
+            for (int k = 2; names.contains(unique); k++) {
+                unique = name + " (" + k + ")"; // the same directory twice, or two runs named alike
+            }
+            names.add(unique);
         }
         StringBuilder h = new StringBuilder();
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>servesim compare</title>");
