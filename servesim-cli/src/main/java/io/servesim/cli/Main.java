@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
             TraceCommand.class,
             ReportCommand.class,
             CompareCommand.class,
+            SweepCommand.class,
             ValidateCommand.class,
             CalibrateCommand.class,
             io.servesim.cli.bench.BenchCommand.class

@@ -89,6 +89,22 @@ final class Charts {
         return c;
     }
 
+    /** Scatter plot of several point sets. */
+    static JFreeChart scatter(String title, String xLabel, String yLabel, List<Line> sets) {
+        XYSeriesCollection data = new XYSeriesCollection();
+        for (Line l : sets) {
+            XYSeries s = new XYSeries(l.name(), false, true);
+            for (int i = 0; i < l.x().length; i++) {
+                s.add(l.x()[i], l.y()[i], false);
+            }
+            data.addSeries(s);
+        }
+        JFreeChart c = ChartFactory.createScatterPlot(
+                title, xLabel, yLabel, data, PlotOrientation.VERTICAL, true, false, false);
+        style(c.getXYPlot());
+        return c;
+    }
+
     /** Bars at x positions (one per worker). */
     static JFreeChart bars(String title, String xLabel, String yLabel, double[] values) {
         XYSeries s = new XYSeries(yLabel, false, true);

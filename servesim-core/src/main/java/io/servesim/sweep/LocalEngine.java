@@ -1,0 +1,75 @@
+package io.servesim.sweep;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
+
+/**
+ * Runs points on a fixed pool of {@code parallel} threads, one simulation per task (a simulation is
+ * single-threaded and shares nothing). Results are placed by index, so the order never depends on which thread
+ * finished first.
+ */
+public final class LocalEngine implements SweepEngine {
+    private final ExecutorService pool;
+    private final IntConsumer progress;
+
+    /**
+     * Creates the engine.
+     *
+     * @param parallel threads (simulations at once)
+     * @param progress told the number of points finished so far, from worker threads (may be a no-op)
+     */
+    public LocalEngine(int parallel, IntConsumer progress) {
+        this.pool = Executors.newFixedThreadPool(Math.max(1, parallel), r -> {
+            Thread t = new Thread(r, "servesim-sweep");
+            t.setDaemon(true);
+            return t;
+        });
+        this.progress = progress;
+    }
+
+    @Override
+    public List<PointResult> run(SweepSpec spec, List<RunSpec> points, boolean failFast) {
+        PointResult[] out = new PointResult[points.size()];
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger done = new AtomicInteger();
+        List<Future<?>> futures = new ArrayList<>(points.size());
+        for (int i = 0; i < points.size(); i++) {
+            int idx = i;
+            futures.add(pool.submit(() -> {
+                RunSpec p = points.get(idx);
+                if (stop.get()) {
+                    out[idx] = PointResult.failed(p, "not run: an earlier point failed (--fail-fast)");
+                } else {
+                    out[idx] = Sweeps.evaluate(spec, p);
+                    if (failFast && out[idx].error() != null) {
+                        stop.set(true);
+                    }
+                }
+                progress.accept(done.incrementAndGet());
+            }));
+        }
+        for (Future<?> f : futures) {
+            try {
+                f.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("sweep interrupted", e);
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("sweep task failed: " + e.getCause(), e.getCause());
+            }
+        }
+        return List.of(out);
+    }
+
+    @Override
+    public void close() {
+        pool.shutdownNow();
+    }
+}

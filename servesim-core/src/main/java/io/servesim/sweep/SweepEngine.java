@@ -1,0 +1,19 @@
+package io.servesim.sweep;
+
+import java.util.List;
+
+/** Runs a batch of independent sweep points; results come back in the order of {@code points}. */
+public interface SweepEngine extends AutoCloseable {
+    /**
+     * Evaluates every point with {@link Sweeps#evaluate}.
+     *
+     * @param failFast stop at the first failed point (its result says why) instead of running the rest
+     */
+    List<PointResult> run(SweepSpec spec, List<RunSpec> points, boolean failFast);
+
+    /** Writes engine-specific outputs (Spark: results.parquet) next to the CSV files; none by default. */
+    default void writeExtras(SweepSpec spec, Sweeps.Outcome outcome, java.nio.file.Path dir) {}
+
+    @Override
+    default void close() {}
+}
