@@ -62,6 +62,8 @@ public final class SweepCommand implements Callable<Integer> {
         }
         long t0 = System.nanoTime();
         Sweeps.Outcome outcome;
+        long simNanos;
+        int slots;
         try (SweepEngine e = engine(s)) {
             if (e == null) {
                 return Main.USAGE;
@@ -69,6 +71,10 @@ public final class SweepCommand implements Callable<Integer> {
             outcome = Sweeps.run(s, e, failFast);
             SweepOutput.writeAll(s, outcome, out);
             e.writeExtras(s, outcome, out);
+            simNanos = e.simulationNanos();
+            slots = engine.equals("local")
+                    ? (parallel != null ? parallel : Runtime.getRuntime().availableProcessors())
+                    : Runtime.getRuntime().availableProcessors();
         } catch (ConfigException e) {
             err.println("config error: " + e.getMessage());
             return Main.USAGE;
@@ -84,6 +90,15 @@ public final class SweepCommand implements Callable<Integer> {
         }
         err.flush();
         PointResult best = SweepOutput.best(s, outcome.results());
+        if (simNanos >= 0) {
+            o.printf(
+                    Locale.ROOT,
+                    "time: %.1f s wall x %d slots; %.1f s inside simulations (%.0f%%), the rest orchestration%n",
+                    (t1 - t0) / 1e9,
+                    slots,
+                    simNanos / 1e9,
+                    100.0 * simNanos / ((double) (t1 - t0) * slots));
+        }
         o.printf(
                 Locale.ROOT,
                 "sweep: %d points (%d failed) in %.1f s with --engine %s; best: %s%nwrote results.csv, pareto.csv,"

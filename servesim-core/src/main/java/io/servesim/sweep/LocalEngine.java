@@ -18,6 +18,7 @@ import java.util.function.IntConsumer;
 public final class LocalEngine implements SweepEngine {
     private final ExecutorService pool;
     private final IntConsumer progress;
+    private final java.util.concurrent.atomic.AtomicLong simNanos = new java.util.concurrent.atomic.AtomicLong();
 
     /**
      * Creates the engine.
@@ -47,7 +48,9 @@ public final class LocalEngine implements SweepEngine {
                 if (stop.get()) {
                     out[idx] = PointResult.failed(p, "not run: an earlier point failed (--fail-fast)");
                 } else {
+                    long t0 = System.nanoTime();
                     out[idx] = Sweeps.evaluate(spec, p);
+                    simNanos.addAndGet(System.nanoTime() - t0);
                     if (failFast && out[idx].error() != null) {
                         stop.set(true);
                     }
@@ -66,6 +69,11 @@ public final class LocalEngine implements SweepEngine {
             }
         }
         return List.of(out);
+    }
+
+    @Override
+    public long simulationNanos() {
+        return simNanos.get();
     }
 
     @Override

@@ -11,6 +11,11 @@ public interface SweepEngine extends AutoCloseable {
      */
     List<PointResult> run(SweepSpec spec, List<RunSpec> points, boolean failFast);
 
+    /** Host time spent inside simulations so far, summed over threads/tasks (for reports, never in results); -1 if unknown. */
+    default long simulationNanos() {
+        return -1;
+    }
+
     /** Writes engine-specific outputs (Spark: results.parquet) next to the CSV files; none by default. */
     default void writeExtras(SweepSpec spec, Sweeps.Outcome outcome, java.nio.file.Path dir) {}
 
