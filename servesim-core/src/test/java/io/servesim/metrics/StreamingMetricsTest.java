@@ -53,8 +53,10 @@ class StreamingMetricsTest {
         // the summary does not depend on where the rows went
         assertThat(Summaries.of(streamed).ttftMs()).isEqualTo(Summaries.of(kept).ttftMs());
         assertThat(Summaries.of(streamed).e2eMs()).isEqualTo(Summaries.of(kept).e2eMs());
-        assertThat(Files.list(dir).map(p -> p.getFileName().toString()).toList())
-                .containsExactly("requests.csv.zst"); // the temporary file was renamed into place
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString()).toList())
+                    .containsExactly("requests.csv.zst"); // the temporary file was renamed into place
+        }
     }
 
     @Test
@@ -83,7 +85,7 @@ class StreamingMetricsTest {
     void distinctValuesBelowTheLimit_stayExact_howeverManySamples() {
         LatencyDistribution d = new LatencyDistribution().exactLimit(10);
         for (int i = 0; i < 100_000; i++) {
-            d.record(1_000 * (i % 5));
+            d.record(1_000L * (i % 5));
         }
         assertThat(d.exact()).isTrue();
         assertThat(d.stats(1).p50()).isEqualTo(2_000.0);

@@ -43,10 +43,13 @@ class ProfileTimingTest {
     @Test
     void csvSteps_areReturnedExactly_andInterpolatedBetween() throws IOException {
         Path csv = dir.resolve("steps.csv");
-        Files.writeString(
-                csv,
-                "prefill_tokens,decode_seqs,context_tokens,latency_ms\n"
-                        + "1000,0,0,30\n2000,0,0,50\n0,10,10000,12\n0,20,20000,16\n");
+        Files.writeString(csv, """
+                prefill_tokens,decode_seqs,context_tokens,latency_ms
+                1000,0,0,30
+                2000,0,0,50
+                0,10,10000,12
+                0,20,20000,16
+                """);
         ProfileTiming t = ProfileTiming.create(new ProfileTimingConfig(csv.toString(), "interpolate", null));
         assertThat(t.stepNanos(batch(1000, 0, 0))).isEqualTo(30_000_000L);
         assertThat(t.stepNanos(batch(0, 20, 999))).isEqualTo(16_000_000L); // 20 x (999 + 1) = 20,000 context tokens

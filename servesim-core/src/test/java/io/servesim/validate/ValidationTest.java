@@ -154,7 +154,7 @@ class ValidationTest {
             b.add(1, context, true);
             assertThat((double) fitModel.stepNanos(b))
                     .as("decode step at context " + context)
-                    .isCloseTo(trueModel.stepNanos(b), Percentage.withPercentage(3));
+                    .isCloseTo((double) trueModel.stepNanos(b), Percentage.withPercentage(3));
         }
         assertThat(fit.atBound()).isEmpty();
     }
