@@ -126,10 +126,28 @@ public final class SweepCommand implements Callable<Integer> {
                     return null;
                 }
                 boolean tty = System.console() != null;
-                return new LocalEngine(n, done -> {
+                long start = System.nanoTime();
+                long[] batchStart = {start};
+                return new LocalEngine(n, (done, total) -> {
                     if (tty) {
                         synchronized (err) {
-                            err.print("\rsweep: " + done + " points done");
+                            // this batch's completed/total (bisect runs one batch per round), rate and ETA
+                            long now = System.nanoTime();
+                            if (done == 1) {
+                                batchStart[0] = now;
+                            }
+                            double elapsed = Math.max(1e-9, (now - batchStart[0]) / 1e9);
+                            double rate = done / elapsed;
+                            err.printf(
+                                    Locale.ROOT,
+                                    "\rsweep: %d/%d points, %.1f points/s, ETA %.0f s   ",
+                                    done,
+                                    total,
+                                    rate,
+                                    (total - done) / Math.max(1e-9, rate));
+                            if (done == total) {
+                                err.println();
+                            }
                             err.flush();
                         }
                     }

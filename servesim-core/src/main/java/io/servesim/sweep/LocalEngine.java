@@ -8,7 +8,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.IntConsumer;
 
 /**
  * Runs points on a fixed pool of {@code parallel} threads, one simulation per task (a simulation is
@@ -17,16 +16,24 @@ import java.util.function.IntConsumer;
  */
 public final class LocalEngine implements SweepEngine {
     private final ExecutorService pool;
-    private final IntConsumer progress;
+    private final Progress progress;
+
+    /** Told how many points of the current batch are finished (called from worker threads). */
+    @FunctionalInterface
+    public interface Progress {
+        /** {@code done} of {@code total} points of the batch have finished. */
+        void update(int done, int total);
+    }
+
     private final java.util.concurrent.atomic.AtomicLong simNanos = new java.util.concurrent.atomic.AtomicLong();
 
     /**
      * Creates the engine.
      *
      * @param parallel threads (simulations at once)
-     * @param progress told the number of points finished so far, from worker threads (may be a no-op)
+     * @param progress told how far the current batch is, from worker threads (may be a no-op)
      */
-    public LocalEngine(int parallel, IntConsumer progress) {
+    public LocalEngine(int parallel, Progress progress) {
         this.pool = Executors.newFixedThreadPool(Math.max(1, parallel), r -> {
             Thread t = new Thread(r, "servesim-sweep");
             t.setDaemon(true);
@@ -55,7 +62,7 @@ public final class LocalEngine implements SweepEngine {
                         stop.set(true);
                     }
                 }
-                progress.accept(done.incrementAndGet());
+                progress.update(done.incrementAndGet(), points.size());
             }));
         }
         for (Future<?> f : futures) {

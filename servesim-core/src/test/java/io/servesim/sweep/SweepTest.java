@@ -78,7 +78,7 @@ class SweepTest {
                 slo: {ttft_p90_ms: 100000}
                 """);
         List<PointResult> r;
-        try (SweepEngine e = new LocalEngine(1, d -> {})) {
+        try (SweepEngine e = new LocalEngine(1, (d, t) -> {})) {
             r = Sweeps.run(s, e, false).results();
         }
         assertThat(r).hasSize(3);
@@ -90,7 +90,7 @@ class SweepTest {
         assertThat(r.get(0).goodputRps())
                 .isEqualTo(r.get(0).completed() / r.get(0).durationS());
         List<PointResult> ff;
-        try (SweepEngine e = new LocalEngine(1, d -> {})) {
+        try (SweepEngine e = new LocalEngine(1, (d, t) -> {})) {
             ff = Sweeps.run(s, e, true).results();
         }
         assertThat(ff.get(2).error()).contains("not run");
@@ -109,7 +109,7 @@ class SweepTest {
                 slo: {ttft_p90_ms: 300}
                 """);
         Sweeps.Outcome o;
-        try (SweepEngine e = new LocalEngine(2, d -> {})) {
+        try (SweepEngine e = new LocalEngine(2, (d, t) -> {})) {
             o = Sweeps.run(s, e, false);
         }
         assertThat(o.capacities()).hasSize(2);
@@ -147,7 +147,7 @@ class SweepTest {
                 objective: throughput_per_gpu
                 """);
         Sweeps.Outcome o;
-        try (SweepEngine e = new LocalEngine(2, d -> {})) {
+        try (SweepEngine e = new LocalEngine(2, (d, t) -> {})) {
             o = Sweeps.run(s, e, false);
         }
         SweepOutput.writeAll(s, o, tmp);
@@ -182,7 +182,7 @@ class SweepTest {
                 .hasMessageStartingWith("slo: bisect");
         assertThatThrownBy(() -> spec("objective: fastest\n")).hasMessageContaining("unknown objective 'fastest'");
         SweepSpec typo = spec("space:\n  cluster.wrokers: [1, 2]\n");
-        try (SweepEngine e = new LocalEngine(1, d -> {})) {
+        try (SweepEngine e = new LocalEngine(1, (d, t) -> {})) {
             assertThatThrownBy(() -> Sweeps.run(typo, e, false))
                     .isInstanceOf(ConfigException.class)
                     .hasMessageContaining("wrokers")

@@ -35,11 +35,11 @@ class SparkSweepTest {
                 """);
         SweepSpec s = SweepSpec.load(spec);
         String one;
-        try (SweepEngine e = new LocalEngine(1, d -> {})) {
+        try (SweepEngine e = new LocalEngine(1, (d, t) -> {})) {
             one = SweepOutput.resultsCsv(s, Sweeps.run(s, e, false).results());
         }
         String two;
-        try (SweepEngine e = new LocalEngine(2, d -> {})) {
+        try (SweepEngine e = new LocalEngine(2, (d, t) -> {})) {
             two = SweepOutput.resultsCsv(s, Sweeps.run(s, e, false).results());
         }
         String spark;
