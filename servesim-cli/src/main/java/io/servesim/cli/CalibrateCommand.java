@@ -1,13 +1,10 @@
 package io.servesim.cli;
 
-import io.servesim.config.ConfigException;
 import io.servesim.config.SimConfig;
 import io.servesim.report.AtomicFiles;
 import io.servesim.validate.Calibrator;
 import io.servesim.validate.MeasuredRun;
-import io.servesim.workload.trace.TraceFormatException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,23 +48,23 @@ public final class CalibrateCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter o = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Calibrator.Result r;
-        SimConfig cfg;
-        try {
-            cfg = ValidateCommand.load(config, workload, overrides);
-            if (!io.servesim.timing.Deployment.resolve(cfg).timingType().equals("roofline")) {
-                err.println("config error: timing: calibrate fits the roofline model; set timing.model and timing.gpu");
-                return Main.USAGE;
-            }
-            r = new Calibrator(cfg, MeasuredRun.read(measured), maxEvaluations).fit();
-        } catch (ConfigException e) {
-            err.println("config error: " + e.getMessage());
+        SimConfig cfg =
+                ValidateCommand.reportingUserErrors(err, () -> ValidateCommand.load(config, workload, overrides));
+        if (cfg == null) {
             return Main.USAGE;
-        } catch (TraceFormatException e) {
-            err.println("input error: " + e.getMessage());
+        }
+        io.servesim.timing.Deployment deployment =
+                ValidateCommand.reportingUserErrors(err, () -> io.servesim.timing.Deployment.resolve(cfg));
+        if (deployment == null) {
             return Main.USAGE;
-        } catch (UncheckedIOException e) {
-            err.println("error: " + e.getMessage());
+        }
+        if (!deployment.timingType().equals("roofline")) {
+            err.println("config error: timing: calibrate fits the roofline model; set timing.model and timing.gpu");
+            return Main.USAGE;
+        }
+        Calibrator.Result r = ValidateCommand.reportingUserErrors(
+                err, () -> new Calibrator(cfg, MeasuredRun.read(measured), maxEvaluations).fit());
+        if (r == null) {
             return Main.USAGE;
         }
         o.printf(

@@ -31,7 +31,7 @@ final class Progress implements Simulation.ProgressListener, AutoCloseable {
         boolean on = switch (when) {
             case "always" -> true;
             case "never" -> false;
-            default -> System.console() != null; // stdin and stdout interactive: a person is watching
+            default -> Terminal.interactive();
         };
         return new Progress(on, expectedRequests(cfg), err, showAfterMs * 1_000_000L);
     }

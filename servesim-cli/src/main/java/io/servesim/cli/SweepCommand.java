@@ -125,7 +125,7 @@ public final class SweepCommand implements Callable<Integer> {
                     err.println("error: --parallel must be >= 1");
                     return null;
                 }
-                boolean tty = System.console() != null;
+                boolean tty = Terminal.interactive();
                 long start = System.nanoTime();
                 long[] batchStart = {start};
                 return new LocalEngine(n, (done, total) -> {

@@ -68,6 +68,28 @@ public final class ValidateCommand implements Callable<Integer> {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    /** Work that reads configs and measured files: its user errors become a message and exit code 2. */
+    @FunctionalInterface
+    interface Body<T> {
+        /** Runs the work. */
+        T run();
+    }
+
+    /** Runs {@code body}; config, input and I/O errors are printed to {@code err} and give null (exit 2). */
+    static <T> T reportingUserErrors(PrintWriter err, Body<T> body) {
+        try {
+            return body.run();
+        } catch (ConfigException e) {
+            err.println("config error: " + e.getMessage());
+        } catch (TraceFormatException e) {
+            err.println("input error: " + e.getMessage());
+        } catch (UncheckedIOException e) {
+            err.println("error: " + e.getMessage());
+        }
+        err.flush();
+        return null;
+    }
+
     /** Loads the config with the workload pointed at {@code workload} (vllm_bench) when given. */
     static SimConfig load(Path config, Path workload, List<String> overrides) {
         List<String> sets = new ArrayList<>();
@@ -91,20 +113,13 @@ public final class ValidateCommand implements Callable<Integer> {
             err.println("error: --tolerance: " + e.getMessage());
             return Main.USAGE;
         }
-        Validation v;
-        try {
+        Validation v = reportingUserErrors(err, () -> {
             SimConfig cfg = load(config, workload, overrides);
             MeasuredRun m = MeasuredRun.read(measured);
             RunResult r = Simulation.run(cfg);
-            v = Validation.of(m, r);
-        } catch (ConfigException e) {
-            err.println("config error: " + e.getMessage());
-            return Main.USAGE;
-        } catch (TraceFormatException e) {
-            err.println("input error: " + e.getMessage());
-            return Main.USAGE;
-        } catch (UncheckedIOException e) {
-            err.println("error: " + e.getMessage());
+            return Validation.of(m, r);
+        });
+        if (v == null) {
             return Main.USAGE;
         }
         o.print(table(v));

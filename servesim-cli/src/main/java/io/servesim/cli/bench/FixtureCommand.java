@@ -6,7 +6,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -166,27 +165,17 @@ public final class FixtureCommand implements Callable<Integer> {
 
     /** Runs one cell in a fresh JVM with this JVM's heap and GC flags; null (reported) when it fails. */
     private FixtureCell fork(int w, int d, String arm, PrintWriter err) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (a.startsWith("-Xm")
-                    || a.startsWith("-Xss")
-                    || a.startsWith("-XX:")
-                    || a.startsWith("--enable-native-access")) {
-                cmd.add(a);
-            }
-        }
-        cmd.addAll(List.of(
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName(),
-                "bench",
-                "fixture-cell",
-                "--workers=" + w,
-                "--dp=" + d,
-                "--arm=" + arm,
-                "--repeat=" + repeat,
-                "--warmup=" + warmup));
+        List<String> cmd = ChildJvm.command(
+                List.of(),
+                true,
+                List.of(
+                        "bench",
+                        "fixture-cell",
+                        "--workers=" + w,
+                        "--dp=" + d,
+                        "--arm=" + arm,
+                        "--repeat=" + repeat,
+                        "--warmup=" + warmup));
         long t0 = System.nanoTime();
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String line;

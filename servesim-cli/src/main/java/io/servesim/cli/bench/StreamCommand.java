@@ -10,10 +10,8 @@ import io.servesim.run.RunResult;
 import io.servesim.run.Simulation;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -79,24 +77,16 @@ public final class StreamCommand implements Callable<Integer> {
             return Main.USAGE;
         }
         if (!noFork) {
-            List<String> cmd = new ArrayList<>();
-            cmd.add(ProcessHandle.current().info().command().orElse("java"));
-            cmd.add("-Xmx" + heap);
-            for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-                if (a.startsWith("-XX:") || a.startsWith("-Xss") || a.startsWith("--enable-native-access")) {
-                    cmd.add(a);
-                }
-            }
-            cmd.addAll(List.of(
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    Main.class.getName(),
-                    "bench",
-                    "stream",
-                    "--no-fork",
-                    "--requests=" + requests,
-                    "--workers=" + workers,
-                    "--out=" + out));
+            List<String> cmd = ChildJvm.command(
+                    List.of("-Xmx" + heap),
+                    false,
+                    List.of(
+                            "bench",
+                            "stream",
+                            "--no-fork",
+                            "--requests=" + requests,
+                            "--workers=" + workers,
+                            "--out=" + out));
             long t0 = System.nanoTime();
             Process p = new ProcessBuilder(cmd).inheritIO().start();
             int rc = p.waitFor();
