@@ -61,9 +61,14 @@ public final class RunData {
                     .formatHex(java.security.MessageDigest.getInstance("SHA-256")
                             .digest(configJson.getBytes(StandardCharsets.UTF_8)));
             RunData d = new RunData(dir, summary, config, sha);
-            d.readRequests();
-            d.readTimeSeries();
-            d.readWorkers();
+            try {
+                d.readRequests();
+                d.readTimeSeries();
+                d.readWorkers();
+            } catch (NumberFormatException | ArrayIndexOutOfBoundsException | NullPointerException e) {
+                throw new IOException(
+                        "a file in " + dir + " is not a servesim output of this version (" + e.getMessage() + ")", e);
+            }
             return d;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read run directory " + dir + ": " + e.getMessage(), e);
