@@ -210,6 +210,9 @@ public final class HtmlReport {
                             "busy fraction",
                             d.workerBusyFraction.toDoubleArray()),
                     "chart-workers"));
+            out.add(Charts.svg(
+                    Charts.bars("Requests routed per worker", "worker", "requests", d.workerRequests.toDoubleArray()),
+                    "chart-workers-requests"));
         }
         if (d.inputTokens > 0) {
             double in = d.inputTokens;

@@ -59,6 +59,7 @@ class HtmlReportTest {
                 "chart-kv",
                 "chart-throughput",
                 "chart-workers",
+                "chart-workers-requests",
                 "chart-reuse",
                 "chart-kvcr-pull")) {
             assertThat(html).as(id).contains("<svg id='" + id + "'");
