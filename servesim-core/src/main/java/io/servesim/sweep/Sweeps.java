@@ -236,6 +236,9 @@ public final class Sweeps {
         validate(spec, round);
         List<PointResult> r0 = engine.run(spec, round, failFast);
         all.addAll(r0);
+        if (failFast && anyFailed(r0)) {
+            return new Outcome(all, List.of());
+        }
         for (int d = 0; d < n; d++) {
             lo[d] = spec.low();
             hi[d] = spec.high();
@@ -263,6 +266,9 @@ public final class Sweeps {
             }
             List<PointResult> res = engine.run(spec, mids, failFast);
             all.addAll(res);
+            if (failFast && anyFailed(res)) {
+                return new Outcome(all, List.of()); // no capacities from a sweep stopped early
+            }
             for (int k = 0; k < res.size(); k++) {
                 int d = who.get(k);
                 double mid = (lo[d] + hi[d]) / 2;
@@ -278,6 +284,15 @@ public final class Sweeps {
             caps.add(new Capacity(d, deployments.get(d), loPass[d] ? lo[d] : Double.NaN));
         }
         return new Outcome(all, caps);
+    }
+
+    private static boolean anyFailed(List<PointResult> results) {
+        for (PointResult r : results) {
+            if (r.error() != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static RunSpec load(SweepSpec spec, int id, int deployment, List<String> settings, double load) {
