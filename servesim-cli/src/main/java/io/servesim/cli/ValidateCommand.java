@@ -153,8 +153,7 @@ public final class ValidateCommand implements Callable<Integer> {
             String key = kv[0].strip();
             String metric = key.split("_", 2)[0];
             String stat = key.contains("_") ? key.split("_", 2)[1] : "mean";
-            if (!List.of("ttft", "tpot", "e2e").contains(metric)
-                    || !List.of(Validation.STATS).contains(stat)) {
+            if (!List.of("ttft", "tpot", "e2e").contains(metric) || !Validation.STATS.contains(stat)) {
                 throw new IllegalArgumentException(
                         "unknown metric '" + key + "' (ttft, tpot, e2e, optionally _p50/_p90/_p95/_p99)");
             }

@@ -52,7 +52,7 @@ public record TimingConfig(
         Check.present("polynomial", polynomial);
         Check.present("roofline", roofline);
         Check.present("profile", profile);
-        if ((type.equals("roofline")) && (model == null || gpu == null)) {
+        if (type.equals("roofline") && (model == null || gpu == null)) {
             throw new ConfigException("type", "roofline needs timing.model and timing.gpu");
         }
     }

@@ -21,7 +21,7 @@ import java.util.Locale;
  */
 public final class Calibrator {
     /** Parameter names, in order. */
-    public static final String[] PARAMETERS = {"mfu", "mbu", "step_overhead_us"};
+    public static final List<String> PARAMETERS = List.of("mfu", "mbu", "step_overhead_us");
 
     private static final double MIN_EFFICIENCY = 0.01;
     private static final double MAX_EFFICIENCY = 1.0;
@@ -97,7 +97,7 @@ public final class Calibrator {
             double lo = efficiency ? MIN_EFFICIENCY : MIN_OVERHEAD_US;
             double hi = efficiency ? MAX_EFFICIENCY : MAX_OVERHEAD_US;
             if (values[i] <= lo * 1.01 || values[i] >= hi * 0.99) {
-                atBound.add(PARAMETERS[i]);
+                atBound.add(PARAMETERS.get(i));
             }
         }
         return new Result(best, v, fx, evaluations, atBound);

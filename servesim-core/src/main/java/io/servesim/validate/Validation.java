@@ -5,6 +5,7 @@ import io.servesim.metrics.Stats;
 import io.servesim.run.RunResult;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,7 +19,7 @@ import java.util.Map;
  */
 public record Validation(Map<String, Metric> metrics, double measuredOutputTokS, double simulatedOutputTokS) {
     /** Statistic names, in table order. */
-    public static final String[] STATS = {"mean", "p50", "p90", "p95", "p99"};
+    public static final List<String> STATS = List.of("mean", "p50", "p90", "p95", "p99");
 
     /**
      * One metric's comparison.

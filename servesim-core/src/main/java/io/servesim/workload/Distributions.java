@@ -47,7 +47,6 @@ public final class Distributions {
         return Math.max(0.0, x);
     }
 
-    /** A standard normal draw (Box-Muller, one value per call). */
     /** The distribution's mean (a sizing hint, never a sample): value, mean, or the middle of a uniform range. */
     public static double mean(DistributionConfig d) {
         Double v = switch (d.type()) {
@@ -58,6 +57,7 @@ public final class Distributions {
         return v == null ? 0 : v;
     }
 
+    /** A standard normal draw (Box-Muller, one value per call). */
     static double gaussian(SplittableRandom rng) {
         double u1 = 1.0 - rng.nextDouble();
         double u2 = rng.nextDouble();

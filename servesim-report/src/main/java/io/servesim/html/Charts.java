@@ -38,6 +38,7 @@ final class Charts {
     private Charts() {}
 
     /** A named series of (x, y) points. */
+    @SuppressWarnings("ArrayRecordComponent") // plotting data, never compared
     record Line(String name, double[] x, double[] y) {}
 
     /** The chart as an {@code <svg>} element with a stable id (no random ids: the report is reproducible). */

@@ -33,7 +33,7 @@ public final class CompareReport {
 
     static double value(JsonNode summary, String path) {
         JsonNode n = summary;
-        for (String k : path.split("\\.")) {
+        for (String k : path.split("\\.", -1)) {
             n = n.get(k);
         }
         return n.asDouble();

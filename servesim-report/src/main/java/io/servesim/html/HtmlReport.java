@@ -255,7 +255,7 @@ public final class HtmlReport {
             lo = Math.min(lo, arrival.getDouble(i));
             hi = Math.max(hi, arrival.getDouble(i));
         }
-        int bins = (int) Math.max(1, Math.min(60, n / 20));
+        int bins = Math.max(1, Math.min(60, n / 20));
         double width = Math.max(1e-9, (hi - lo) / bins);
         List<DoubleArrayList> byBin = new ArrayList<>();
         for (int b = 0; b < bins; b++) {

@@ -178,7 +178,7 @@ public final class RunData {
             return;
         }
         try (BufferedReader r = Files.newBufferedReader(p, StandardCharsets.UTF_8)) {
-            String[] cols = r.readLine().split(",");
+            String[] cols = r.readLine().split(",", -1);
             for (String c : cols) {
                 timeseries.put(c, new DoubleArrayList());
             }
@@ -202,7 +202,7 @@ public final class RunData {
         }
         List<String> lines = new ArrayList<>(Files.readAllLines(p, StandardCharsets.UTF_8));
         for (int i = 1; i < lines.size(); i++) {
-            String[] f = lines.get(i).split(",");
+            String[] f = lines.get(i).split(",", -1);
             workerRequests.add(Double.parseDouble(f[1]));
             workerBusyFraction.add(Double.parseDouble(f[3]));
         }

@@ -80,7 +80,7 @@ class HtmlReportTest {
         int checked = 0;
         while (m.find()) {
             JsonNode n = s;
-            for (String k : m.group(1).split("\\.")) {
+            for (String k : m.group(1).split("\\.", -1)) {
                 n = n.get(k);
             }
             assertThat(m.group(2)).as(m.group(1)).isEqualTo(n.asString());

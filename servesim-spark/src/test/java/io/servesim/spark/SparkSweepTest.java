@@ -51,8 +51,8 @@ class SparkSweepTest {
         assertThat(one.lines().count()).isEqualTo(1 + 12);
         assertThat(two).isEqualTo(one);
         assertThat(spark).isEqualTo(one);
-        assertThat(Files.list(tmp.resolve("results.parquet"))
-                        .anyMatch(p -> p.toString().endsWith(".parquet")))
-                .isTrue();
+        try (var files = Files.list(tmp.resolve("results.parquet"))) {
+            assertThat(files.anyMatch(p -> p.toString().endsWith(".parquet"))).isTrue();
+        }
     }
 }
