@@ -21,7 +21,10 @@ import java.util.List;
  *       moving jobs leaving the same source or entering the same destination (all moving jobs when a fabric cap is
  *       set). Each affected job first settles the bytes it moved at its old rate.
  *   <li>Each moving job has one projected-completion event; a reflow reschedules it and the old event is skipped
- *       by its generation number. A completing job is set to exactly 0 bytes left.
+ *       by its generation number. With a fabric cap, where every change reflows every moving job, projected
+ *       completions are kept in an indexed min-heap (time, then job id) behind a single wake-up event instead, so
+ *       a reflow costs O(log n) per job and leaves no stale events behind. A completing job is set to exactly 0
+ *       bytes left.
  * </ul>
  *
  * Times are integer nanoseconds; rates are bytes per nanosecond (1 GB/s = 10⁹ B/s = 1 B/ns).
@@ -29,6 +32,7 @@ import java.util.List;
 public final class TransferService implements EventHandler {
     private static final int START = 1;
     private static final int COMPLETE = 2;
+    private static final int WAKE = 3;
 
     /** Job states. */
     public enum State {
@@ -64,6 +68,14 @@ public final class TransferService implements EventHandler {
     private long[] startNanos = new long[16];
     private long[] endNanos = new long[16];
     private int movingTotal;
+    // Fabric-capped mode: every change reflows every moving job, so projected completions live in an indexed
+    // min-heap (by time, then id) behind one wake-up event instead of one queue event per job per reflow.
+    private long[] eta = new long[16];
+    private int[] heapPos = filled(16);
+    private int[] heap = new int[16];
+    private int heapSize;
+    private long wakeAt = Long.MAX_VALUE;
+    private int wakeGeneration;
     private int peakMoving;
     private final IntArrayList movingAll = new IntArrayList();
 
@@ -179,6 +191,17 @@ public final class TransferService implements EventHandler {
     @Override
     public void onEvent(int kind, long payload) {
         long now = queue.nowNanos();
+        if (kind == WAKE) {
+            if ((int) payload != wakeGeneration) {
+                return; // superseded by an earlier or later projected completion
+            }
+            wakeAt = Long.MAX_VALUE;
+            while (heapSize > 0 && eta[heap[0]] <= now) {
+                complete(heap[0], now);
+            }
+            armWake();
+            return;
+        }
         if (kind == START) {
             int id = (int) (payload & 0xFFFFFFFFL);
             if (state[id] != State.WAITING_FIRST_BYTE || (int) (payload >>> 32) != generation[id]) {
@@ -202,16 +225,23 @@ public final class TransferService implements EventHandler {
             if (state[id] != State.MOVING || gen != generation[id]) {
                 return; // stale: rescheduled by a reflow, or cancelled
             }
-            remaining[id] = 0; // exactly: no floating residue
-            state[id] = State.DONE;
-            endNanos[id] = now;
-            stopMoving(id);
-            reflow(id, now);
-            listener.onTransferComplete(id, tag[id]);
+            complete(id, now);
         }
     }
 
+    private void complete(int id, long now) {
+        remaining[id] = 0; // exactly: no floating residue
+        state[id] = State.DONE;
+        endNanos[id] = now;
+        stopMoving(id);
+        reflow(id, now);
+        listener.onTransferComplete(id, tag[id]);
+    }
+
     private void stopMoving(int id) {
+        if (fabricBytesPerNano > 0) {
+            heapRemove(id);
+        }
         endpoints.get(src[id]).leaving.rem(id);
         endpoints.get(dst[id]).entering.rem(id);
         movingAll.rem(id);
@@ -224,6 +254,7 @@ public final class TransferService implements EventHandler {
             for (int i = 0, n = movingAll.size(); i < n; i++) {
                 update(movingAll.getInt(i), now);
             }
+            armWake();
             return;
         }
         IntArrayList leaving = endpoints.get(src[changed]).leaving;
@@ -244,9 +275,104 @@ public final class TransferService implements EventHandler {
         double r = rateOf(id);
         rate[id] = r;
         generation[id]++;
-        long eta = Double.isInfinite(r) ? 0 : (long) Math.ceil(remaining[id] / r);
+        long left = Double.isInfinite(r) ? 0 : (long) Math.ceil(remaining[id] / r);
+        if (fabricBytesPerNano > 0) {
+            eta[id] = now + left;
+            heapUpdate(id);
+            return;
+        }
         queue.schedule(
-                now + eta, Phase.TRANSFER_COMPLETION, stableId, this, COMPLETE, ((long) generation[id] << 32) | id);
+                now + left, Phase.TRANSFER_COMPLETION, stableId, this, COMPLETE, ((long) generation[id] << 32) | id);
+    }
+
+    /** Keeps exactly one live wake-up event, at the earliest projected completion (fabric mode). */
+    private void armWake() {
+        long t = heapSize == 0 ? Long.MAX_VALUE : eta[heap[0]];
+        if (t == wakeAt) {
+            return;
+        }
+        wakeGeneration++;
+        wakeAt = t;
+        if (t != Long.MAX_VALUE) {
+            queue.schedule(t, Phase.TRANSFER_COMPLETION, stableId, this, WAKE, wakeGeneration);
+        }
+    }
+
+    private boolean before(int a, int b) {
+        return eta[a] < eta[b] || (eta[a] == eta[b] && a < b);
+    }
+
+    private void heapUpdate(int id) {
+        int pos = heapPos[id];
+        if (pos < 0) {
+            if (heapSize == heap.length) {
+                heap = Arrays.copyOf(heap, heapSize * 2);
+            }
+            pos = heapSize++;
+            heap[pos] = id;
+            heapPos[id] = pos;
+        }
+        siftUp(pos);
+        siftDown(heapPos[id]);
+    }
+
+    private void heapRemove(int id) {
+        int pos = heapPos[id];
+        if (pos < 0) {
+            return;
+        }
+        int last = heap[--heapSize];
+        heapPos[id] = -1;
+        if (pos < heapSize) {
+            heap[pos] = last;
+            heapPos[last] = pos;
+            siftUp(pos);
+            siftDown(heapPos[last]);
+        }
+    }
+
+    private void siftUp(int pos) {
+        int id = heap[pos];
+        while (pos > 0) {
+            int parent = (pos - 1) >>> 1;
+            int p = heap[parent];
+            if (!before(id, p)) {
+                break;
+            }
+            heap[pos] = p;
+            heapPos[p] = pos;
+            pos = parent;
+        }
+        heap[pos] = id;
+        heapPos[id] = pos;
+    }
+
+    private void siftDown(int pos) {
+        int id = heap[pos];
+        while (true) {
+            int child = 2 * pos + 1;
+            if (child >= heapSize) {
+                break;
+            }
+            if (child + 1 < heapSize && before(heap[child + 1], heap[child])) {
+                child++;
+            }
+            int c = heap[child];
+            if (!before(c, id)) {
+                break;
+            }
+            heap[pos] = c;
+            heapPos[c] = pos;
+            pos = child;
+        }
+        heap[pos] = id;
+        heapPos[id] = pos;
+    }
+
+    private static int[] filled(int n) {
+        int[] a = new int[n];
+        Arrays.fill(a, -1);
+        return a;
     }
 
     private void settle(int id, long now) {
@@ -329,5 +455,9 @@ public final class TransferService implements EventHandler {
         totalBytes = Arrays.copyOf(totalBytes, cap);
         startNanos = Arrays.copyOf(startNanos, cap);
         endNanos = Arrays.copyOf(endNanos, cap);
+        eta = Arrays.copyOf(eta, cap);
+        int old = heapPos.length;
+        heapPos = Arrays.copyOf(heapPos, cap);
+        Arrays.fill(heapPos, old, cap, -1);
     }
 }

@@ -165,4 +165,26 @@ class TransferServiceTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("only finished jobs");
     }
+
+    @Test
+    void fabricCap_keepsOneWakeUpEvent_notOnePerJobPerReflow_andCompletesInTimeThenIdOrder() {
+        TransferService fabric = new TransferService(queue, 1, 100); // 100 GB/s shared by everything
+        List<String> order = new ArrayList<>();
+        fabric.listener((id, tag) -> order.add(id + "@" + queue.nowNanos() / MS));
+        int[] ends = new int[200];
+        for (int i = 0; i < ends.length; i++) {
+            ends[i] = fabric.addEndpoint(0, 0);
+        }
+        for (int i = 0; i < 100; i++) {
+            fabric.submit(ends[2 * i], ends[2 * i + 1], GB / 10, 0, i); // 100 jobs of 0.1 GB: 1 GB/s each
+        }
+        runUntil(0); // all started: 100 reflows of up to 100 jobs each
+        assertThat(fabric.movingJobs()).isEqualTo(100);
+        // at most one (possibly superseded) wake-up per reflow: 100, where one event per job per reflow were 5,050
+        assertThat(queue.size()).isLessThanOrEqualTo(100);
+        runUntil(Long.MAX_VALUE);
+        assertThat(order).hasSize(100);
+        assertThat(order.get(0)).isEqualTo("0@100"); // 0.1 GB at 1 GB/s, all at the same instant, by id
+        assertThat(order.get(99)).isEqualTo("99@100");
+    }
 }
