@@ -158,6 +158,9 @@ class EngineInvariantProperties {
                     if (pulls && engine.contains("engine.kv_cache.prefix_caching=true")) {
                         all.add("engine.kvcr.enabled=true");
                         all.add("engine.kv_cache.bytes_per_token=1000");
+                        if (s % 4 == 1) {
+                            all.add("engine.kvcr.fabric_gbps=0.5"); // the fabric-capped (heap) completion path
+                        }
                     }
                     if (g2 > 0 && engine.contains("engine.kv_cache.prefix_caching=true")) {
                         all.add("engine.kv_cache.host_offload.num_host_blocks=" + g2);
