@@ -52,6 +52,7 @@ public final class BlockPool {
     private KvEventSink events;
     private int eventRank;
     private long cachedBlocks;
+    private long staleEntries;
 
     /**
      * Creates a pool of {@code numGpuBlocks} blocks (including the null block).
@@ -138,7 +139,8 @@ public final class BlockPool {
 
     /** A block holding {@code blockHash}, or -1 when none does. */
     public int lookup(long blockHash) {
-        return cacheHeads.get(blockHash);
+        int b = cacheHeads.get(blockHash);
+        return b != NIL && hash[b] == blockHash ? b : NIL; // an entry whose block moved on is stale: a miss
     }
 
     /** Takes a reference on a cached block (prefix hit); a block with ref count 0 leaves the free queue. */
@@ -183,10 +185,19 @@ public final class BlockPool {
         if (hash[block] != BlockHasher.NO_HASH) {
             return;
         }
+        int head = cacheHeads.putIfAbsent(blockHash, block);
         hash[block] = blockHash;
         dupNext[block] = NIL;
-        int head = cacheHeads.putIfAbsent(blockHash, block);
-        if (head == NIL) {
+        boolean newHead = head == NIL;
+        if (head == block) {
+            newHead = true; // this block's own stale entry (it was evicted and now caches the same hash again)
+            staleEntries--;
+        } else if (head != NIL && hash[head] != blockHash) {
+            newHead = true; // a stale entry left by an evicted block: this block takes it over
+            staleEntries--;
+            cacheHeads.put(blockHash, block);
+        }
+        if (newHead) {
             dupPrev[block] = NIL;
             if (events != null) {
                 events.stored(eventRank, blockHash);
@@ -219,7 +230,11 @@ public final class BlockPool {
         int next = dupNext[b];
         if (prev == NIL) {
             if (next == NIL) {
-                cacheHeads.remove(h);
+                // Lazy invalidation: the map entry stays and now points at a block whose hash no longer matches,
+                // which lookups treat as a miss. Removing it would shift the probe chain of a large open-addressing
+                // table on every eviction (the top cost of eviction-heavy traces); stale entries are purged in bulk
+                // once they outnumber the live ones, so memory stays bounded.
+                staleEntries++;
                 if (events != null) {
                     events.removed(eventRank, h);
                 }
@@ -236,6 +251,20 @@ public final class BlockPool {
         dupNext[b] = NIL;
         hash[b] = BlockHasher.NO_HASH;
         cachedBlocks--;
+        if (staleEntries > cachedBlocks + 4096) {
+            purgeStale();
+        }
+    }
+
+    /** Drops every map entry whose block no longer carries its hash (amortised: runs when stale ≥ live). */
+    private void purgeStale() {
+        for (var it = cacheHeads.long2IntEntrySet().fastIterator(); it.hasNext(); ) {
+            var e = it.next();
+            if (hash[e.getIntValue()] != e.getLongKey()) {
+                it.remove();
+            }
+        }
+        staleEntries = 0;
     }
 
     private void appendFree(int b) {
