@@ -256,6 +256,11 @@ public final class BlockPool {
         }
     }
 
+    /** Entries in the hash index, stale ones included (diagnostics: bounded by cached blocks + 4,096 + stale). */
+    public int indexEntries() {
+        return cacheHeads.size();
+    }
+
     /** Drops every map entry whose block no longer carries its hash (amortised: runs when stale ≥ live). */
     private void purgeStale() {
         for (var it = cacheHeads.long2IntEntrySet().fastIterator(); it.hasNext(); ) {
