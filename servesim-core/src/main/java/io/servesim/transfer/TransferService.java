@@ -70,10 +70,7 @@ public final class TransferService implements EventHandler {
     private int movingTotal;
     // Fabric-capped mode: every change reflows every moving job, so projected completions live in an indexed
     // min-heap (by time, then id) behind one wake-up event instead of one queue event per job per reflow.
-    private long[] eta = new long[16];
-    private int[] heapPos = filled(16);
-    private int[] heap = new int[16];
-    private int heapSize;
+    private final io.servesim.sim.IndexedMinHeap completions = new io.servesim.sim.IndexedMinHeap();
     private long wakeAt = Long.MAX_VALUE;
     private int wakeGeneration;
     private int peakMoving;
@@ -196,8 +193,8 @@ public final class TransferService implements EventHandler {
                 return; // superseded by an earlier or later projected completion
             }
             wakeAt = Long.MAX_VALUE;
-            while (heapSize > 0 && eta[heap[0]] <= now) {
-                complete(heap[0], now);
+            while (completions.size() > 0 && completions.peekKey() <= now) {
+                complete(completions.peek(), now);
             }
             armWake();
             return;
@@ -240,7 +237,7 @@ public final class TransferService implements EventHandler {
 
     private void stopMoving(int id) {
         if (fabricBytesPerNano > 0) {
-            heapRemove(id);
+            completions.remove(id);
         }
         endpoints.get(src[id]).leaving.rem(id);
         endpoints.get(dst[id]).entering.rem(id);
@@ -277,8 +274,7 @@ public final class TransferService implements EventHandler {
         generation[id]++;
         long left = Double.isInfinite(r) ? 0 : (long) Math.ceil(remaining[id] / r);
         if (fabricBytesPerNano > 0) {
-            eta[id] = now + left;
-            heapUpdate(id);
+            completions.set(id, now + left);
             return;
         }
         queue.schedule(
@@ -287,7 +283,7 @@ public final class TransferService implements EventHandler {
 
     /** Keeps exactly one live wake-up event, at the earliest projected completion (fabric mode). */
     private void armWake() {
-        long t = heapSize == 0 ? Long.MAX_VALUE : eta[heap[0]];
+        long t = completions.size() == 0 ? Long.MAX_VALUE : completions.peekKey();
         if (t == wakeAt) {
             return;
         }
@@ -296,83 +292,6 @@ public final class TransferService implements EventHandler {
         if (t != Long.MAX_VALUE) {
             queue.schedule(t, Phase.TRANSFER_COMPLETION, stableId, this, WAKE, wakeGeneration);
         }
-    }
-
-    private boolean before(int a, int b) {
-        return eta[a] < eta[b] || (eta[a] == eta[b] && a < b);
-    }
-
-    private void heapUpdate(int id) {
-        int pos = heapPos[id];
-        if (pos < 0) {
-            if (heapSize == heap.length) {
-                heap = Arrays.copyOf(heap, heapSize * 2);
-            }
-            pos = heapSize++;
-            heap[pos] = id;
-            heapPos[id] = pos;
-        }
-        siftUp(pos);
-        siftDown(heapPos[id]);
-    }
-
-    private void heapRemove(int id) {
-        int pos = heapPos[id];
-        if (pos < 0) {
-            return;
-        }
-        int last = heap[--heapSize];
-        heapPos[id] = -1;
-        if (pos < heapSize) {
-            heap[pos] = last;
-            heapPos[last] = pos;
-            siftUp(pos);
-            siftDown(heapPos[last]);
-        }
-    }
-
-    private void siftUp(int pos) {
-        int id = heap[pos];
-        while (pos > 0) {
-            int parent = (pos - 1) >>> 1;
-            int p = heap[parent];
-            if (!before(id, p)) {
-                break;
-            }
-            heap[pos] = p;
-            heapPos[p] = pos;
-            pos = parent;
-        }
-        heap[pos] = id;
-        heapPos[id] = pos;
-    }
-
-    private void siftDown(int pos) {
-        int id = heap[pos];
-        while (true) {
-            int child = 2 * pos + 1;
-            if (child >= heapSize) {
-                break;
-            }
-            if (child + 1 < heapSize && before(heap[child + 1], heap[child])) {
-                child++;
-            }
-            int c = heap[child];
-            if (!before(c, id)) {
-                break;
-            }
-            heap[pos] = c;
-            heapPos[c] = pos;
-            pos = child;
-        }
-        heap[pos] = id;
-        heapPos[id] = pos;
-    }
-
-    private static int[] filled(int n) {
-        int[] a = new int[n];
-        Arrays.fill(a, -1);
-        return a;
     }
 
     private void settle(int id, long now) {
@@ -455,9 +374,5 @@ public final class TransferService implements EventHandler {
         totalBytes = Arrays.copyOf(totalBytes, cap);
         startNanos = Arrays.copyOf(startNanos, cap);
         endNanos = Arrays.copyOf(endNanos, cap);
-        eta = Arrays.copyOf(eta, cap);
-        int old = heapPos.length;
-        heapPos = Arrays.copyOf(heapPos, cap);
-        Arrays.fill(heapPos, old, cap, -1);
     }
 }
