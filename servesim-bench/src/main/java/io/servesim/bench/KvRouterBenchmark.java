@@ -40,6 +40,7 @@ public class KvRouterBenchmark {
 
     KvAwareRouter router;
     Request[] requests;
+    long[][] promptHashes;
     int next;
 
     /** Builds the router state. */
@@ -63,6 +64,7 @@ public class KvRouterBenchmark {
             router.onRankLoad(r, rng.nextInt(4), rng.nextInt(32), rng.nextInt(20_000), rng.nextInt(4_000));
         }
         requests = new Request[256];
+        promptHashes = new long[256][];
         for (int i = 0; i < requests.length; i++) {
             long[] f = families[i % families.length];
             long[] hashes = new long[32];
@@ -70,17 +72,16 @@ public class KvRouterBenchmark {
             for (int b = 24; b < 32; b++) {
                 hashes[b] = rng.nextLong();
             }
-            Request q = new Request(i, -1, 0, true, 0, new int[32 * 16 + 5], 16, 1L);
-            q.blockHashes(hashes, 16);
-            requests[i] = q;
+            requests[i] = new Request(i, -1, 0, true, 0, new int[32 * 16 + 5], 16, 1L);
+            promptHashes[i] = hashes;
         }
     }
 
     /** One routing decision. */
     @Benchmark
     public int route() {
-        Request q = requests[next];
+        int i = next;
         next = (next + 1) & (requests.length - 1);
-        return router.route(q);
+        return router.route(requests[i], promptHashes[i]);
     }
 }

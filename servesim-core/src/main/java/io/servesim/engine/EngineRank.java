@@ -201,6 +201,22 @@ public final class EngineRank {
         return scheduler.numLoading() > 0 || scheduler.pinnedForStore() > 0 || scheduler.heldForPulls() > 0;
     }
 
+    /**
+     * Leading blocks of a prompt (given by its full-block hashes) this rank's GPU cache holds: O(matched blocks)
+     * lookups; 0 without hashes (no prefix caching, nothing is ever cached).
+     */
+    public int cachedPrefixBlocks(long[] promptHashes) {
+        if (promptHashes == null) {
+            return 0;
+        }
+        io.servesim.kv.BlockPool pool = scheduler.pool();
+        int held = 0;
+        while (held < promptHashes.length && pool.lookup(promptHashes[held]) >= 0) {
+            held++;
+        }
+        return held;
+    }
+
     /** Installs a test observer (null to remove). */
     public void observer(StepObserver stepObserver) {
         this.observer = stepObserver;
@@ -210,13 +226,13 @@ public final class EngineRank {
      * Accepts a routed request at the current time: rejects it at once if its prompt leaves no room for an output
      * token within {@code max_model_len} (vLLM rejects over-long prompts at input validation), else queues it.
      */
-    public void submit(Request request) {
+    public void submit(Request request, RoutingDecision routing, long[] promptHashes) {
         if (failed) {
             throw new IllegalStateException("request " + request.id() + " routed to failed worker " + workerId);
         }
         requests++;
         int maxModelLen = scheduler.settings().maxModelLen();
-        Sequence s = new Sequence(request, maxModelLen);
+        Sequence s = new Sequence(request, routing, promptHashes, maxModelLen);
         if (request.promptLength() >= maxModelLen) {
             s.finished = true;
             listener.onRequestFinished(this, s, true);

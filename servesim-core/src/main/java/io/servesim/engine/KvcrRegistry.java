@@ -233,7 +233,7 @@ public final class KvcrRegistry {
 
     /** Whether {@code s} may pull from its hinted source: {@link #NO_REJECTION}, or why not. */
     int rejection(Sequence s) {
-        int w = s.request.hintWorker();
+        int w = s.routing.hintWorker();
         if (w < 0) {
             return NO_REJECTION;
         }
@@ -279,8 +279,8 @@ public final class KvcrRegistry {
     }
 
     private EngineRank source(Sequence s) {
-        int w = s.request.hintWorker();
-        return w < 0 ? null : ranks[w * ranksPerWorker + s.request.hintRank()];
+        int w = s.routing.hintWorker();
+        return w < 0 ? null : ranks[w * ranksPerWorker + s.routing.hintRank()];
     }
 
     /**

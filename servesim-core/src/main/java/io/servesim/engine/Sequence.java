@@ -10,6 +10,8 @@ import io.servesim.workload.Request;
  */
 public final class Sequence {
     final Request request;
+    final RoutingDecision routing;
+    private long[] promptHashes;
     final int promptLength;
     final int targetOutputTokens;
     final BlockTable table = new BlockTable();
@@ -38,7 +40,19 @@ public final class Sequence {
     int pendingG2Tokens;
 
     Sequence(Request request, int maxModelLen) {
+        this(request, RoutingDecision.NONE, null, maxModelLen);
+    }
+
+    /**
+     * A request entering a rank.
+     *
+     * @param routing where dispatch placed it
+     * @param promptHashes its prompt's full-block hashes (shared, read-only), or null to hash here
+     */
+    Sequence(Request request, RoutingDecision routing, long[] promptHashes, int maxModelLen) {
         this.request = request;
+        this.routing = routing;
+        this.promptHashes = promptHashes;
         this.promptLength = request.promptLength();
         // vLLM stops a request at max_model_len total tokens (FINISHED_LENGTH_CAPPED).
         this.targetOutputTokens = Math.min(request.outputTokens(), maxModelLen - promptLength);
@@ -47,6 +61,11 @@ public final class Sequence {
     /** The request. */
     public Request request() {
         return request;
+    }
+
+    /** Where dispatch placed it. */
+    public RoutingDecision routing() {
+        return routing;
     }
 
     /** Prompt plus generated tokens. */
@@ -132,17 +151,16 @@ public final class Sequence {
             return;
         }
         table.ensureHashCapacity(fullBlocks);
-        if (have == 0) {
-            long[] pre = request.blockHashes(blockSize);
-            if (pre != null) {
-                int n = Math.min(pre.length, fullBlocks);
-                for (int b = 0; b < n; b++) {
-                    table.addHash(pre[b]);
-                }
-                have = n;
-                if (have >= fullBlocks) {
-                    return;
-                }
+        if (have == 0 && promptHashes != null) {
+            long[] pre = promptHashes;
+            promptHashes = null; // the table holds them from now on
+            int n = Math.min(pre.length, fullBlocks);
+            for (int b = 0; b < n; b++) {
+                table.addHash(pre[b]);
+            }
+            have = n;
+            if (have >= fullBlocks) {
+                return;
             }
         }
         int[] prompt = request.promptTokens();

@@ -395,7 +395,7 @@ public final class VllmScheduler {
                     int maxHit = Math.min((r.numTokens() - 1) / blockSize, r.table.numHashes());
                     int g2Blocks = offload == null ? 0 : offload.readyRun(r.table.hashesView(), hitBlocks, maxHit);
                     int remote = 0;
-                    if (kvcr != null && r.request.hintWorker() >= 0) {
+                    if (kvcr != null && r.routing.hasHint()) {
                         int local = hitBlocks + g2Blocks;
                         int rejection = kvcr.rejection(r);
                         int extra = rejection == KvcrRegistry.FAILED_SOURCE ? 0 : kvcr.sourceBlocks(r, maxHit) - local;

@@ -45,4 +45,20 @@ public final class BlockHasher {
         }
         return finish(s);
     }
+
+    /**
+     * The chained hashes of every full block of a prompt: the one place a request's prompt is hashed. Dispatch
+     * computes them once per request; the router and the engine share the array (read-only).
+     *
+     * @param tokens the array holding the prompt in its first {@code promptLength} positions
+     */
+    public static long[] promptHashes(int[] tokens, int promptLength, int blockSize) {
+        long[] hashes = new long[promptLength / blockSize];
+        long parent = ROOT;
+        for (int b = 0; b < hashes.length; b++) {
+            parent = hashBlock(parent, tokens, b * blockSize, blockSize);
+            hashes[b] = parent;
+        }
+        return hashes;
+    }
 }

@@ -29,20 +29,19 @@ public final class HostPool {
     private int tail = NONE; // most recent
     private long evictions;
     private long skippedStores;
-    private long[] usage = new long[1]; // blocks held, possibly shared by several pools' owner for cluster totals
+    private final HostUsage usage;
 
-    /** Creates a pool of {@code capacityBlocks} blocks. */
+    /** Creates a pool of {@code capacityBlocks} blocks on its own. */
     public HostPool(int capacityBlocks) {
-        this.capacity = capacityBlocks;
-        index.defaultReturnValue(NONE);
+        this(capacityBlocks, new HostUsage());
     }
 
-    /**
-     * Shares a counter of blocks held with other pools (time-series totals without scanning every pool): the cell
-     * is incremented and decremented as this pool fills and empties. Call before the first store.
-     */
-    public void usageCell(long[] cell) {
-        this.usage = cell;
+    /** Creates a pool of {@code capacityBlocks} blocks whose holdings count in {@code group}. */
+    public HostPool(int capacityBlocks, HostUsage group) {
+        this.capacity = capacityBlocks;
+        this.usage = group;
+        group.poolAdded(capacityBlocks);
+        index.defaultReturnValue(NONE);
     }
 
     /** Capacity in blocks. */
@@ -82,7 +81,7 @@ public final class HostPool {
         ready[s] = false;
         index.put(hash, s);
         linkLast(s);
-        usage[0]++;
+        usage.changed(1);
         return true;
     }
 
@@ -203,7 +202,7 @@ public final class HostPool {
             freeSlots = Arrays.copyOf(freeSlots, Math.max(16, freeCount * 2));
         }
         freeSlots[freeCount++] = s;
-        usage[0]--;
+        usage.changed(-1);
     }
 
     private void linkLast(int s) {

@@ -34,85 +34,68 @@ public final class RequestLog {
     private final IntArrayList restarts = new IntArrayList();
 
     /** Appends one finished request. */
-    public void add(
-            int id,
-            long session,
-            int turnIndex,
-            int workerId,
-            int rankId,
-            long arrival,
-            long firstScheduled,
-            long firstToken,
-            long lastToken,
-            int input,
-            int output,
-            int cached,
-            int preempted,
-            RequestStatus st,
-            int hintWorkerId,
-            int hintRankId,
-            int hintBlockCount,
-            boolean wasMigrated,
-            int g2TokenCount,
-            int remoteTokenCount,
-            long pull,
-            int pullSourceWorker,
-            int restartCount) {
-        requestId.add(id);
-        sessionId.add(session);
-        turn.add(turnIndex);
-        worker.add(workerId);
-        rank.add(rankId);
-        arrivalNanos.add(arrival);
-        firstScheduledNanos.add(firstScheduled);
-        firstTokenNanos.add(firstToken);
-        lastTokenNanos.add(lastToken);
-        inputTokens.add(input);
-        outputTokens.add(output);
-        cachedTokens.add(cached);
-        preemptions.add(preempted);
-        status.add(st);
-        g2Tokens.add(g2TokenCount);
-        remoteTokens.add(remoteTokenCount);
-        pullNanos.add(pull);
-        pullSource.add(pullSourceWorker);
-        hintWorker.add(hintWorkerId);
-        hintRank.add(hintRankId);
-        hintBlocks.add(hintBlockCount);
-        migrated.add(wasMigrated ? 1 : 0);
-        restarts.add(restartCount);
+    public void add(RequestRecord r) {
+        requestId.add(r.requestId());
+        sessionId.add(r.sessionId());
+        turn.add(r.turn());
+        worker.add(r.worker());
+        rank.add(r.rank());
+        arrivalNanos.add(r.arrivalNanos());
+        firstScheduledNanos.add(r.firstScheduledNanos());
+        firstTokenNanos.add(r.firstTokenNanos());
+        lastTokenNanos.add(r.lastTokenNanos());
+        inputTokens.add(r.inputTokens());
+        outputTokens.add(r.outputTokens());
+        cachedTokens.add(r.cachedTokens());
+        preemptions.add(r.preemptions());
+        status.add(r.status());
+        g2Tokens.add(r.g2Tokens());
+        remoteTokens.add(r.remoteTokens());
+        pullNanos.add(r.pullNanos());
+        pullSource.add(r.pullSource());
+        hintWorker.add(r.hintWorker());
+        hintRank.add(r.hintRank());
+        hintBlocks.add(r.hintBlocks());
+        migrated.add(r.migrated() ? 1 : 0);
+        restarts.add(r.restarts());
+    }
+
+    /** Record i as a {@link RequestRecord}. */
+    public RequestRecord get(int i) {
+        return new RequestRecord(
+                requestId.getInt(i),
+                sessionId.getLong(i),
+                turn.getInt(i),
+                worker.getInt(i),
+                rank.getInt(i),
+                arrivalNanos.getLong(i),
+                firstScheduledNanos.getLong(i),
+                firstTokenNanos.getLong(i),
+                lastTokenNanos.getLong(i),
+                inputTokens.getInt(i),
+                outputTokens.getInt(i),
+                cachedTokens.getInt(i),
+                g2Tokens.getInt(i),
+                remoteTokens.getInt(i),
+                preemptions.getInt(i),
+                status.get(i),
+                hintWorker.getInt(i),
+                hintRank.getInt(i),
+                hintBlocks.getInt(i),
+                migrated.getInt(i) != 0,
+                pullNanos.getLong(i),
+                pullSource.getInt(i),
+                restarts.getInt(i));
+    }
+
+    /** Every record, in request-id order. */
+    public java.util.stream.Stream<RequestRecord> byRequestId() {
+        return java.util.Arrays.stream(indicesByRequestId()).mapToObj(this::get);
     }
 
     /** Times record i restarted from scratch because its worker failed. */
     public int restarts(int i) {
         return restarts.getInt(i);
-    }
-
-    /** Forgets every record (a one-row scratch log reused per request when rows are streamed). */
-    public void clear() {
-        requestId.clear();
-        sessionId.clear();
-        turn.clear();
-        worker.clear();
-        rank.clear();
-        arrivalNanos.clear();
-        firstScheduledNanos.clear();
-        firstTokenNanos.clear();
-        lastTokenNanos.clear();
-        inputTokens.clear();
-        outputTokens.clear();
-        cachedTokens.clear();
-        preemptions.clear();
-        status.clear();
-        g2Tokens.clear();
-        remoteTokens.clear();
-        pullNanos.clear();
-        pullSource.clear();
-        hintWorker.clear();
-        hintRank.clear();
-        hintBlocks.clear();
-        migrated.clear();
-        restarts.clear();
     }
 
     /** Number of records. */

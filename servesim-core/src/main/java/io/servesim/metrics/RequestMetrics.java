@@ -8,7 +8,7 @@ package io.servesim.metrics;
 public final class RequestMetrics {
     /** TTFT = first token − arrival (ns). */
     public final LatencyDistribution ttftNanos = new LatencyDistribution();
-    /** TPOT = (last token − first token) / (output tokens − 1), requests with ≥ 2 output tokens (ps). */
+    /** TPOT ({@link RequestRecord#tpotPicos()}), requests with ≥ 2 output tokens (ps). */
     public final LatencyDistribution tpotPicos = new LatencyDistribution();
     /** E2E = last token − arrival (ns). */
     public final LatencyDistribution e2eNanos = new LatencyDistribution();
@@ -36,14 +36,8 @@ public final class RequestMetrics {
     }
 
     /** Records one request's end. */
-    public void record(
-            RequestStatus status,
-            long arrival,
-            long firstScheduled,
-            long firstToken,
-            long lastToken,
-            int input,
-            int output) {
+    public void record(RequestRecord r) {
+        RequestStatus status = r.status();
         if (status == RequestStatus.INCOMPLETE) {
             incomplete++;
             return;
@@ -56,13 +50,14 @@ public final class RequestMetrics {
         if (status == RequestStatus.LENGTH_CAPPED) {
             lengthCapped++;
         }
-        ttftNanos.record(firstToken - arrival);
-        e2eNanos.record(lastToken - arrival);
-        queueNanos.record(firstScheduled - arrival);
-        if (output >= 2) {
-            tpotPicos.record(Math.round((lastToken - firstToken) * 1000.0 / (output - 1)));
+        ttftNanos.record(r.ttftNanos());
+        e2eNanos.record(r.e2eNanos());
+        queueNanos.record(r.queueNanos());
+        long tpot = r.tpotPicos();
+        if (tpot >= 0) {
+            tpotPicos.record(tpot);
         }
-        inputTokens += input;
-        outputTokens += output;
+        inputTokens += r.inputTokens();
+        outputTokens += r.outputTokens();
     }
 }

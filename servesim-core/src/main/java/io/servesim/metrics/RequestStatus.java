@@ -35,4 +35,14 @@ public enum RequestStatus {
     public boolean completed() {
         return status.equals("completed");
     }
+
+    /** The status with this status and finish-reason text (as written to requests.csv). */
+    public static RequestStatus of(String status, String reason) {
+        for (RequestStatus s : values()) {
+            if (s.status.equals(status) && s.reason.equals(reason)) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("unknown status '" + status + "' with finish reason '" + reason + "'");
+    }
 }

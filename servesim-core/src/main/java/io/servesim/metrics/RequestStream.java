@@ -47,15 +47,15 @@ public final class RequestStream implements AutoCloseable {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-        emit(RequestCsv.HEADER.getBytes(StandardCharsets.UTF_8));
+        emit(RequestColumns.CSV_HEADER.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** Adds the row of record {@code i} of {@code log} (typically a one-row scratch log). */
-    public void add(RequestLog log, int i) {
+    /** Adds the row of one finished request. */
+    public void add(RequestRecord record) {
         row.setLength(0);
-        RequestCsv.appendRow(log, i, row);
+        RequestColumns.appendCsv(record, row);
         byte[] bytes = row.toString().getBytes(StandardCharsets.UTF_8);
-        int id = log.requestId(i);
+        int id = record.requestId();
         if (id != nextId) {
             pending.put(id, bytes);
             peakPending = Math.max(peakPending, pending.size());

@@ -2,9 +2,8 @@ package io.servesim.report;
 
 import io.servesim.config.ConfigLoader;
 import io.servesim.metrics.Numbers;
-import io.servesim.metrics.RequestCsv;
+import io.servesim.metrics.RequestColumns;
 import io.servesim.metrics.RequestLog;
-import io.servesim.metrics.RequestStatus;
 import io.servesim.metrics.Stats;
 import io.servesim.run.RunResult;
 import java.io.IOException;
@@ -32,7 +31,7 @@ public final class ReportWriter {
     public static final String CANONICAL_SCHEMA = "servesim.canonical.v1";
 
     /** Columns of requests.csv, in order. */
-    public static final List<String> REQUEST_COLUMNS = RequestCsv.COLUMNS;
+    public static final List<String> REQUEST_COLUMNS = RequestColumns.CSV_NAMES;
 
     private static final JsonMapper JSON = JsonMapper.builder()
             .enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
@@ -234,11 +233,11 @@ public final class ReportWriter {
 
     /** Writes requests.csv (header row, one row per request in request-id order, Locale.ROOT numbers). */
     public static void writeRequestsCsv(RequestLog log, Writer w) throws IOException {
-        w.write(RequestCsv.HEADER);
+        w.write(RequestColumns.CSV_HEADER);
         StringBuilder sb = new StringBuilder(256);
         for (int i : log.indicesByRequestId()) {
             sb.setLength(0);
-            RequestCsv.appendRow(log, i, sb);
+            RequestColumns.appendCsv(log.get(i), sb);
             w.append(sb);
         }
     }
@@ -279,32 +278,7 @@ public final class ReportWriter {
             sb.setLength(0);
             sb.append(firstRow ? "\n" : ",\n");
             firstRow = false;
-            RequestStatus st = log.status(i);
-            sb.append("{\"arrival_ns\":").append(log.arrivalNanos(i));
-            sb.append(",\"cached_tokens\":").append(log.cachedTokens(i));
-            sb.append(",\"finish_reason\":\"").append(st.reason()).append('"');
-            sb.append(",\"first_scheduled_ns\":").append(log.firstScheduledNanos(i));
-            sb.append(",\"first_token_ns\":").append(log.firstTokenNanos(i));
-            sb.append(",\"g2_tokens\":").append(log.g2Tokens(i));
-            sb.append(",\"hint_blocks\":").append(log.hintBlocks(i));
-            sb.append(",\"hint_rank\":").append(log.hintRank(i));
-            sb.append(",\"hint_worker\":").append(log.hintWorker(i));
-            sb.append(",\"input_tokens\":").append(log.inputTokens(i));
-            sb.append(",\"last_token_ns\":").append(log.lastTokenNanos(i));
-            sb.append(",\"migrated\":").append(log.migrated(i));
-            sb.append(",\"output_tokens\":").append(log.outputTokens(i));
-            sb.append(",\"preemptions\":").append(log.preemptions(i));
-            sb.append(",\"pull_ns\":").append(log.pullNanos(i));
-            sb.append(",\"pull_source\":").append(log.pullSource(i));
-            sb.append(",\"rank\":").append(log.rank(i));
-            sb.append(",\"remote_tokens\":").append(log.remoteTokens(i));
-            sb.append(",\"request_id\":").append(log.requestId(i));
-            sb.append(",\"restarts\":").append(log.restarts(i));
-            sb.append(",\"session_id\":").append(log.sessionId(i));
-            sb.append(",\"status\":\"").append(st.status()).append('"');
-            sb.append(",\"turn\":").append(log.turn(i));
-            sb.append(",\"worker\":").append(log.worker(i));
-            sb.append('}');
+            RequestColumns.appendCanonical(log.get(i), sb);
             w.append(sb);
         }
         w.write("],\n");

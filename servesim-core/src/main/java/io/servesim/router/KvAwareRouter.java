@@ -101,14 +101,24 @@ public final class KvAwareRouter implements Router, KvEventSink {
 
     @Override
     public int routeExcluding(Request request, int excludedWorker) {
+        return routeExcluding(request, promptHashes(request), excludedWorker);
+    }
+
+    @Override
+    public int routeExcluding(Request request, long[] promptHashes, int excludedWorker) {
         excludedFrom = excludedWorker * perWorker;
         excludedTo = excludedFrom + perWorker;
         try {
-            return route(request);
+            return route(request, promptHashes);
         } finally {
             excludedFrom = -1;
             excludedTo = -1;
         }
+    }
+
+    @Override
+    public boolean needsPromptHashes() {
+        return true;
     }
 
     private boolean excluded(int rank) {
@@ -124,10 +134,14 @@ public final class KvAwareRouter implements Router, KvEventSink {
 
     @Override
     public int route(Request request) {
+        return route(request, promptHashes(request));
+    }
+
+    @Override
+    public int route(Request request, long[] hashes) {
         if (approximate) {
             expire(clock.nowNanos());
         }
-        long[] hashes = promptHashes(request);
         int maxHit = Math.min((request.promptLength() - 1) / blockSize, hashes.length);
         int depth = 0;
         while (depth < maxHit && index.count(hashes[depth]) > 0) {
@@ -224,19 +238,7 @@ public final class KvAwareRouter implements Router, KvEventSink {
     }
 
     private long[] promptHashes(Request request) {
-        long[] pre = request.blockHashes(blockSize);
-        if (pre != null) {
-            return pre;
-        }
-        int[] tokens = request.promptTokens();
-        long[] hashes = new long[request.promptLength() / blockSize];
-        long parent = BlockHasher.ROOT;
-        for (int b = 0; b < hashes.length; b++) {
-            parent = BlockHasher.hashBlock(parent, tokens, b * blockSize, blockSize);
-            hashes[b] = parent;
-        }
-        request.blockHashes(hashes, blockSize); // the engine reuses them
-        return hashes;
+        return BlockHasher.promptHashes(request.promptTokens(), request.promptLength(), blockSize);
     }
 
     /**

@@ -14,6 +14,24 @@ public interface Router {
     int routeExcluding(Request request, int excludedWorker);
 
     /**
+     * {@link #route(Request)} given the prompt's full-block hashes (computed once per request by dispatch, shared
+     * with the engine; null unless {@link #needsPromptHashes()} or prefix caching is on).
+     */
+    default int route(Request request, long[] promptHashes) {
+        return route(request);
+    }
+
+    /** {@link #routeExcluding(Request, int)} given the prompt's full-block hashes. */
+    default int routeExcluding(Request request, long[] promptHashes, int excludedWorker) {
+        return routeExcluding(request, excludedWorker);
+    }
+
+    /** Whether this router reads the prompt's block hashes (then dispatch always computes them). */
+    default boolean needsPromptHashes() {
+        return false;
+    }
+
+    /**
      * A rank's load changed: queue lengths, prompt tokens not yet computed by requests without a first token, and
      * KV blocks in use.
      */

@@ -25,6 +25,21 @@ public record RankStats(
         int peakUsedBlocks,
         int usableBlocks,
         long preemptions) {
+    /** A rank's statistics so far. */
+    public static RankStats of(io.servesim.engine.EngineRank r) {
+        return new RankStats(
+                r.workerId(),
+                r.rankId(),
+                r.requests(),
+                r.busyNanos(),
+                r.passes(),
+                r.prefillTokens(),
+                r.decodeTokens(),
+                r.peakUsedBlocks(),
+                r.scheduler().pool().usableBlocks(),
+                r.scheduler().preemptions());
+    }
+
     /** Peak KV usage as a fraction of usable blocks. */
     public double peakKvUsage() {
         return usableBlocks == 0 ? 0 : (double) peakUsedBlocks / usableBlocks;

@@ -3,6 +3,7 @@ package io.servesim.sweep;
 import io.servesim.config.ConfigException;
 import io.servesim.config.SimConfig;
 import io.servesim.metrics.RequestLog;
+import io.servesim.metrics.RequestRecord;
 import io.servesim.metrics.Stats;
 import io.servesim.report.Summaries;
 import io.servesim.report.Summary;
@@ -177,13 +178,13 @@ public final class Sweeps {
     static long goodRequests(SweepSpec spec, RequestLog log) {
         long good = 0;
         for (int i = 0; i < log.size(); i++) {
-            if (!log.status(i).completed()) {
+            RequestRecord r = log.get(i);
+            if (!r.completed()) {
                 continue;
             }
-            double ttft = (log.firstTokenNanos(i) - log.arrivalNanos(i)) / 1e6;
-            double e2e = (log.lastTokenNanos(i) - log.arrivalNanos(i)) / 1e6;
-            int out = log.outputTokens(i);
-            double tpot = out >= 2 ? (log.lastTokenNanos(i) - log.firstTokenNanos(i)) / 1e6 / (out - 1) : 0;
+            double ttft = r.ttftNanos() / 1e6;
+            double e2e = r.e2eNanos() / 1e6;
+            double tpot = r.outputTokens() >= 2 ? r.tpotMs() : 0; // one token: no TPOT, nothing to violate
             boolean ok = true;
             for (SweepSpec.Slo slo : spec.slos()) {
                 double v = switch (slo.metric()) {

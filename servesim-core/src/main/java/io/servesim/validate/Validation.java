@@ -1,6 +1,7 @@
 package io.servesim.validate;
 
 import io.servesim.metrics.RequestLog;
+import io.servesim.metrics.RequestRecord;
 import io.servesim.metrics.Stats;
 import io.servesim.run.RunResult;
 import java.util.Arrays;
@@ -59,17 +60,16 @@ public record Validation(Map<String, Metric> metrics, double measuredOutputTokS,
         int nt = 0;
         long outputs = 0;
         for (int i = 0; i < n; i++) {
-            if (!log.status(i).completed()) {
+            RequestRecord r = log.get(i);
+            if (!r.completed()) {
                 continue;
             }
-            long arrival = log.arrivalNanos(i);
-            ttft[nc] = (log.firstTokenNanos(i) - arrival) / 1e6;
-            e2e[nc] = (log.lastTokenNanos(i) - arrival) / 1e6;
+            ttft[nc] = r.ttftNanos() / 1e6;
+            e2e[nc] = r.e2eNanos() / 1e6;
             nc++;
-            int out = log.outputTokens(i);
-            outputs += out;
-            if (out >= 2) {
-                tpot[nt++] = (log.lastTokenNanos(i) - log.firstTokenNanos(i)) / 1e6 / (out - 1);
+            outputs += r.outputTokens();
+            if (r.outputTokens() >= 2) {
+                tpot[nt++] = r.tpotMs();
             }
         }
         Map<String, Metric> metrics = new LinkedHashMap<>();

@@ -3,7 +3,10 @@ package io.servesim.workload;
 import io.servesim.sim.Mix64;
 
 /**
- * One inference request: its prompt token ids, how many output tokens it asks for, and where it came from.
+ * One inference request as the workload states it (immutable): its prompt token ids, how many output tokens it asks
+ * for, where it came from, and its placement wishes (an authored attention-DP rank, a session turn that must
+ * migrate). Where it was routed lives in the engine's {@code RoutingDecision}; its progress in the engine's
+ * {@code Sequence}.
  *
  * <p>Output token ids are a deterministic function of {@code outputSeed} and the position, so a session's next turn
  * can contain exactly the tokens the engine "generated" for the previous one, without storing them.
@@ -22,15 +25,8 @@ public final class Request {
     private final int outputTokens;
     private final long outputSeed;
     private final int[] outputTokenIds;
-    private int dpRank = -1;
-    private boolean migrate;
-    private boolean migrated;
-    private int hintWorker = -1;
-    private int hintRank = -1;
-    private int hintBlocks;
-    private int restarts;
-    private long[] blockHashes;
-    private int blockHashSize;
+    private final int dpRank;
+    private final boolean migrate;
 
     /**
      * Creates a request.
@@ -80,13 +76,18 @@ public final class Request {
                 promptTokens.length,
                 outputTokens,
                 outputSeed,
-                outputTokenIds);
+                outputTokenIds,
+                -1,
+                false);
     }
 
     /**
      * Creates a request whose prompt is the first {@code promptLength} ids of {@code tokens}: a session's turns share
      * one append-only buffer (each turn's prompt extends the previous one), so positions past the prompt may hold a
      * later turn's tokens and are never read as this request's.
+     *
+     * @param dpRank the attention-DP rank the trace authored, or -1 (the router chooses)
+     * @param migrate whether this follow-up turn must go to another worker than its session's previous turn
      */
     public Request(
             int id,
@@ -98,7 +99,9 @@ public final class Request {
             int promptLength,
             int outputTokens,
             long outputSeed,
-            int[] outputTokenIds) {
+            int[] outputTokenIds,
+            int dpRank,
+            boolean migrate) {
         if (promptLength <= 0 || promptLength > tokens.length || outputTokens < 1) {
             throw new IllegalArgumentException("request " + id + ": needs >= 1 prompt and output token");
         }
@@ -112,6 +115,8 @@ public final class Request {
         this.outputTokens = outputTokens;
         this.outputSeed = outputSeed;
         this.outputTokenIds = outputTokenIds;
+        this.dpRank = dpRank;
+        this.migrate = migrate;
     }
 
     /** The attention-DP rank the trace authored for this request, or -1 (the router chooses). */
@@ -119,76 +124,9 @@ public final class Request {
         return dpRank;
     }
 
-    /** Sets the authored attention-DP rank (before submission). */
-    public Request dpRank(int rank) {
-        this.dpRank = rank;
-        return this;
-    }
-
-    /**
-     * Chained hashes of the prompt's full blocks at {@code blockSize}, computed once by whoever needed them first
-     * (a KV-aware router), so the engine does not hash the prompt again.
-     */
-    public void blockHashes(long[] hashes, int blockSize) {
-        this.blockHashes = hashes;
-        this.blockHashSize = blockSize;
-    }
-
-    /** Precomputed prompt block hashes at {@code blockSize}, or null. */
-    public long[] blockHashes(int blockSize) {
-        return blockHashSize == blockSize ? blockHashes : null;
-    }
-
     /** Whether this follow-up turn must go to a different worker than the session's previous turn. */
     public boolean migrate() {
         return migrate;
-    }
-
-    /** Marks this follow-up turn for migration (before submission). */
-    public Request migrate(boolean value) {
-        this.migrate = value;
-        return this;
-    }
-
-    /**
-     * Records routing facts: whether the turn was migrated, and the hint (previous worker and rank of the session,
-     * and how many of this prompt's leading blocks that rank holds), or -1 when there is no hint.
-     */
-    public void routed(boolean wasMigrated, int worker, int rank, int blocks) {
-        this.migrated = wasMigrated;
-        this.hintWorker = worker;
-        this.hintRank = rank;
-        this.hintBlocks = blocks;
-    }
-
-    /** Whether this turn was sent away from the session's previous worker on purpose. */
-    public boolean migrated() {
-        return migrated;
-    }
-
-    /** Restarts from scratch so far (its worker failed while it was in flight). */
-    public int restarts() {
-        return restarts;
-    }
-
-    /** Records a restart: the request's worker failed and it starts over elsewhere. */
-    public void restarted() {
-        restarts++;
-    }
-
-    /** The hint's worker (the session's previous worker when the target differs), or -1. */
-    public int hintWorker() {
-        return hintWorker;
-    }
-
-    /** The hint's rank within {@link #hintWorker()}, or -1. */
-    public int hintRank() {
-        return hintRank;
-    }
-
-    /** Leading prompt blocks the hinted rank holds (0 without a hint). */
-    public int hintBlocks() {
-        return hintBlocks;
     }
 
     /** Dense id in creation order. */

@@ -145,10 +145,10 @@ public final class SessionWorkload implements Workload, EventHandler {
         int output = (int) Math.min(Integer.MAX_VALUE, Distributions.sample(config.outputTokens(), rng, 1));
         long outputSeed = rng.nextLong();
         boolean last = turn == config.turns() - 1;
-        Request r = new Request(created++, s.id, turn, last, now, s.tokens, length, output, outputSeed, null);
-        if (turn > 0 && config.migrateFraction() > 0) {
-            r.migrate(migrates(streams, s.id, turn, config.migrateFraction()));
-        }
+        boolean migrate =
+                turn > 0 && config.migrateFraction() > 0 && migrates(streams, s.id, turn, config.migrateFraction());
+        Request r =
+                new Request(created++, s.id, turn, last, now, s.tokens, length, output, outputSeed, null, -1, migrate);
         s.length = length;
         s.lastRequest = r;
         sink.submit(r);

@@ -1,6 +1,8 @@
 package io.servesim.html;
 
 import com.github.luben.zstd.ZstdInputStream;
+import io.servesim.metrics.RequestColumns;
+import io.servesim.metrics.RequestRecord;
 import it.unimi.dsi.fastutil.doubles.DoubleArrayList;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -53,19 +55,19 @@ public final class RunData {
             JsonMapper json = JsonMapper.builder().build();
             Path summaryFile = require(dir.resolve("summary.json"));
             JsonNode summary = json.readTree(summaryFile.toFile());
-            String canonical = Files.readString(require(dir.resolve("canonical.json")));
-            int end = canonical.indexOf(",\n\"requests\"");
-            String configJson = canonical.substring("{\"config\":".length(), end);
-            JsonNode config = json.readTree(configJson);
+            JsonNode config = readConfig(require(dir.resolve("canonical.json")));
             String sha = java.util.HexFormat.of()
                     .formatHex(java.security.MessageDigest.getInstance("SHA-256")
-                            .digest(configJson.getBytes(StandardCharsets.UTF_8)));
+                            .digest(CONFIG_JSON.writeValueAsString(config).getBytes(StandardCharsets.UTF_8)));
             RunData d = new RunData(dir, summary, config, sha);
             try {
                 d.readRequests();
                 d.readTimeSeries();
                 d.readWorkers();
-            } catch (NumberFormatException | ArrayIndexOutOfBoundsException | NullPointerException e) {
+            } catch (IllegalArgumentException
+                    | ArithmeticException
+                    | ArrayIndexOutOfBoundsException
+                    | NullPointerException e) {
                 throw new IOException(
                         "a file in " + dir + " is not a servesim output of this version (" + e.getMessage() + ")", e);
             }
@@ -74,6 +76,35 @@ public final class RunData {
             throw new UncheckedIOException("cannot read run directory " + dir + ": " + e.getMessage(), e);
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    private static final JsonMapper CONFIG_JSON = JsonMapper.builder()
+            .enable(tools.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .disable(tools.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS) // the members after config
+            .enable(tools.jackson.core.StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
+            .build();
+
+    /**
+     * The {@code config} member of canonical.json, read with a streaming parser that stops after it (the requests
+     * that follow may be millions of lines). Decimals keep their written form, so the config's digest is stable.
+     */
+    private static JsonNode readConfig(Path canonical) throws IOException {
+        try (tools.jackson.core.JsonParser p = CONFIG_JSON.createParser(canonical.toFile())) {
+            if (p.nextToken() != tools.jackson.core.JsonToken.START_OBJECT) {
+                throw new IOException(canonical + ": not a JSON object");
+            }
+            while (p.nextToken() == tools.jackson.core.JsonToken.PROPERTY_NAME) {
+                String name = p.currentName();
+                p.nextToken();
+                if (name.equals("config")) {
+                    return CONFIG_JSON.readTree(p);
+                }
+                p.skipChildren();
+            }
+            throw new IOException(canonical + ": no \"config\" member");
+        } catch (tools.jackson.core.JacksonException e) {
+            throw new IOException(canonical + ": " + e.getOriginalMessage(), e);
         }
     }
 
@@ -138,35 +169,25 @@ public final class RunData {
             if (header == null) {
                 return;
             }
-            List<String> cols = List.of(header.split(","));
-            int arrival = cols.indexOf("arrival_ms");
-            int ttft = cols.indexOf("ttft_ms");
-            int tpot = cols.indexOf("tpot_ms");
-            int e2e = cols.indexOf("e2e_ms");
-            int status = cols.indexOf("status");
-            int input = cols.indexOf("input_tokens");
-            int g1 = cols.indexOf("g1_tokens");
-            int g2 = cols.indexOf("g2_tokens");
-            int remote = cols.indexOf("remote_tokens");
-            int pull = cols.indexOf("pull_ms");
+            RequestColumns.CsvReader rows = new RequestColumns.CsvReader(header);
             String line;
             while ((line = r.readLine()) != null) {
-                String[] f = line.split(",", -1);
-                if (!f[status].equals("completed")) {
+                RequestRecord q = rows.parse(line);
+                if (!q.completed()) {
                     continue;
                 }
-                arrivalMs.add(Double.parseDouble(f[arrival]));
-                ttftMs.add(Double.parseDouble(f[ttft]));
-                if (!f[tpot].isEmpty()) {
-                    tpotMs.add(Double.parseDouble(f[tpot]));
+                arrivalMs.add(q.arrivalNanos() / 1e6);
+                ttftMs.add(q.ttftNanos() / 1e6);
+                if (q.tpotPicos() >= 0) {
+                    tpotMs.add(q.tpotMs());
                 }
-                e2eMs.add(Double.parseDouble(f[e2e]));
-                inputTokens += Long.parseLong(f[input]);
-                g1Tokens += Long.parseLong(f[g1]);
-                g2Tokens += Long.parseLong(f[g2]);
-                remoteTokens += Long.parseLong(f[remote]);
-                if (!f[pull].isEmpty()) {
-                    pullMs.add(Double.parseDouble(f[pull]));
+                e2eMs.add(q.e2eNanos() / 1e6);
+                inputTokens += q.inputTokens();
+                g1Tokens += q.g1Tokens();
+                g2Tokens += q.g2Tokens();
+                remoteTokens += q.remoteTokens();
+                if (q.pullNanos() >= 0) {
+                    pullMs.add(q.pullNanos() / 1e6);
                 }
             }
         }

@@ -288,21 +288,22 @@ public final class TraceWorkload implements Workload, EventHandler {
             turn = s.turns++;
             sessionId = s.id;
         }
+        int[] prompt = promptOf(r, id);
         Request req = new Request(
                 id,
                 sessionId,
                 turn,
                 s == null,
                 queue.nowNanos(),
-                promptOf(r, id),
+                prompt,
+                prompt.length,
                 output,
                 Mix64.mix(streams.seed() ^ 0x5EED0CAFEL, id),
-                r.outputTokenIds());
+                r.outputTokenIds(),
+                Math.max(-1, r.dpRank()),
+                false);
         if (s != null) {
             s.last = req;
-        }
-        if (r.dpRank() >= 0) {
-            req.dpRank(r.dpRank());
         }
         sink.submit(req);
     }

@@ -1,0 +1,104 @@
+package io.servesim.run;
+
+import io.servesim.engine.EngineRank;
+import io.servesim.engine.RoutingDecision;
+import io.servesim.engine.Sequence;
+import io.servesim.router.Router;
+import io.servesim.workload.Request;
+import io.servesim.workload.RequestSink;
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
+import it.unimi.dsi.fastutil.objects.ObjectArrayList;
+
+/**
+ * Places arriving requests: asks the router (or, for a migrating session turn, the router excluding the session's
+ * previous worker), steps around failed workers, lets an authored {@code dp_rank} choose the rank, computes the
+ * hint (where the session's previous turn ran and how much of this prompt that rank still holds), and hands the
+ * engine the request with an immutable {@link RoutingDecision}. Requests orphaned by a failed worker come back here
+ * and start over.
+ */
+final class Dispatcher implements RequestSink {
+    private final Cluster cluster;
+    private final Router router;
+    private final RunRecorder recorder;
+    private final Long2IntOpenHashMap sessionRank = new Long2IntOpenHashMap();
+    private final long[] workerRequests;
+
+    Dispatcher(Cluster cluster, RunRecorder recorder) {
+        this.cluster = cluster;
+        this.router = cluster.router();
+        this.recorder = recorder;
+        this.workerRequests = new long[cluster.numWorkers()];
+        sessionRank.defaultReturnValue(-1);
+    }
+
+    @Override
+    public void submit(Request request) {
+        dispatch(request, RoutingDecision.NONE, 0);
+    }
+
+    @Override
+    public void sessionEnded(long sessionId) {
+        router.onSessionEnded(sessionId);
+        sessionRank.remove(sessionId);
+    }
+
+    /**
+     * Requests of a failed worker start over elsewhere, in request-id order (their clients retry), keeping their
+     * arrival times so the lost work shows in their latency.
+     */
+    void restart(ObjectArrayList<Sequence> orphans) {
+        orphans.sort((a, b) -> Integer.compare(a.request().id(), b.request().id()));
+        for (Sequence s : orphans) {
+            dispatch(s.request(), s.routing(), s.routing().restarts() + 1);
+        }
+    }
+
+    /** Requests routed to each worker so far. */
+    long[] workerRequests() {
+        return workerRequests.clone();
+    }
+
+    /** Routes {@code request}; {@code previous} is its last decision if it is starting over, else NONE. */
+    private void dispatch(Request request, RoutingDecision previous, int restarts) {
+        if (cluster.aliveWorkers() == 0) {
+            recorder.rejectedNoWorker(request, previous.unplaced(restarts));
+            return;
+        }
+        int dp = cluster.ranksPerWorker();
+        long session = request.sessionId();
+        int before = session >= 0 ? sessionRank.get(session) : -1;
+        if (before >= 0 && cluster.isFailed(before / dp)) {
+            before = -1; // the session's worker failed: its cache is gone, there is nothing to hint or avoid
+        }
+        long[] hashes = cluster.promptHashes(request);
+        boolean migrating = request.migrate() && before >= 0 && cluster.numWorkers() > 1;
+        int g = migrating ? router.routeExcluding(request, hashes, before / dp) : router.route(request, hashes);
+        if (cluster.isFailed(g / dp)) {
+            // every live worker drains or is excluded, so the router fell back to a failed one: take the next live
+            // worker instead (only reached in that corner, so the scan does not cost per request)
+            int w = g / dp;
+            do {
+                w = (w + 1) % cluster.numWorkers();
+            } while (cluster.isFailed(w));
+            g = w * dp + g % dp;
+        }
+        if (request.dpRank() >= 0) {
+            // an authored dp_rank wins over the router's rank choice (the router still picks the worker)
+            g = (g / dp) * dp + request.dpRank();
+        }
+        RoutingDecision decision;
+        if (before >= 0 && before / dp != g / dp) {
+            // the hint: where the session's previous turn ran, and how much of this prompt that rank still holds
+            int held = cluster.rank(before).cachedPrefixBlocks(hashes);
+            decision = new RoutingDecision(g / dp, g % dp, migrating, before / dp, before % dp, held, restarts);
+        } else {
+            decision = new RoutingDecision(g / dp, g % dp, false, -1, -1, 0, restarts);
+        }
+        if (session >= 0) {
+            sessionRank.put(session, g);
+        }
+        EngineRank rank = cluster.rank(g);
+        workerRequests[rank.workerId()]++;
+        rank.submit(request, decision, hashes);
+    }
+}

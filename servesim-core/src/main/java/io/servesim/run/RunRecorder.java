@@ -1,0 +1,132 @@
+package io.servesim.run;
+
+import io.servesim.engine.EngineRank;
+import io.servesim.engine.RoutingDecision;
+import io.servesim.engine.Sequence;
+import io.servesim.metrics.RequestLog;
+import io.servesim.metrics.RequestMetrics;
+import io.servesim.metrics.RequestRecord;
+import io.servesim.metrics.RequestStatus;
+import io.servesim.metrics.RequestStream;
+import io.servesim.workload.Request;
+
+/**
+ * Records how every request ended: builds its one {@link RequestRecord} (the only place a per-request row is
+ * assembled), adds it to the summary statistics, and keeps it in the log or streams it to disk.
+ */
+final class RunRecorder {
+    private final RequestMetrics metrics = new RequestMetrics();
+    private final RequestLog log = new RequestLog();
+    private final long[] workerCompleted;
+    private RequestStream stream;
+    private long lastFinishNanos;
+
+    RunRecorder(int workers, long exactPercentileSamples) {
+        this.workerCompleted = new long[workers];
+        metrics.exactLimit(exactPercentileSamples);
+    }
+
+    /** Streams rows to disk instead of keeping them (before the run). */
+    void streamTo(RequestStream requestStream) {
+        this.stream = requestStream;
+    }
+
+    /** A rank finished {@code s} at {@code nowNanos}: completed, length-capped, or rejected (prompt too long). */
+    void finished(EngineRank rank, Sequence s, boolean rejected, long nowNanos) {
+        lastFinishNanos = Math.max(lastFinishNanos, nowNanos);
+        RequestStatus status;
+        if (rejected) {
+            status = RequestStatus.REJECTED_PROMPT_TOO_LONG;
+        } else if (s.numOutputTokens() < s.request().outputTokens()) {
+            status = RequestStatus.LENGTH_CAPPED;
+        } else {
+            status = RequestStatus.COMPLETED;
+        }
+        record(rank.workerId(), rank.rankId(), s, s.request(), s.routing(), status);
+        if (status.completed()) {
+            workerCompleted[rank.workerId()]++;
+        }
+    }
+
+    /** The request reached no worker: every worker had failed. */
+    void rejectedNoWorker(Request request, RoutingDecision facts) {
+        record(-1, -1, null, request, facts, RequestStatus.REJECTED_NO_WORKER);
+    }
+
+    /** The run's time limit found {@code s} still on {@code rank}. */
+    void incomplete(EngineRank rank, Sequence s) {
+        record(rank.workerId(), rank.rankId(), s, s.request(), s.routing(), RequestStatus.INCOMPLETE);
+    }
+
+    /** The run stopped at its time limit, which is then its end. */
+    void timeLimitReached(long limitNanos) {
+        lastFinishNanos = Math.max(lastFinishNanos, limitNanos);
+    }
+
+    private void record(int worker, int rank, Sequence s, Request r, RoutingDecision d, RequestStatus status) {
+        RequestRecord record = new RequestRecord(
+                r.id(),
+                r.sessionId(),
+                r.turn(),
+                worker,
+                rank,
+                r.arrivalNanos(),
+                s == null ? -1 : s.firstScheduledNanos(),
+                s == null ? -1 : s.firstTokenNanos(),
+                s == null ? -1 : s.lastTokenNanos(),
+                r.promptLength(),
+                s == null ? 0 : s.numOutputTokens(),
+                s == null ? 0 : Math.max(0, s.cachedTokensAtFirstAdmission()),
+                s == null ? 0 : s.g2TokensAtFirstAdmission(),
+                s == null ? 0 : s.remoteTokensAtFirstAdmission(),
+                s == null ? 0 : s.preemptions(),
+                status,
+                d.hintWorker(),
+                d.hintRank(),
+                d.hintBlocks(),
+                d.migrated(),
+                s == null ? -1 : s.pullNanos(),
+                s == null ? -1 : s.pullSource(),
+                d.restarts());
+        metrics.record(record);
+        if (stream == null) {
+            log.add(record);
+        } else {
+            stream.add(record);
+        }
+    }
+
+    /** Summary statistics so far. */
+    RequestMetrics metrics() {
+        return metrics;
+    }
+
+    /** Kept rows (empty when streamed). */
+    RequestLog log() {
+        return log;
+    }
+
+    /** Requests that completed on worker {@code w} so far. */
+    long completedOn(int w) {
+        return workerCompleted[w];
+    }
+
+    /** Requests ended (completed or rejected) so far. */
+    long ended() {
+        return metrics.completed + metrics.rejected;
+    }
+
+    /** The latest request end (or the time limit). */
+    long lastFinishNanos() {
+        return lastFinishNanos;
+    }
+
+    /** Closes the row stream, returning its SHA-256, or null when rows were kept. */
+    String closeStream() {
+        if (stream == null) {
+            return null;
+        }
+        stream.close();
+        return stream.sha256();
+    }
+}

@@ -1,0 +1,133 @@
+package io.servesim.run;
+
+import io.servesim.metrics.EngineCounters;
+import io.servesim.metrics.TimeSeries;
+import io.servesim.sim.EventHandler;
+import io.servesim.sim.EventQueue;
+import io.servesim.sim.Phase;
+
+/**
+ * The time-series sampler: one TELEMETRY event per tick, reading cluster totals kept up to date as ranks report
+ * load changes ({@link LoadTracker}: no scan of ranks; with per-worker rows, one pass over workers per tick). It
+ * stops rescheduling when it is the only event left, so it never keeps a finished run alive.
+ */
+final class TelemetrySampler implements EventHandler {
+    private final EventQueue queue;
+    private final long tickNanos;
+    private final boolean perWorker;
+    private final TimeSeries series;
+    private final Cluster cluster;
+    private final LoadTracker load;
+    private final EngineCounters counters;
+    private final RunRecorder recorder;
+    private final long usableBlocksTotal;
+    private long lastPrompt;
+    private long lastGenerated;
+    private long lastCompleted;
+    private long lastPullBytes;
+    private long[] lastWorkerPrompt;
+    private long[] lastWorkerGenerated;
+    private long[] lastWorkerCompleted;
+
+    TelemetrySampler(
+            EventQueue queue,
+            long tickNanos,
+            boolean perWorker,
+            TimeSeries series,
+            Cluster cluster,
+            LoadTracker load,
+            EngineCounters counters,
+            RunRecorder recorder) {
+        this.queue = queue;
+        this.tickNanos = tickNanos;
+        this.perWorker = perWorker;
+        this.series = series;
+        this.cluster = cluster;
+        this.load = load;
+        this.counters = counters;
+        this.recorder = recorder;
+        this.usableBlocksTotal =
+                (long) cluster.numRanks() * (cluster.deployment().numGpuBlocks() - 1);
+    }
+
+    /** Schedules the first tick (a tick of 0 means no time series). */
+    void start() {
+        if (tickNanos > 0) {
+            queue.schedule(tickNanos, Phase.TELEMETRY, 0, this, 0, 0);
+        }
+    }
+
+    @Override
+    public void onEvent(int kind, long payload) {
+        long now = queue.nowNanos();
+        double seconds = tickNanos / 1e9;
+        long prompt = counters.promptTokensComputed;
+        long generated = counters.generatedTokens;
+        long done = recorder.metrics().completed;
+        long pullBytes = counters.kvcrBytes;
+        long g2Capacity = cluster.g2().capacityBlocks();
+        series.add(
+                now,
+                -1,
+                (int) load.totalRunning(),
+                (int) load.totalWaiting(),
+                usableBlocksTotal == 0 ? 0 : 100.0 * load.totalUsedBlocks() / usableBlocksTotal,
+                g2Capacity == 0 ? 0 : 100.0 * cluster.g2().usedBlocks() / g2Capacity,
+                (prompt - lastPrompt) / seconds,
+                (generated - lastGenerated) / seconds,
+                done - lastCompleted,
+                cluster.movingPulls(),
+                (pullBytes - lastPullBytes) / seconds);
+        lastPrompt = prompt;
+        lastGenerated = generated;
+        lastCompleted = done;
+        lastPullBytes = pullBytes;
+        if (perWorker) {
+            perWorker(now, seconds);
+        }
+        if (!queue.isEmpty()) {
+            queue.schedule(now + tickNanos, Phase.TELEMETRY, 0, this, 0, 0);
+        }
+    }
+
+    private void perWorker(long now, double seconds) {
+        int workers = cluster.numWorkers();
+        if (lastWorkerPrompt == null) {
+            lastWorkerPrompt = new long[workers];
+            lastWorkerGenerated = new long[workers];
+            lastWorkerCompleted = new long[workers];
+        }
+        int dp = cluster.ranksPerWorker();
+        for (int w = 0; w < workers; w++) {
+            int run = 0;
+            int wait = 0;
+            long used = 0;
+            long prompt = 0;
+            long decode = 0;
+            for (int r = 0; r < dp; r++) {
+                int g = w * dp + r;
+                run += load.running(g);
+                wait += load.waiting(g);
+                used += load.usedBlocks(g);
+                prompt += cluster.rank(g).prefillTokens();
+                decode += cluster.rank(g).decodeTokens();
+            }
+            long completed = recorder.completedOn(w);
+            series.add(
+                    now,
+                    w,
+                    run,
+                    wait,
+                    100.0 * used / ((long) dp * (cluster.deployment().numGpuBlocks() - 1)),
+                    0,
+                    (prompt - lastWorkerPrompt[w]) / seconds,
+                    (decode - lastWorkerGenerated[w]) / seconds,
+                    completed - lastWorkerCompleted[w],
+                    0,
+                    0);
+            lastWorkerPrompt[w] = prompt;
+            lastWorkerGenerated[w] = decode;
+            lastWorkerCompleted[w] = completed;
+        }
+    }
+}
