@@ -24,6 +24,7 @@ public final class EngineRank {
     private final StepBatch batch = new StepBatch();
     private final ObjectArrayList<Sequence> finished = new ObjectArrayList<>();
     private StepDriver driver;
+    private TieredConnector connector;
     private StepObserver observer;
     private long busyNanos;
     private long passes;
@@ -54,7 +55,6 @@ public final class EngineRank {
         this.rankId = rankId;
         this.globalIndex = globalIndex;
         this.scheduler = new VllmScheduler(settings, counters);
-        this.scheduler.owner(this);
         this.timing = timing;
         this.clock = clock;
         this.listener = listener;
@@ -172,17 +172,31 @@ public final class EngineRank {
             long firstByteNanos,
             boolean sharedPool) {
         HostOffload o = new HostOffload(
+                this,
                 host,
                 transfers,
-                jobs.jobs,
+                jobs,
                 gpuEndpoint,
                 hostEndpoint,
                 blockBytes,
                 firstByteNanos,
                 sharedPool,
                 counters);
-        scheduler.offload(o);
-        o.attach(this);
+        connector().offload(o);
+    }
+
+    /** This rank's G2 link, or null without host offload. */
+    HostOffload hostOffload() {
+        return connector == null ? null : connector.offload();
+    }
+
+    /** This rank's KV connector, created when the first tier behind it is installed. */
+    TieredConnector connector() {
+        if (connector == null) {
+            connector = new TieredConnector(this, scheduler.settings().blockSize(), counters);
+            scheduler.connector(connector);
+        }
+        return connector;
     }
 
     /** A G2 copy landed: queues may have changed and blocks may be free again. */
@@ -234,7 +248,7 @@ public final class EngineRank {
         int maxModelLen = scheduler.settings().maxModelLen();
         Sequence s = new Sequence(request, routing, promptHashes, maxModelLen);
         if (request.promptLength() >= maxModelLen) {
-            s.finished = true;
+            s.finish();
             listener.onRequestFinished(this, s, true);
             return;
         }

@@ -5,7 +5,6 @@ import io.servesim.kv.HostPool;
 import io.servesim.kv.KvCacheManager;
 import io.servesim.metrics.EngineCounters;
 import io.servesim.transfer.TransferService;
-import it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
 
@@ -27,18 +26,9 @@ import it.unimi.dsi.fastutil.longs.LongArrayList;
  * bandwidth; the G2 endpoint is unlimited per rank, or the shared pool's cap for {@code cluster_shared}.
  */
 final class HostOffload {
-    /** A copy in flight; completed by the transfer service's listener. */
-    interface Job {
-        /** The copy landed. */
-        void done();
-
-        /** The copy was cancelled because an end of it failed: undo its holds on what survives. */
-        default void abort() {}
-    }
-
     private final HostPool host;
     private final TransferService transfers;
-    private final Int2ObjectOpenHashMap<Job> jobs;
+    private final CopyJobs jobs;
     private final int gpuEndpoint;
     private final int hostEndpoint;
     private final long blockBytes;
@@ -49,18 +39,20 @@ final class HostOffload {
     private final IntArrayList pendingBlocks = new IntArrayList();
     private final LongArrayList pendingHashes = new LongArrayList();
     private int pinnedForStore;
-    private EngineRank rank;
+    private final EngineRank rank;
 
     HostOffload(
+            EngineRank rank,
             HostPool host,
             TransferService transfers,
-            Int2ObjectOpenHashMap<Job> jobs,
+            CopyJobs jobs,
             int gpuEndpoint,
             int hostEndpoint,
             long blockBytes,
             long firstByteNanos,
             boolean sharedPool,
             EngineCounters counters) {
+        this.rank = rank;
         this.host = host;
         this.sharedPool = sharedPool;
         this.transfers = transfers;
@@ -70,11 +62,7 @@ final class HostOffload {
         this.blockBytes = blockBytes;
         this.firstByteNanos = firstByteNanos;
         this.counters = counters;
-    }
-
-    void attach(EngineRank owner) {
-        this.rank = owner;
-        owner.scheduler().kv().trackNewlyCached();
+        rank.scheduler().kv().trackNewlyCached();
     }
 
     /** G1 blocks pinned by stores in flight (for invariant checks). */
@@ -107,7 +95,7 @@ final class HostOffload {
         counters.g2StoreBytes += bytes;
         int id = transfers.submit(gpuEndpoint, hostEndpoint, bytes, firstByteNanos, 0);
         active.add(id);
-        jobs.put(id, new Job() {
+        jobs.add(id, new CopyJobs.Job() {
             @Override
             public void done() {
                 active.rem(id);
@@ -149,7 +137,7 @@ final class HostOffload {
         counters.g2Loads++;
         int id = transfers.submit(hostEndpoint, gpuEndpoint, bytes, firstByteNanos, 0);
         active.add(id);
-        jobs.put(id, new Job() {
+        jobs.add(id, new CopyJobs.Job() {
             @Override
             public void done() {
                 active.rem(id);
@@ -174,7 +162,7 @@ final class HostOffload {
             int id = active.getInt(i);
             transfers.cancel(id);
             transfers.release(id);
-            Job job = jobs.remove(id);
+            CopyJobs.Job job = jobs.remove(id);
             if (job != null) {
                 job.abort();
             }

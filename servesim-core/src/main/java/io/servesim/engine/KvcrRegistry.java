@@ -54,11 +54,12 @@ public final class KvcrRegistry {
     private final EngineCounters counters;
     private final StepBatch estimate = new StepBatch();
     private final Int2ObjectLinkedOpenHashMap<Pull> active = new Int2ObjectLinkedOpenHashMap<>();
+    private final int[] sourceHolds;
     private boolean[] draining;
     private boolean[] failed;
 
     /** One staged pull; completed by the transfer service's listener. */
-    private final class Pull implements HostOffload.Job {
+    private final class Pull implements CopyJobs.Job {
         final int id;
         final EngineRank destination;
         final EngineRank source;
@@ -89,9 +90,9 @@ public final class KvcrRegistry {
             if (sourceOnly) {
                 return; // nobody is left to receive the bytes
             }
-            long now = clock.nowNanos();
-            sequence.pullNanos = now - stagedNanos;
-            counters.kvcrPullNanos.record(sequence.pullNanos);
+            long pullNanos = clock.nowNanos() - stagedNanos;
+            sequence.pullLanded(pullNanos);
+            counters.kvcrPullNanos.record(pullNanos);
             counters.kvcrParkedNanos.record(startedNanos - stagedNanos);
             counters.kvcrLanded++;
             destination.scheduler().copyLanded(sequence);
@@ -110,7 +111,7 @@ public final class KvcrRegistry {
             for (long h : pinnedHashes) {
                 host.unpin(h);
             }
-            source.scheduler().heldForPulls -= heldBlocks.length;
+            sourceHolds[source.globalIndex()] -= heldBlocks.length;
             source.wakeByRegistry(); // released holds may unblock the source's own waiting requests
         }
     }
@@ -147,8 +148,9 @@ public final class KvcrRegistry {
         for (int w = 0; w < workers; w++) {
             nic[w] = transfers.addEndpoint(config.bandwidthGbps(), config.bandwidthGbps());
         }
+        this.sourceHolds = new int[ranks.length];
         for (EngineRank r : this.ranks) {
-            r.scheduler().kvcr(this);
+            r.connector().kvcr(this);
         }
     }
 
@@ -179,7 +181,7 @@ public final class KvcrRegistry {
             if (p.source.workerId() == worker) {
                 transfers.cancel(p.id);
                 transfers.release(p.id);
-                jobs.jobs.remove(p.id);
+                jobs.remove(p.id);
                 active.remove(p.id);
                 counters.kvcrAborted++;
                 if (p.destination.workerId() != worker && !p.sourceOnly) {
@@ -222,28 +224,34 @@ public final class KvcrRegistry {
         return transfers.peakMovingJobs();
     }
 
-    /** {@link #rejection}: the hinted source may serve pulls. */
-    static final int NO_REJECTION = 0;
+    /** Whether a hinted source may serve a pull, or why not. */
+    enum PullRejection {
+        /** The hinted source may serve pulls. */
+        NONE,
+        /** The hinted source is draining (it serves no new pulls). */
+        DRAINING_SOURCE,
+        /** The hinted source failed (its cache is gone). */
+        FAILED_SOURCE
+    }
 
-    /** {@link #rejection}: the hinted source is draining (it serves no new pulls). */
-    static final int DRAINING_SOURCE = 1;
-
-    /** {@link #rejection}: the hinted source failed (its cache is gone). */
-    static final int FAILED_SOURCE = 2;
-
-    /** Whether {@code s} may pull from its hinted source: {@link #NO_REJECTION}, or why not. */
-    int rejection(Sequence s) {
-        int w = s.routing.hintWorker();
+    /** Whether {@code s} may pull from its hinted source. */
+    PullRejection rejection(Sequence s) {
+        int w = s.routing().hintWorker();
         if (w < 0) {
-            return NO_REJECTION;
+            return PullRejection.NONE;
         }
         if (failed != null && failed[w]) {
-            return FAILED_SOURCE;
+            return PullRejection.FAILED_SOURCE;
         }
         if (draining != null && draining[w]) {
-            return DRAINING_SOURCE;
+            return PullRejection.DRAINING_SOURCE;
         }
-        return NO_REJECTION;
+        return PullRejection.NONE;
+    }
+
+    /** G1 blocks of {@code rank} held as the source of pulls in flight. */
+    int sourceHolds(EngineRank rank) {
+        return sourceHolds[rank.globalIndex()];
     }
 
     /**
@@ -258,14 +266,14 @@ public final class KvcrRegistry {
         int n = g1Run(source, s, maxHit);
         HostPool host = privatePool(source);
         if (host != null) {
-            n += host.peekReadyRun(s.table.hashesView(), n, maxHit);
+            n += host.peekReadyRun(s.table().hashesView(), n, maxHit);
         }
         return n;
     }
 
     private static int g1Run(EngineRank source, Sequence s, int maxHit) {
         BlockPool pool = source.scheduler().pool();
-        long[] hashes = s.table.hashesView();
+        long[] hashes = s.table().hashesView();
         int n = 0;
         while (n < maxHit && pool.lookup(hashes[n]) >= 0) {
             n++;
@@ -274,13 +282,13 @@ public final class KvcrRegistry {
     }
 
     private static HostPool privatePool(EngineRank rank) {
-        HostOffload o = rank.scheduler().offload();
+        HostOffload o = rank.hostOffload();
         return o == null ? null : o.privatePool();
     }
 
     private EngineRank source(Sequence s) {
-        int w = s.routing.hintWorker();
-        return w < 0 ? null : ranks[w * ranksPerWorker + s.routing.hintRank()];
+        int w = s.routing().hintWorker();
+        return w < 0 ? null : ranks[w * ranksPerWorker + s.routing().hintRank()];
     }
 
     /**
@@ -307,7 +315,7 @@ public final class KvcrRegistry {
     void stage(EngineRank destination, Sequence s, int from, int count) {
         EngineRank source = source(s);
         BlockPool pool = source.scheduler().pool();
-        long[] hashes = s.table.hashesView();
+        long[] hashes = s.table().hashesView();
         int g1 = Math.max(0, Math.min(g1Run(source, s, from + count) - from, count));
         int[] held = new int[g1];
         for (int i = 0; i < g1; i++) {
@@ -324,14 +332,14 @@ public final class KvcrRegistry {
             }
             counters.kvcrSourceG2Blocks += pinned.length;
         }
-        source.scheduler().heldForPulls += g1; // G1 references (G2 pins do not hold GPU blocks)
+        sourceHolds[source.globalIndex()] += g1; // G1 references (G2 pins do not hold GPU blocks)
         long bytes = blockBytes * count;
         counters.kvcrStaged++;
         counters.kvcrBytes += bytes;
-        s.pullSource = source.workerId();
+        s.pullStaged(source.workerId());
         int id = transfers.submit(nic[source.workerId()], nic[destination.workerId()], bytes, firstByteNanos, 0);
         Pull p = new Pull(id, destination, source, s, from, held, pinned);
         active.put(id, p);
-        jobs.jobs.put(id, p);
+        jobs.add(id, p);
     }
 }

@@ -9,35 +9,31 @@ import io.servesim.workload.Request;
  * computed (KV written or scheduled), the block table, and the timestamps metrics need.
  */
 public final class Sequence {
-    final Request request;
-    final RoutingDecision routing;
+    private final Request request;
+    private final RoutingDecision routing;
     private long[] promptHashes;
-    final int promptLength;
-    final int targetOutputTokens;
-    final BlockTable table = new BlockTable();
-    int numOutputTokens;
-    int numComputedTokens;
-    int preemptions;
-    int cachedTokensAtFirstAdmission = -1;
-    long firstScheduledNanos = -1;
-    long firstTokenNanos = -1;
-    long lastTokenNanos = -1;
-    boolean running;
-    boolean finished;
-    /** A G2 load for this request landed; it is scheduled from the head of waiting. */
-    boolean loaded;
-    /** Blocks held after the load (G1 hits + loaded blocks). */
-    int loadedBlocks;
-
-    int g1TokensAtFirstAdmission;
-    int remoteTokensAtFirstAdmission;
-    int pendingRemoteTokens;
-    int pendingCopies;
-    int targetBlocks;
-    long pullNanos = -1;
-    int pullSource = -1;
-    int g2TokensAtFirstAdmission;
-    int pendingG2Tokens;
+    private final int promptLength;
+    private final int targetOutputTokens;
+    private final BlockTable table = new BlockTable();
+    private int numOutputTokens;
+    private int numComputedTokens;
+    private int preemptions;
+    private int cachedTokensAtFirstAdmission = -1;
+    private int g2TokensAtFirstAdmission;
+    private int remoteTokensAtFirstAdmission;
+    private long firstScheduledNanos = -1;
+    private long firstTokenNanos = -1;
+    private long lastTokenNanos = -1;
+    private boolean finished;
+    // copies in flight or landed before admission (G2 loads, KVCR pulls; see KvConnector)
+    private boolean loaded;
+    private int loadedBlocks;
+    private int pendingCopies;
+    private int targetBlocks;
+    private int pendingG2Tokens;
+    private int pendingRemoteTokens;
+    private long pullNanos = -1;
+    private int pullSource = -1;
 
     Sequence(Request request, int maxModelLen) {
         this(request, RoutingDecision.NONE, null, maxModelLen);
@@ -68,6 +64,11 @@ public final class Sequence {
         return routing;
     }
 
+    /** Prompt length in tokens. */
+    public int promptLength() {
+        return promptLength;
+    }
+
     /** Prompt plus generated tokens. */
     public int numTokens() {
         return promptLength + numOutputTokens;
@@ -91,11 +92,6 @@ public final class Sequence {
     /** Prefix-hit tokens at first admission, or -1 before it. */
     public int cachedTokensAtFirstAdmission() {
         return cachedTokensAtFirstAdmission;
-    }
-
-    /** Prompt tokens hit in G1 at first admission. */
-    public int g1TokensAtFirstAdmission() {
-        return g1TokensAtFirstAdmission;
     }
 
     /** Prompt tokens loaded from G2 at first admission. */
@@ -123,7 +119,7 @@ public final class Sequence {
         return table;
     }
 
-    /** Whether the request has finished. */
+    /** Whether the request has finished (or was rejected). */
     public boolean finished() {
         return finished;
     }
@@ -141,6 +137,141 @@ public final class Sequence {
     /** Virtual time of the latest output token, or -1. */
     public long lastTokenNanos() {
         return lastTokenNanos;
+    }
+
+    /** Whether it has produced no output token yet (its prompt counts as pending prefill work). */
+    boolean awaitingFirstToken() {
+        return firstTokenNanos < 0;
+    }
+
+    /** Its computed tokens advance to {@code tokens} (schedule time, or admission over a prefix hit). */
+    void computedTo(int tokens) {
+        numComputedTokens = tokens;
+    }
+
+    /**
+     * Admitted from waiting with {@code computed} tokens already in KV ({@code g2Tokens} of them loaded from G2 and
+     * {@code remoteTokens} pulled); at its first admission the hit and the time are recorded.
+     *
+     * @return whether this was its first admission
+     */
+    boolean admitted(long nowNanos, int computed, int g2Tokens, int remoteTokens) {
+        numComputedTokens = computed;
+        if (cachedTokensAtFirstAdmission >= 0) {
+            return false;
+        }
+        cachedTokensAtFirstAdmission = computed;
+        g2TokensAtFirstAdmission = g2Tokens;
+        remoteTokensAtFirstAdmission = remoteTokens;
+        firstScheduledNanos = nowNanos;
+        return true;
+    }
+
+    /** Preempted (recompute): its computed tokens are gone. */
+    void preempted() {
+        numComputedTokens = 0;
+        preemptions++;
+    }
+
+    /**
+     * Samples one output token at {@code nowNanos}.
+     *
+     * @return the gap since its previous token, or -1 for its first token
+     */
+    long tokenSampled(long nowNanos) {
+        numOutputTokens++;
+        long gap = firstTokenNanos < 0 ? -1 : nowNanos - lastTokenNanos;
+        if (firstTokenNanos < 0) {
+            firstTokenNanos = nowNanos;
+        }
+        lastTokenNanos = nowNanos;
+        return gap;
+    }
+
+    /** Whether it has all the output tokens it will get (requested, or capped by max_model_len). */
+    boolean reachedTarget() {
+        return numOutputTokens >= targetOutputTokens;
+    }
+
+    /** It leaves the rank: finished, or rejected at submission. */
+    void finish() {
+        finished = true;
+    }
+
+    /** Copies into it started: {@code g2Tokens} from G2, {@code remoteTokens} pulled; blocks up to {@code target}. */
+    void loadStarted(int g2Tokens, int remoteTokens, int target, int copies) {
+        pendingG2Tokens = g2Tokens;
+        pendingRemoteTokens = remoteTokens;
+        targetBlocks = target;
+        pendingCopies = copies;
+    }
+
+    /** One of its copies landed; true when none is left. */
+    boolean copyLanded() {
+        return --pendingCopies == 0;
+    }
+
+    /** Blocks it will hold once its copies land (its local hits plus the copied ones). */
+    int targetBlocks() {
+        return targetBlocks;
+    }
+
+    /** Its copies landed: it holds {@code heldBlocks} cached blocks and waits at the head to be admitted. */
+    void landed(int heldBlocks) {
+        loaded = true;
+        loadedBlocks = heldBlocks;
+    }
+
+    /** Whether its copies landed and it has not been admitted since. */
+    boolean loaded() {
+        return loaded;
+    }
+
+    /** Blocks held after its copies landed. */
+    int loadedBlocks() {
+        return loadedBlocks;
+    }
+
+    /** Tokens its G2 load brings. */
+    int pendingG2Tokens() {
+        return pendingG2Tokens;
+    }
+
+    /** Tokens its KVCR pull brings (0 once consumed, released or aborted). */
+    int pendingRemoteTokens() {
+        return pendingRemoteTokens;
+    }
+
+    /** Admission consumed what its copies loaded. */
+    void loadConsumed() {
+        loaded = false;
+        pendingRemoteTokens = 0;
+        pendingG2Tokens = 0;
+    }
+
+    /** It gave back the blocks its copies filled (they stay cached) before admission. */
+    void loadReleased() {
+        pendingRemoteTokens = 0;
+        loaded = false;
+        loadedBlocks = 0;
+    }
+
+    /** Its KVCR pull from worker {@code sourceWorker} was staged. */
+    void pullStaged(int sourceWorker) {
+        pullSource = sourceWorker;
+    }
+
+    /** Its KVCR pull landed {@code nanos} after staging. */
+    void pullLanded(long nanos) {
+        pullNanos = nanos;
+    }
+
+    /** Its KVCR pull was aborted (the source failed): it will hold blocks only up to {@code from}. */
+    void pullAborted(int from) {
+        targetBlocks = from;
+        pendingRemoteTokens = 0;
+        pullNanos = -1;
+        pullSource = -1;
     }
 
     /** Extends the table's chained hashes to every full block of the known tokens. */

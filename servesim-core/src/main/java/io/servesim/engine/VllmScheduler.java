@@ -41,11 +41,8 @@ public final class VllmScheduler {
     private final ObjectArrayList<Sequence> running = new ObjectArrayList<>();
     private final java.util.ArrayDeque<Sequence> waiting = new java.util.ArrayDeque<>();
     private final ObjectArrayList<Sequence> loading = new ObjectArrayList<>();
-    private HostOffload offload;
-    private KvcrRegistry kvcr;
-    private EngineRank owner;
+    private KvConnector connector;
     private long heldByWaiting;
-    int heldForPulls;
     private final IntArrayList hits = new IntArrayList();
     private final IntArrayList noHits = new IntArrayList();
     private Sequence[] scheduled = new Sequence[16];
@@ -112,46 +109,35 @@ public final class VllmScheduler {
         if (h == null) {
             return "none";
         }
-        return "tokens=" + h.numTokens() + " computed=" + h.numComputedTokens + " blocks=" + h.table.numBlocks()
-                + " loaded=" + h.loaded + " hashes=" + h.table.numHashes();
+        return "tokens=" + h.numTokens() + " computed=" + h.numComputedTokens() + " blocks="
+                + h.table().numBlocks() + " loaded=" + h.loaded() + " hashes="
+                + h.table().numHashes();
     }
 
     /** Blocks of this rank held as the source of KVCR pulls in flight. */
     public int heldForPulls() {
-        return heldForPulls;
+        return connector == null ? 0 : connector.heldForPulls();
     }
 
     /** G1 blocks pinned by G2 stores in flight. */
     public int pinnedForStore() {
-        return offload == null ? 0 : offload.pinnedForStore();
+        return connector == null ? 0 : connector.pinnedForStore();
     }
 
     KvCacheManager kv() {
         return kv;
     }
 
-    void kvcr(KvcrRegistry registry) {
-        this.kvcr = registry;
-    }
-
-    void owner(EngineRank rank) {
-        this.owner = rank;
+    /** Installs the KV connector (G2 host tier and/or KVCR) this rank's scheduler talks to. */
+    void connector(KvConnector kvConnector) {
+        this.connector = kvConnector;
     }
 
     /** One copy (G2 load or KVCR pull) of a waiting request landed; when all have, it can be scheduled. */
     void copyLanded(Sequence s) {
-        if (--s.pendingCopies == 0) {
-            loadLanded(s, s.targetBlocks);
+        if (s.copyLanded()) {
+            loadLanded(s, s.targetBlocks());
         }
-    }
-
-    void offload(HostOffload hostOffload) {
-        this.offload = hostOffload;
-    }
-
-    /** This rank's G2 link, or null without host offload. */
-    HostOffload offload() {
-        return offload;
     }
 
     /**
@@ -160,11 +146,8 @@ public final class VllmScheduler {
      * still lands.
      */
     void pullAborted(Sequence s, int from) {
-        kv.freeTail(s.table, from);
-        s.targetBlocks = from;
-        s.pendingRemoteTokens = 0;
-        s.pullNanos = -1;
-        s.pullSource = -1;
+        kv.freeTail(s.table(), from);
+        s.pullAborted(from);
         copyLanded(s);
     }
 
@@ -192,18 +175,17 @@ public final class VllmScheduler {
         scheduledCount = 0;
         heldByWaiting = 0;
         pendingPromptTokens = 0;
-        if (offload != null) {
-            offload.abortAll();
+        if (connector != null) {
+            connector.abortAll();
         }
     }
 
     /** A G2 load landed: cache the loaded blocks and put the request at the head of waiting. */
     void loadLanded(Sequence s, int heldBlocks) {
-        kv.cacheLoaded(s.table, heldBlocks);
+        kv.cacheLoaded(s.table(), heldBlocks);
         loading.remove(s);
-        heldByWaiting += s.table.numBlocks();
-        s.loaded = true;
-        s.loadedBlocks = heldBlocks;
+        heldByWaiting += s.table().numBlocks();
+        s.landed(heldBlocks);
         waiting.addFirst(s);
     }
 
@@ -250,7 +232,7 @@ public final class VllmScheduler {
     /** Appends a new request to the waiting queue. */
     public void addRequest(Sequence s) {
         waiting.addLast(s);
-        pendingPromptTokens += s.promptLength;
+        pendingPromptTokens += s.promptLength();
     }
 
     /**
@@ -275,20 +257,20 @@ public final class VllmScheduler {
         int budget = settings.maxNumBatchedTokens();
         scheduledCount = 0;
         boolean preempted = false;
-        if (offload != null) {
-            offload.storePrevious(kv); // the offloading connector defers stores to the next step's start
+        if (connector != null) {
+            connector.beforeSchedule(kv);
         }
 
         // A. Running loop.
         int i = 0;
         while (i < running.size() && budget > 0) {
             Sequence r = running.get(i);
-            int numNew = r.numTokens() - r.numComputedTokens;
+            int numNew = r.numTokens() - r.numComputedTokens();
             if (threshold > 0 && numNew > threshold) {
                 numNew = threshold;
             }
             numNew = Math.min(numNew, budget);
-            numNew = Math.min(numNew, maxModelLen - 1 - r.numComputedTokens);
+            numNew = Math.min(numNew, maxModelLen - 1 - r.numComputedTokens());
             if (numNew <= 0) {
                 i++;
                 continue;
@@ -298,7 +280,8 @@ public final class VllmScheduler {
             }
             boolean allocated;
             while (true) {
-                allocated = kv.allocateSlots(r.table, r.numComputedTokens, noHits, numNew, r.numTokens(), maxModelLen);
+                allocated =
+                        kv.allocateSlots(r.table(), r.numComputedTokens(), noHits, numNew, r.numTokens(), maxModelLen);
                 if (allocated) {
                     break;
                 }
@@ -345,19 +328,19 @@ public final class VllmScheduler {
         for (int k = 0; k < scheduledCount; k++) {
             Sequence r = scheduled[k];
             int n = scheduledTokens[k];
-            int context = r.numComputedTokens;
-            boolean decode = n == 1 && context >= r.promptLength && context == r.numTokens() - 1;
+            int context = r.numComputedTokens();
+            int prompt = r.promptLength();
+            boolean decode = n == 1 && context >= prompt && context == r.numTokens() - 1;
             batch.add(n, context, decode);
-            r.numComputedTokens = context + n;
-            if (r.firstTokenNanos < 0) {
-                pendingPromptTokens -=
-                        Math.max(0, Math.min(context + n, r.promptLength) - Math.min(context, r.promptLength));
+            r.computedTo(context + n);
+            if (r.awaitingFirstToken()) {
+                pendingPromptTokens -= Math.max(0, Math.min(context + n, prompt) - Math.min(context, prompt));
             }
             total += n;
         }
         lastStepTokens = total;
-        if (offload != null) {
-            offload.collect(kv);
+        if (connector != null) {
+            connector.afterSchedule(kv);
         }
         preemptedLastStep = preempted;
         counters.scheduledTokens += total;
@@ -382,47 +365,27 @@ public final class VllmScheduler {
             int g2Tokens = 0;
             int remoteTokens = 0;
             IntArrayList admissionHits = hits;
-            if (r.loaded) {
-                // back from a G2 load: its blocks are held and cached; vLLM counts them as computed
-                computed = Math.min(r.loadedBlocks * blockSize, r.numTokens() - 1);
-                g2Tokens = r.pendingG2Tokens + r.pendingRemoteTokens; // both are off-GPU-hit tokens
-                remoteTokens = r.pendingRemoteTokens;
+            if (r.loaded()) {
+                // back from a G2 load or KVCR pull: its blocks are held and cached; vLLM counts them as computed
+                computed = Math.min(r.loadedBlocks() * blockSize, r.numTokens() - 1);
+                g2Tokens = r.pendingG2Tokens();
+                remoteTokens = r.pendingRemoteTokens();
                 admissionHits = noHits;
             } else {
-                int hitBlocks = kv.findPrefixHit(r.table, r.numTokens(), hits);
+                int hitBlocks = kv.findPrefixHit(r.table(), r.numTokens(), hits);
                 computed = hitBlocks * blockSize;
-                if ((offload != null || kvcr != null) && settings.prefixCaching()) {
-                    int maxHit = Math.min((r.numTokens() - 1) / blockSize, r.table.numHashes());
-                    int g2Blocks = offload == null ? 0 : offload.readyRun(r.table.hashesView(), hitBlocks, maxHit);
-                    int remote = 0;
-                    if (kvcr != null && r.routing.hasHint()) {
-                        int local = hitBlocks + g2Blocks;
-                        int rejection = kvcr.rejection(r);
-                        int extra = rejection == KvcrRegistry.FAILED_SOURCE ? 0 : kvcr.sourceBlocks(r, maxHit) - local;
-                        if (rejection == KvcrRegistry.FAILED_SOURCE) {
-                            counters.kvcrRejectedFailed++; // the hinted worker and its cache are gone: recompute
-                        } else if (extra > 0 && rejection == KvcrRegistry.DRAINING_SOURCE) {
-                            counters.kvcrRejectedDraining++; // a draining worker is no pull source: recompute
-                        } else if (extra > 0 && kvcr.worthPulling(extra, blockSize, local * blockSize)) {
-                            remote = extra;
-                        }
-                    }
-                    if (g2Blocks + remote > 0) {
-                        if (!kv.allocateForLoad(r.table, hits, g2Blocks + remote)) {
+                if (connector != null && settings.prefixCaching()) {
+                    // vLLM's get_num_new_matched_tokens: KV beyond the local hit that can be loaded asynchronously
+                    int maxHit =
+                            Math.min((r.numTokens() - 1) / blockSize, r.table().numHashes());
+                    int external = connector.matchExternal(r, hitBlocks, maxHit);
+                    if (external > 0) {
+                        if (!kv.allocateForLoad(r.table(), hits, external)) {
                             break; // head-of-line blocking, as for any allocation failure
                         }
                         waiting.pollFirst();
                         loading.add(r);
-                        r.pendingG2Tokens = g2Blocks * blockSize;
-                        r.pendingRemoteTokens = remote * blockSize;
-                        r.targetBlocks = hitBlocks + g2Blocks + remote;
-                        r.pendingCopies = (g2Blocks > 0 ? 1 : 0) + (remote > 0 ? 1 : 0);
-                        if (g2Blocks > 0) {
-                            offload.startLoad(r, hitBlocks, g2Blocks, r.table.hashesView());
-                        }
-                        if (remote > 0) {
-                            kvcr.stage(owner, r, hitBlocks + g2Blocks, remote);
-                        }
+                        connector.startLoad(r, hitBlocks); // update_state_after_alloc
                         continue; // async copies use no token budget and no running slot
                     }
                 }
@@ -436,37 +399,26 @@ public final class VllmScheduler {
             }
             numNew = Math.min(numNew, budget);
             if (!kv.allocateSlots(
-                    r.table, r.loaded ? computed : 0, admissionHits, numNew, r.numTokens(), maxModelLen)) {
+                    r.table(), r.loaded() ? computed : 0, admissionHits, numNew, r.numTokens(), maxModelLen)) {
                 break;
             }
-            if (r.loaded) {
-                heldByWaiting -= r.loadedBlocks;
-                r.loaded = false;
-                if (r.pendingRemoteTokens > 0) {
-                    counters.kvcrCompleted++; // the landed pull is consumed by this admission
-                    r.pendingRemoteTokens = 0;
-                }
-                r.pendingG2Tokens = 0;
+            if (r.loaded()) {
+                heldByWaiting -= r.loadedBlocks();
+                connector.loadConsumed(r);
+                r.loadConsumed();
             }
             waiting.pollFirst();
             running.add(r);
-            r.running = true;
-            r.numComputedTokens = computed;
-            if (r.firstTokenNanos < 0) {
-                pendingPromptTokens -= Math.min(computed, r.promptLength);
+            if (r.awaitingFirstToken()) {
+                pendingPromptTokens -= Math.min(computed, r.promptLength());
             }
             counters.admissions++;
             counters.admissionTokens += r.numTokens();
             counters.admissionHitTokens += computed;
-            if (r.cachedTokensAtFirstAdmission < 0) {
-                r.cachedTokensAtFirstAdmission = computed;
-                r.g2TokensAtFirstAdmission = g2Tokens - remoteTokens;
-                r.remoteTokensAtFirstAdmission = remoteTokens;
-                r.g1TokensAtFirstAdmission = computed - g2Tokens;
-                counters.firstAdmissionG2Tokens += g2Tokens - remoteTokens;
+            if (r.admitted(nowNanos, computed, g2Tokens, remoteTokens)) {
+                counters.firstAdmissionG2Tokens += g2Tokens;
                 counters.firstAdmissionRemoteTokens += remoteTokens;
-                r.firstScheduledNanos = nowNanos;
-                counters.firstAdmissionTokens += r.promptLength;
+                counters.firstAdmissionTokens += r.promptLength();
                 counters.firstAdmissionHitTokens += computed;
             }
             record(r, numNew);
@@ -477,14 +429,10 @@ public final class VllmScheduler {
 
     private void releaseLandedLoads() {
         for (Sequence w : waiting) {
-            if (w.loaded) {
-                if (w.pendingRemoteTokens > 0) {
-                    counters.kvcrDetached++;
-                    w.pendingRemoteTokens = 0;
-                }
-                kv.free(w.table);
-                w.loaded = false;
-                w.loadedBlocks = 0;
+            if (w.loaded()) {
+                connector.loadReleased(w);
+                w.loadReleased();
+                kv.free(w.table());
             }
         }
         heldByWaiting = 0;
@@ -501,15 +449,12 @@ public final class VllmScheduler {
         for (int k = 0; k < scheduledCount; k++) {
             Sequence r = scheduled[k];
             scheduled[k] = null;
-            if (r.numComputedTokens < r.numTokens()) {
+            if (r.numComputedTokens() < r.numTokens()) {
                 continue; // a non-final prefill chunk samples no token
             }
-            r.numOutputTokens++;
             counters.generatedTokens++;
-            if (r.firstTokenNanos < 0) {
-                r.firstTokenNanos = nowNanos;
-            } else {
-                long gap = nowNanos - r.lastTokenNanos;
+            long gap = r.tokenSampled(nowNanos);
+            if (gap >= 0) {
                 if (gap != gapValue) {
                     // most decodes of a step share one gap (the pass time): record runs, not tokens
                     counters.itlNanos.record(gapValue, gapCount);
@@ -518,11 +463,9 @@ public final class VllmScheduler {
                 }
                 gapCount++;
             }
-            r.lastTokenNanos = nowNanos;
-            if (r.numOutputTokens >= r.targetOutputTokens) {
-                r.finished = true;
-                r.running = false;
-                kv.free(r.table);
+            if (r.reachedTarget()) {
+                r.finish();
+                kv.free(r.table());
                 finishedOut.add(r);
             }
         }
@@ -532,7 +475,7 @@ public final class VllmScheduler {
             int w = 0;
             for (int k = 0, n = running.size(); k < n; k++) {
                 Sequence s = running.get(k);
-                if (!s.finished) {
+                if (!s.finished()) {
                     running.set(w++, s);
                 }
             }
@@ -542,13 +485,11 @@ public final class VllmScheduler {
     }
 
     private void preempt(Sequence victim) {
-        if (victim.firstTokenNanos < 0) {
-            pendingPromptTokens += Math.min(victim.numComputedTokens, victim.promptLength);
+        if (victim.awaitingFirstToken()) {
+            pendingPromptTokens += Math.min(victim.numComputedTokens(), victim.promptLength());
         }
-        kv.free(victim.table);
-        victim.numComputedTokens = 0;
-        victim.preemptions++;
-        victim.running = false;
+        kv.free(victim.table());
+        victim.preempted();
         waiting.addFirst(victim);
         counters.preemptions++;
         preemptions++;
