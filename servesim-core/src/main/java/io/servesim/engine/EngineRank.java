@@ -1,6 +1,5 @@
 package io.servesim.engine;
 
-import io.servesim.metrics.EngineCounters;
 import io.servesim.sim.SimClock;
 import io.servesim.timing.StepBatch;
 import io.servesim.timing.TimingModel;
@@ -20,7 +19,7 @@ public final class EngineRank {
     private final TimingModel timing;
     private final SimClock clock;
     private final EngineListener listener;
-    private final EngineCounters counters;
+    private final OffloadCounters offloadCounters;
     private final StepBatch batch = new StepBatch();
     private final ObjectArrayList<Sequence> finished = new ObjectArrayList<>();
     private StepDriver driver;
@@ -50,15 +49,16 @@ public final class EngineRank {
             TimingModel timing,
             SimClock clock,
             EngineListener listener,
-            EngineCounters counters) {
+            SchedulerCounters schedulerCounters,
+            OffloadCounters offloadCounters) {
         this.workerId = workerId;
         this.rankId = rankId;
         this.globalIndex = globalIndex;
-        this.scheduler = new VllmScheduler(settings, counters);
+        this.scheduler = new VllmScheduler(settings, schedulerCounters);
         this.timing = timing;
         this.clock = clock;
         this.listener = listener;
-        this.counters = counters;
+        this.offloadCounters = offloadCounters;
     }
 
     /** The worker id. */
@@ -181,7 +181,7 @@ public final class EngineRank {
                 blockBytes,
                 firstByteNanos,
                 sharedPool,
-                counters);
+                offloadCounters);
         connector().offload(o);
     }
 
@@ -193,7 +193,7 @@ public final class EngineRank {
     /** This rank's KV connector, created when the first tier behind it is installed. */
     TieredConnector connector() {
         if (connector == null) {
-            connector = new TieredConnector(this, scheduler.settings().blockSize(), counters);
+            connector = new TieredConnector(this, scheduler.settings().blockSize());
             scheduler.connector(connector);
         }
         return connector;
@@ -273,9 +273,7 @@ public final class EngineRank {
             listener.onLoadChanged(this); // queue lengths, pending prompt tokens or used blocks changed
         }
         if (tokens > 0) {
-            counters.steps++;
             prefillTokens += batch.prefillTokens();
-            counters.promptTokensComputed += batch.prefillTokens();
             decodeTokens += batch.decodeRequests();
             peakUsedBlocks = Math.max(peakUsedBlocks, scheduler.pool().usedBlocks());
         }

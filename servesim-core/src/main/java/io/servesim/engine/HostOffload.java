@@ -3,7 +3,6 @@ package io.servesim.engine;
 import io.servesim.kv.BlockPool;
 import io.servesim.kv.HostPool;
 import io.servesim.kv.KvCacheManager;
-import io.servesim.metrics.EngineCounters;
 import io.servesim.transfer.TransferService;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
@@ -33,7 +32,7 @@ final class HostOffload {
     private final int hostEndpoint;
     private final long blockBytes;
     private final long firstByteNanos;
-    private final EngineCounters counters;
+    private final OffloadCounters counters;
     private final IntArrayList active = new IntArrayList(); // this rank's copies in flight, in submission order
     private final boolean sharedPool;
     private final IntArrayList pendingBlocks = new IntArrayList();
@@ -51,7 +50,7 @@ final class HostOffload {
             long blockBytes,
             long firstByteNanos,
             boolean sharedPool,
-            EngineCounters counters) {
+            OffloadCounters counters) {
         this.rank = rank;
         this.host = host;
         this.sharedPool = sharedPool;
@@ -92,7 +91,7 @@ final class HostOffload {
         }
         pinnedForStore += blocks.size();
         long bytes = blockBytes * blocks.size();
-        counters.g2StoreBytes += bytes;
+        counters.storeStarted(bytes);
         int id = transfers.submit(gpuEndpoint, hostEndpoint, bytes, firstByteNanos, 0);
         active.add(id);
         jobs.add(id, new CopyJobs.Job() {
@@ -133,8 +132,7 @@ final class HostOffload {
             host.pin(hashes[i]);
         }
         long bytes = blockBytes * count;
-        counters.g2LoadBytes += bytes;
-        counters.g2Loads++;
+        counters.loadStarted(bytes);
         int id = transfers.submit(hostEndpoint, gpuEndpoint, bytes, firstByteNanos, 0);
         active.add(id);
         jobs.add(id, new CopyJobs.Job() {

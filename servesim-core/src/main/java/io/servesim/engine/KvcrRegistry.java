@@ -3,7 +3,7 @@ package io.servesim.engine;
 import io.servesim.config.KvcrConfig;
 import io.servesim.kv.BlockPool;
 import io.servesim.kv.HostPool;
-import io.servesim.metrics.EngineCounters;
+import io.servesim.metrics.LatencyDistribution;
 import io.servesim.sim.SimClock;
 import io.servesim.timing.StepBatch;
 import io.servesim.timing.TimingModel;
@@ -51,7 +51,19 @@ public final class KvcrRegistry {
     private final long firstByteNanos;
     private final TimingModel timing;
     private final SimClock clock;
-    private final EngineCounters counters;
+    private long staged;
+    private long landed;
+    private long completed;
+    private long detached;
+    private long aborted;
+    private long sourceOnly;
+    private long rejectedDraining;
+    private long rejectedFailed;
+    private long rejectedCost;
+    private long sourceG2Blocks;
+    private long bytes;
+    private final LatencyDistribution pullNanos = new LatencyDistribution();
+    private final LatencyDistribution parkedNanos = new LatencyDistribution();
     private final StepBatch estimate = new StepBatch();
     private final Int2ObjectLinkedOpenHashMap<Pull> active = new Int2ObjectLinkedOpenHashMap<>();
     private final int[] sourceHolds;
@@ -90,11 +102,11 @@ public final class KvcrRegistry {
             if (sourceOnly) {
                 return; // nobody is left to receive the bytes
             }
-            long pullNanos = clock.nowNanos() - stagedNanos;
-            sequence.pullLanded(pullNanos);
-            counters.kvcrPullNanos.record(pullNanos);
-            counters.kvcrParkedNanos.record(startedNanos - stagedNanos);
-            counters.kvcrLanded++;
+            long pullTime = clock.nowNanos() - stagedNanos;
+            sequence.pullLanded(pullTime);
+            pullNanos.record(pullTime);
+            parkedNanos.record(startedNanos - stagedNanos);
+            landed++;
             destination.scheduler().copyLanded(sequence);
             destination.wakeByRegistry();
         }
@@ -132,7 +144,7 @@ public final class KvcrRegistry {
             long blockBytes,
             TimingModel timing,
             SimClock clock,
-            EngineCounters counters) {
+            long exactSamples) {
         this.config = config;
         this.transfers = transfers;
         this.jobs = jobs;
@@ -142,7 +154,8 @@ public final class KvcrRegistry {
         this.firstByteNanos = Math.round(config.firstByteMs() * 1e6);
         this.timing = timing;
         this.clock = clock;
-        this.counters = counters;
+        pullNanos.exactLimit(exactSamples);
+        parkedNanos.exactLimit(exactSamples);
         int workers = ranks.length / ranksPerWorker;
         this.nic = new int[workers];
         for (int w = 0; w < workers; w++) {
@@ -183,14 +196,14 @@ public final class KvcrRegistry {
                 transfers.release(p.id);
                 jobs.remove(p.id);
                 active.remove(p.id);
-                counters.kvcrAborted++;
+                aborted++;
                 if (p.destination.workerId() != worker && !p.sourceOnly) {
                     p.destination.scheduler().pullAborted(p.sequence, p.from);
                     p.destination.wakeByRegistry();
                 }
             } else if (!p.sourceOnly) {
                 p.sourceOnly = true;
-                counters.kvcrSourceOnly++;
+                sourceOnly++;
             }
         }
     }
@@ -216,7 +229,7 @@ public final class KvcrRegistry {
 
     /** Pulls whose bytes landed but whose request has not been admitted (or released its blocks) yet. */
     public long landedUnconsumed() {
-        return counters.kvcrLanded - counters.kvcrCompleted - counters.kvcrDetached;
+        return landed - completed - detached;
     }
 
     /** The most pulls that were moving at once. */
@@ -307,7 +320,7 @@ public final class KvcrRegistry {
         if (pull < timing.stepNanos(estimate)) {
             return true;
         }
-        counters.kvcrRejectedCost++;
+        rejectedCost++;
         return false;
     }
 
@@ -330,16 +343,91 @@ public final class KvcrRegistry {
                 pinned[i] = hashes[from + g1 + i];
                 host.pin(pinned[i]);
             }
-            counters.kvcrSourceG2Blocks += pinned.length;
+            sourceG2Blocks += pinned.length;
         }
         sourceHolds[source.globalIndex()] += g1; // G1 references (G2 pins do not hold GPU blocks)
-        long bytes = blockBytes * count;
-        counters.kvcrStaged++;
-        counters.kvcrBytes += bytes;
+        long pullBytes = blockBytes * count;
+        staged++;
+        bytes += pullBytes;
         s.pullStaged(source.workerId());
-        int id = transfers.submit(nic[source.workerId()], nic[destination.workerId()], bytes, firstByteNanos, 0);
+        int id = transfers.submit(nic[source.workerId()], nic[destination.workerId()], pullBytes, firstByteNanos, 0);
         Pull p = new Pull(id, destination, source, s, from, held, pinned);
         active.put(id, p);
         jobs.add(id, p);
     }
+
+    /** A hinted request recomputes because its source worker failed. */
+    void rejectedFailedSource() {
+        rejectedFailed++;
+    }
+
+    /** A hinted request recomputes because its source worker drains. */
+    void rejectedDrainingSource() {
+        rejectedDraining++;
+    }
+
+    /** A landed pull was consumed by its request's admission. */
+    void pullConsumed() {
+        completed++;
+    }
+
+    /** A landed pull's request gave its blocks back before admission. */
+    void pullDetached() {
+        detached++;
+    }
+
+    /** Bytes pulled so far (staged pulls). */
+    public long bytesPulled() {
+        return bytes;
+    }
+
+    /** The registry's totals so far. */
+    public Totals totals() {
+        return new Totals(
+                staged,
+                landed,
+                completed,
+                detached,
+                aborted,
+                sourceOnly,
+                rejectedDraining,
+                rejectedFailed,
+                rejectedCost,
+                sourceG2Blocks,
+                bytes,
+                pullNanos,
+                parkedNanos);
+    }
+
+    /**
+     * KVCR totals.
+     *
+     * @param staged pulls staged
+     * @param landed pulls whose bytes landed
+     * @param completed landed pulls consumed by their request's admission
+     * @param detached landed pulls whose request released the blocks before consuming them
+     * @param aborted pulls cancelled because their source failed
+     * @param sourceOnly pulls whose destination failed while their bytes were in flight
+     * @param rejectedDraining pulls not staged: the source was draining
+     * @param rejectedFailed pulls not staged: the source had failed
+     * @param rejectedCost pulls not staged: recomputing was cheaper
+     * @param sourceG2Blocks pulled blocks served from the source's G2 pool
+     * @param bytes bytes pulled
+     * @param pullNanos staging-to-landing time of every landed pull
+     * @param parkedNanos staging-to-first-byte time of every landed pull
+     */
+    public record Totals(
+            long staged,
+            long landed,
+            long completed,
+            long detached,
+            long aborted,
+            long sourceOnly,
+            long rejectedDraining,
+            long rejectedFailed,
+            long rejectedCost,
+            long sourceG2Blocks,
+            long bytes,
+            LatencyDistribution pullNanos,
+            LatencyDistribution parkedNanos) {}
 }

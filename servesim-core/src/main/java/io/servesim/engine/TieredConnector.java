@@ -1,7 +1,6 @@
 package io.servesim.engine;
 
 import io.servesim.kv.KvCacheManager;
-import io.servesim.metrics.EngineCounters;
 
 /**
  * One rank's {@link KvConnector} over its G2 host tier ({@link HostOffload}) and KVCR pulls ({@link KvcrRegistry}):
@@ -12,16 +11,14 @@ import io.servesim.metrics.EngineCounters;
 final class TieredConnector implements KvConnector {
     private final EngineRank owner;
     private final int blockSize;
-    private final EngineCounters counters;
     private HostOffload offload;
     private KvcrRegistry kvcr;
     private int matchedG2Blocks;
     private int matchedRemoteBlocks;
 
-    TieredConnector(EngineRank owner, int blockSize, EngineCounters counters) {
+    TieredConnector(EngineRank owner, int blockSize) {
         this.owner = owner;
         this.blockSize = blockSize;
-        this.counters = counters;
     }
 
     void offload(HostOffload hostOffload) {
@@ -49,9 +46,9 @@ final class TieredConnector implements KvConnector {
                     ? 0
                     : kvcr.sourceBlocks(s, maxHitBlocks) - local;
             if (rejection == KvcrRegistry.PullRejection.FAILED_SOURCE) {
-                counters.kvcrRejectedFailed++; // the hinted worker and its cache are gone: recompute
+                kvcr.rejectedFailedSource(); // the hinted worker and its cache are gone: recompute
             } else if (extra > 0 && rejection == KvcrRegistry.PullRejection.DRAINING_SOURCE) {
-                counters.kvcrRejectedDraining++; // a draining worker is no pull source: recompute
+                kvcr.rejectedDrainingSource(); // a draining worker is no pull source: recompute
             } else if (extra > 0 && kvcr.worthPulling(extra, blockSize, local * blockSize)) {
                 remote = extra;
             }
@@ -81,14 +78,14 @@ final class TieredConnector implements KvConnector {
     @Override
     public void loadConsumed(Sequence s) {
         if (s.pendingRemoteTokens() > 0) {
-            counters.kvcrCompleted++; // the landed pull is consumed by this admission
+            kvcr.pullConsumed(); // the landed pull is consumed by this admission
         }
     }
 
     @Override
     public void loadReleased(Sequence s) {
         if (s.pendingRemoteTokens() > 0) {
-            counters.kvcrDetached++;
+            kvcr.pullDetached();
         }
     }
 

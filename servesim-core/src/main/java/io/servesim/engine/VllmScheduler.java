@@ -2,7 +2,6 @@ package io.servesim.engine;
 
 import io.servesim.kv.BlockPool;
 import io.servesim.kv.KvCacheManager;
-import io.servesim.metrics.EngineCounters;
 import io.servesim.timing.StepBatch;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.objects.ObjectArrayList;
@@ -37,7 +36,7 @@ public final class VllmScheduler {
     private final SchedulerSettings settings;
     private final BlockPool pool;
     private final KvCacheManager kv;
-    private final EngineCounters counters;
+    private final SchedulerCounters counters;
     private final ObjectArrayList<Sequence> running = new ObjectArrayList<>();
     private final java.util.ArrayDeque<Sequence> waiting = new java.util.ArrayDeque<>();
     private final ObjectArrayList<Sequence> loading = new ObjectArrayList<>();
@@ -56,7 +55,7 @@ public final class VllmScheduler {
     private long gapCount;
 
     /** Creates a scheduler with its own KV pool. */
-    public VllmScheduler(SchedulerSettings settings, EngineCounters counters) {
+    public VllmScheduler(SchedulerSettings settings, SchedulerCounters counters) {
         this.settings = settings;
         this.pool = new BlockPool(settings.numGpuBlocks());
         this.kv = new KvCacheManager(pool, settings.blockSize(), settings.prefixCaching());
@@ -343,7 +342,7 @@ public final class VllmScheduler {
             connector.afterSchedule(kv);
         }
         preemptedLastStep = preempted;
-        counters.scheduledTokens += total;
+        counters.stepScheduled(total, batch.prefillTokens());
         return total;
     }
 
@@ -412,14 +411,9 @@ public final class VllmScheduler {
             if (r.awaitingFirstToken()) {
                 pendingPromptTokens -= Math.min(computed, r.promptLength());
             }
-            counters.admissions++;
-            counters.admissionTokens += r.numTokens();
-            counters.admissionHitTokens += computed;
+            counters.admitted(r.numTokens(), computed);
             if (r.admitted(nowNanos, computed, g2Tokens, remoteTokens)) {
-                counters.firstAdmissionG2Tokens += g2Tokens;
-                counters.firstAdmissionRemoteTokens += remoteTokens;
-                counters.firstAdmissionTokens += r.promptLength();
-                counters.firstAdmissionHitTokens += computed;
+                counters.firstAdmission(r.promptLength(), computed, g2Tokens, remoteTokens);
             }
             record(r, numNew);
             budget -= numNew;
@@ -452,12 +446,12 @@ public final class VllmScheduler {
             if (r.numComputedTokens() < r.numTokens()) {
                 continue; // a non-final prefill chunk samples no token
             }
-            counters.generatedTokens++;
+            counters.tokenSampled();
             long gap = r.tokenSampled(nowNanos);
             if (gap >= 0) {
                 if (gap != gapValue) {
                     // most decodes of a step share one gap (the pass time): record runs, not tokens
-                    counters.itlNanos.record(gapValue, gapCount);
+                    counters.gaps(gapValue, gapCount);
                     gapValue = gap;
                     gapCount = 0;
                 }
@@ -469,7 +463,7 @@ public final class VllmScheduler {
                 finishedOut.add(r);
             }
         }
-        counters.itlNanos.record(gapValue, gapCount);
+        counters.gaps(gapValue, gapCount);
         gapCount = 0;
         if (!finishedOut.isEmpty()) {
             int w = 0;
@@ -491,7 +485,7 @@ public final class VllmScheduler {
         kv.free(victim.table());
         victim.preempted();
         waiting.addFirst(victim);
-        counters.preemptions++;
+        counters.preempted();
         preemptions++;
     }
 

@@ -1,6 +1,6 @@
 package io.servesim.report;
 
-import io.servesim.metrics.EngineCounters;
+import io.servesim.run.RunCounters;
 import io.servesim.run.RunResult;
 
 /** Derives the {@link Summary} from a run's raw records (metrics are computed at the end, from timestamps). */
@@ -11,7 +11,7 @@ public final class Summaries {
 
     /** Computes the summary of a run. */
     public static Summary of(RunResult result) {
-        EngineCounters c = result.counters();
+        RunCounters c = result.counters();
         io.servesim.metrics.RequestMetrics m = result.metrics();
         long completed = m.completed;
         long inTokens = m.inputTokens;
@@ -20,7 +20,7 @@ public final class Summaries {
                 && m.tpotPicos.exact()
                 && m.e2eNanos.exact()
                 && m.queueNanos.exact()
-                && c.itlNanos.exact();
+                && c.itlNanos().exact();
         double durationMs = result.endNanos() * NS_TO_MS;
         double seconds = durationMs / 1000.0;
         return new Summary(
@@ -36,47 +36,47 @@ public final class Summaries {
                 seconds > 0 ? inTokens / seconds : 0,
                 seconds > 0 ? outTokens / seconds : 0,
                 seconds > 0 ? (inTokens + outTokens) / seconds : 0,
-                ratio(c.admissionHitTokens, c.admissionTokens),
-                ratio(c.firstAdmissionHitTokens, c.firstAdmissionTokens),
-                c.preemptions,
-                c.steps,
-                c.evictions,
+                ratio(c.admissionHitTokens(), c.admissionTokens()),
+                ratio(c.firstAdmissionHitTokens(), c.firstAdmissionTokens()),
+                c.preemptions(),
+                c.steps(),
+                c.evictions(),
                 m.ttftNanos.stats(NS_TO_MS),
                 m.tpotPicos.stats(NS_TO_MS * 1e-3),
-                c.itlNanos.stats(NS_TO_MS),
+                c.itlNanos().stats(NS_TO_MS),
                 m.e2eNanos.stats(NS_TO_MS),
                 m.queueNanos.stats(NS_TO_MS),
                 exact ? "exact" : "hdr_histogram_3_significant_digits",
                 imbalance(result.workerBusyNanos()),
                 ratio(
-                        c.firstAdmissionHitTokens - c.firstAdmissionG2Tokens - c.firstAdmissionRemoteTokens,
-                        c.firstAdmissionTokens),
-                ratio(c.firstAdmissionG2Tokens, c.firstAdmissionTokens),
-                c.g2StoreBytes,
-                c.g2LoadBytes,
-                c.g2Loads,
-                c.g2Evictions,
-                c.workersDrained,
-                c.workersFailed,
-                c.restarts,
+                        c.firstAdmissionHitTokens() - c.firstAdmissionG2Tokens() - c.firstAdmissionRemoteTokens(),
+                        c.firstAdmissionTokens()),
+                ratio(c.firstAdmissionG2Tokens(), c.firstAdmissionTokens()),
+                c.g2StoreBytes(),
+                c.g2LoadBytes(),
+                c.g2Loads(),
+                c.g2Evictions(),
+                c.workersDrained(),
+                c.workersFailed(),
+                c.restarts(),
                 new Summary.Kvcr(
-                        c.kvcrStaged,
-                        c.kvcrLanded,
-                        c.kvcrCompleted,
-                        c.kvcrDetached,
-                        c.kvcrSourceOnly,
-                        c.kvcrAborted,
-                        c.kvcrRejectedDraining,
-                        c.kvcrRejectedFailed,
-                        c.kvcrRejectedCost,
-                        c.kvcrMovingPeak,
-                        c.kvcrBytes,
-                        c.kvcrSourceG2Blocks,
-                        c.firstAdmissionRemoteTokens,
-                        ratio(c.firstAdmissionRemoteTokens, c.firstAdmissionTokens),
-                        c.kvcrRegistryWakeups,
-                        c.kvcrPullNanos.stats(NS_TO_MS),
-                        c.kvcrParkedNanos.stats(NS_TO_MS)),
+                        c.kvcrStaged(),
+                        c.kvcrLanded(),
+                        c.kvcrCompleted(),
+                        c.kvcrDetached(),
+                        c.kvcrSourceOnly(),
+                        c.kvcrAborted(),
+                        c.kvcrRejectedDraining(),
+                        c.kvcrRejectedFailed(),
+                        c.kvcrRejectedCost(),
+                        c.kvcrMovingPeak(),
+                        c.kvcrBytes(),
+                        c.kvcrSourceG2Blocks(),
+                        c.firstAdmissionRemoteTokens(),
+                        ratio(c.firstAdmissionRemoteTokens(), c.firstAdmissionTokens()),
+                        c.kvcrRegistryWakeups(),
+                        c.kvcrPullNanos().stats(NS_TO_MS),
+                        c.kvcrParkedNanos().stats(NS_TO_MS)),
                 result.ranks(),
                 result.deployment(),
                 result.badLinesSkipped(),

@@ -7,13 +7,14 @@ import io.servesim.engine.CopyJobs;
 import io.servesim.engine.EngineListener;
 import io.servesim.engine.EngineRank;
 import io.servesim.engine.KvcrRegistry;
+import io.servesim.engine.OffloadCounters;
+import io.servesim.engine.SchedulerCounters;
 import io.servesim.engine.SchedulerSettings;
 import io.servesim.engine.Worker;
 import io.servesim.kv.BlockHasher;
 import io.servesim.kv.HostPool;
 import io.servesim.kv.HostUsage;
 import io.servesim.kv.KvEventSink;
-import io.servesim.metrics.EngineCounters;
 import io.servesim.router.LoadIndex;
 import io.servesim.router.Router;
 import io.servesim.router.RouterContext;
@@ -55,7 +56,8 @@ final class Cluster {
             EventQueue queue,
             RandomStreams streams,
             EngineListener listener,
-            EngineCounters counters) {
+            SchedulerCounters schedulerCounters,
+            OffloadCounters offloadCounters) {
         this.deployment = deployment;
         TimingModel timing =
                 deployment.timingModel(config.timing(), config.cluster().attentionDp());
@@ -71,7 +73,7 @@ final class Cluster {
             EngineRank[] rs = new EngineRank[dp];
             for (int r = 0; r < dp; r++) {
                 int g = i * dp + r;
-                rs[r] = new EngineRank(i, r, g, settings, timing, queue, listener, counters);
+                rs[r] = new EngineRank(i, r, g, settings, timing, queue, listener, schedulerCounters, offloadCounters);
                 ranks[g] = rs[r];
             }
             workers[i] = new Worker(i, rs, config.cluster().dpMode(), queue);
@@ -94,8 +96,16 @@ final class Cluster {
             CopyJobs pulls = new CopyJobs();
             this.kvcrTransfers = new TransferService(queue, 1, kvcrConfig.fabricGbps());
             kvcrTransfers.listener(pulls);
-            this.kvcr =
-                    new KvcrRegistry(kvcrConfig, kvcrTransfers, pulls, ranks, dp, blockBytes, timing, queue, counters);
+            this.kvcr = new KvcrRegistry(
+                    kvcrConfig,
+                    kvcrTransfers,
+                    pulls,
+                    ranks,
+                    dp,
+                    blockBytes,
+                    timing,
+                    queue,
+                    config.output().exactPercentileSamples());
         } else {
             this.kvcrTransfers = null;
             this.kvcr = null;

@@ -1,7 +1,6 @@
 package io.servesim.run;
 
 import io.servesim.config.SimConfig;
-import io.servesim.metrics.EngineCounters;
 import io.servesim.metrics.RequestLog;
 
 /**
@@ -31,7 +30,7 @@ public record RunResult(
         io.servesim.metrics.TimeSeries timeSeries,
         io.servesim.metrics.RequestMetrics metrics,
         String streamedRequestsSha256,
-        EngineCounters counters,
+        RunCounters counters,
         long endNanos,
         long[] workerBusyNanos,
         long[] workerRequests,

@@ -4,11 +4,13 @@ import io.servesim.config.SimConfig;
 import io.servesim.engine.EngineListener;
 import io.servesim.engine.EngineRank;
 import io.servesim.engine.KvcrRegistry;
+import io.servesim.engine.OffloadCounters;
+import io.servesim.engine.SchedulerCounters;
 import io.servesim.engine.Sequence;
 import io.servesim.engine.StepObserver;
 import io.servesim.engine.Worker;
 import io.servesim.kv.HostPool;
-import io.servesim.metrics.EngineCounters;
+import io.servesim.metrics.LatencyDistribution;
 import io.servesim.metrics.RequestStream;
 import io.servesim.metrics.TimeSeries;
 import io.servesim.sim.EventQueue;
@@ -30,7 +32,8 @@ import java.util.List;
 public final class Simulation {
     private final SimConfig config;
     private final EventQueue queue = new EventQueue(1024);
-    private final EngineCounters counters = new EngineCounters();
+    private final SchedulerCounters schedulerCounters;
+    private final OffloadCounters offloadCounters = new OffloadCounters();
     private final TimeSeries timeSeries = new TimeSeries();
     private final Cluster cluster;
     private final RunRecorder recorder;
@@ -49,11 +52,10 @@ public final class Simulation {
         this.config = config;
         RandomStreams streams = new RandomStreams(config.workload().seed());
         long exact = config.output().exactPercentileSamples();
-        counters.itlNanos.exactLimit(exact);
-        counters.kvcrPullNanos.exactLimit(exact);
-        counters.kvcrParkedNanos.exactLimit(exact);
+        this.schedulerCounters = new SchedulerCounters(exact);
         this.recorder = new RunRecorder(config.cluster().workers(), exact);
-        this.cluster = new Cluster(config, Deployment.resolve(config), queue, streams, new Engines(), counters);
+        this.cluster = new Cluster(
+                config, Deployment.resolve(config), queue, streams, new Engines(), schedulerCounters, offloadCounters);
         this.load = new LoadTracker(cluster);
         this.dispatcher = new Dispatcher(cluster, recorder);
         this.fleet = new FleetEvents(cluster, load, dispatcher);
@@ -64,7 +66,7 @@ public final class Simulation {
                 timeSeries,
                 cluster,
                 load,
-                counters,
+                schedulerCounters,
                 recorder);
         this.workload = Workloads.create(config, streams);
     }
@@ -119,10 +121,63 @@ public final class Simulation {
         return cluster.kvcr();
     }
 
-    /** The run's counters so far. */
-    public EngineCounters counters() {
-        return counters;
+    /** The run's engine totals so far, gathered from their owners (end-of-run totals are scans: not a hot path). */
+    public RunCounters counters() {
+        long g2Evictions = 0;
+        for (HostPool p : cluster.hostPools()) {
+            g2Evictions += p.evictions();
+        }
+        long wakeups = 0;
+        long evictions = 0;
+        for (int g = 0; g < cluster.numRanks(); g++) {
+            EngineRank rank = cluster.rank(g);
+            wakeups += rank.registryWakeups();
+            evictions += rank.scheduler().pool().evictions();
+        }
+        SchedulerCounters s = schedulerCounters;
+        KvcrRegistry kvcr = cluster.kvcr();
+        KvcrRegistry.Totals k = kvcr == null ? NO_KVCR : kvcr.totals();
+        return new RunCounters(
+                s.promptTokensComputed(),
+                s.generatedTokens(),
+                s.steps(),
+                s.scheduledTokens(),
+                s.preemptions(),
+                s.admissions(),
+                s.admissionTokens(),
+                s.admissionHitTokens(),
+                s.firstAdmissionTokens(),
+                s.firstAdmissionHitTokens(),
+                s.firstAdmissionG2Tokens(),
+                s.firstAdmissionRemoteTokens(),
+                evictions,
+                offloadCounters.storeBytes(),
+                offloadCounters.loadBytes(),
+                offloadCounters.loads(),
+                g2Evictions,
+                k.staged(),
+                k.landed(),
+                k.completed(),
+                k.detached(),
+                k.rejectedDraining(),
+                k.rejectedFailed(),
+                k.rejectedCost(),
+                k.aborted(),
+                k.sourceOnly(),
+                k.sourceG2Blocks(),
+                k.bytes(),
+                kvcr == null ? 0 : kvcr.movingPeak(),
+                wakeups,
+                fleet.workersDrained(),
+                fleet.workersFailed(),
+                fleet.restarts(),
+                s.itlNanos(),
+                k.pullNanos(),
+                k.parkedNanos());
     }
+
+    private static final KvcrRegistry.Totals NO_KVCR = new KvcrRegistry.Totals(
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, new LatencyDistribution(), new LatencyDistribution());
 
     /** Schedules the fleet events, the first telemetry tick and the workload's first arrivals (once, in that order). */
     private void start() {
@@ -202,17 +257,8 @@ public final class Simulation {
         }
     }
 
-    /** Gathers end-of-run counters from their owners and builds the result. */
+    /** Gathers the per-worker and per-rank statistics and builds the result. */
     private RunResult collect() {
-        for (HostPool p : cluster.hostPools()) {
-            counters.g2Evictions += p.evictions();
-        }
-        if (cluster.kvcr() != null) {
-            counters.kvcrMovingPeak = cluster.kvcr().movingPeak();
-        }
-        counters.workersDrained = fleet.workersDrained();
-        counters.workersFailed = fleet.workersFailed();
-        counters.restarts = fleet.restarts();
         long[] busy = new long[cluster.numWorkers()];
         List<RankStats> rankStats = new ArrayList<>(cluster.numRanks());
         for (int w = 0; w < cluster.numWorkers(); w++) {
@@ -220,8 +266,6 @@ public final class Simulation {
             for (int r = 0; r < wk.numRanks(); r++) {
                 EngineRank rank = wk.rank(r);
                 busy[w] += rank.busyNanos();
-                counters.kvcrRegistryWakeups += rank.registryWakeups();
-                counters.evictions += rank.scheduler().pool().evictions();
                 rankStats.add(RankStats.of(rank));
             }
         }
@@ -233,7 +277,7 @@ public final class Simulation {
                 timeSeries,
                 recorder.metrics(),
                 recorder.closeStream(),
-                counters,
+                counters(),
                 recorder.lastFinishNanos(),
                 busy,
                 dispatcher.workerRequests(),

@@ -1,6 +1,6 @@
 package io.servesim.run;
 
-import io.servesim.metrics.EngineCounters;
+import io.servesim.engine.SchedulerCounters;
 import io.servesim.metrics.TimeSeries;
 import io.servesim.sim.EventHandler;
 import io.servesim.sim.EventQueue;
@@ -18,7 +18,7 @@ final class TelemetrySampler implements EventHandler {
     private final TimeSeries series;
     private final Cluster cluster;
     private final LoadTracker load;
-    private final EngineCounters counters;
+    private final SchedulerCounters counters;
     private final RunRecorder recorder;
     private final long usableBlocksTotal;
     private long lastPrompt;
@@ -36,7 +36,7 @@ final class TelemetrySampler implements EventHandler {
             TimeSeries series,
             Cluster cluster,
             LoadTracker load,
-            EngineCounters counters,
+            SchedulerCounters counters,
             RunRecorder recorder) {
         this.queue = queue;
         this.tickNanos = tickNanos;
@@ -61,10 +61,10 @@ final class TelemetrySampler implements EventHandler {
     public void onEvent(int kind, long payload) {
         long now = queue.nowNanos();
         double seconds = tickNanos / 1e9;
-        long prompt = counters.promptTokensComputed;
-        long generated = counters.generatedTokens;
+        long prompt = counters.promptTokensComputed();
+        long generated = counters.generatedTokens();
         long done = recorder.metrics().completed;
-        long pullBytes = counters.kvcrBytes;
+        long pullBytes = cluster.kvcr() == null ? 0 : cluster.kvcr().bytesPulled();
         long g2Capacity = cluster.g2().capacityBlocks();
         series.add(
                 now,

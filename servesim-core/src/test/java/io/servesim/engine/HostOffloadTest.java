@@ -69,10 +69,10 @@ class HostOffloadTest {
         assertThat(log.firstScheduledNanos(c)).isEqualTo(102 * MS);
         assertThat(log.firstTokenNanos(c)).isEqualTo(122 * MS);
         assertThat(log.cachedTokens(c)).isEqualTo(32);
-        assertThat(r.counters().firstAdmissionG2Tokens).isEqualTo(16); // one block from G2, one from G1
-        assertThat(r.counters().g2StoreBytes).isEqualTo(5 * 16_000_000L); // A's 2 blocks + D's 3 blocks
-        assertThat(r.counters().g2LoadBytes).isEqualTo(16_000_000L);
-        assertThat(r.counters().g2Loads).isEqualTo(1);
+        assertThat(r.counters().firstAdmissionG2Tokens()).isEqualTo(16); // one block from G2, one from G1
+        assertThat(r.counters().g2StoreBytes()).isEqualTo(5 * 16_000_000L); // A's 2 blocks + D's 3 blocks
+        assertThat(r.counters().g2LoadBytes()).isEqualTo(16_000_000L);
+        assertThat(r.counters().g2Loads()).isEqualTo(1);
     }
 
     @Test
@@ -83,7 +83,7 @@ class HostOffloadTest {
         // C hits only A's first block (16 tokens) and computes 32 at once: [100, 120)
         assertThat(log.cachedTokens(c)).isEqualTo(16);
         assertThat(log.firstTokenNanos(c)).isEqualTo(120 * MS);
-        assertThat(r.counters().g2StoreBytes).isZero();
+        assertThat(r.counters().g2StoreBytes()).isZero();
     }
 
     /**

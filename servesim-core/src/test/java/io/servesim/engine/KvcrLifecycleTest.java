@@ -95,7 +95,7 @@ class KvcrLifecycleTest {
         assertThat(r.count(PullState.PARKED)).isEqualTo(1);
         assertThat(r.count(PullState.MOVING)).isZero();
         assertThat(s.rank(0).scheduler().heldForPulls()).isEqualTo(2);
-        assertThat(s.counters().kvcrStaged).isEqualTo(1);
+        assertThat(s.counters().kvcrStaged()).isEqualTo(1);
         assertThat(s.rank(1).scheduler().numLoading()).isEqualTo(1);
     }
 
@@ -105,7 +105,7 @@ class KvcrLifecycleTest {
         KvcrRegistry r = s.kvcr();
         assertThat(r.count(PullState.PARKED)).isZero();
         assertThat(r.count(PullState.MOVING)).isEqualTo(1);
-        assertThat(s.counters().kvcrLanded).isZero();
+        assertThat(s.counters().kvcrLanded()).isZero();
         assertThat(s.rank(0).scheduler().heldForPulls()).isEqualTo(2);
     }
 
@@ -114,8 +114,8 @@ class KvcrLifecycleTest {
         Simulation s = sim().runUntil(65 * MS);
         KvcrRegistry r = s.kvcr();
         assertThat(r.activePulls()).isZero();
-        assertThat(s.counters().kvcrLanded).isEqualTo(1);
-        assertThat(s.counters().kvcrCompleted).isZero();
+        assertThat(s.counters().kvcrLanded()).isEqualTo(1);
+        assertThat(s.counters().kvcrCompleted()).isZero();
         assertThat(r.landedUnconsumed()).isEqualTo(1);
         assertThat(s.rank(0).scheduler().heldForPulls()).isZero(); // released when the bytes landed
         assertThat(s.rank(1).scheduler().heldByWaiting()).isEqualTo(2);
@@ -131,15 +131,15 @@ class KvcrLifecycleTest {
         RunResult result = sim().run();
         RequestLog log = result.log();
         int t1 = turn1(log);
-        assertThat(result.counters().kvcrCompleted).isEqualTo(1);
+        assertThat(result.counters().kvcrCompleted()).isEqualTo(1);
         assertThat(log.worker(t1)).isEqualTo(1);
         assertThat(log.firstScheduledNanos(t1)).isEqualTo(71 * MS);
         assertThat(log.firstTokenNanos(t1) - log.arrivalNanos(t1)).isEqualTo(65 * MS);
         assertThat(log.remoteTokens(t1)).isEqualTo(32);
         assertThat(log.pullNanos(t1)).isEqualTo(1_640_000L);
-        assertThat(result.counters().kvcrParkedNanos.stats(1e-6).mean()).isEqualTo(1.0);
-        assertThat(result.counters().kvcrMovingPeak).isEqualTo(1);
-        assertThat(result.counters().kvcrRegistryWakeups).isEqualTo(2);
+        assertThat(result.counters().kvcrParkedNanos().stats(1e-6).mean()).isEqualTo(1.0);
+        assertThat(result.counters().kvcrMovingPeak()).isEqualTo(1);
+        assertThat(result.counters().kvcrRegistryWakeups()).isEqualTo(2);
     }
 
     @Test
@@ -147,16 +147,16 @@ class KvcrLifecycleTest {
         Simulation s = sim("cluster.events=[{at_ms: 61.5, worker: 1, action: fail}]");
         s.runUntil(61_800_000L);
         assertThat(s.kvcr().count(PullState.SOURCE_ONLY)).isEqualTo(1);
-        assertThat(s.counters().kvcrSourceOnly).isEqualTo(1);
+        assertThat(s.counters().kvcrSourceOnly()).isEqualTo(1);
         s.runUntil(62_600_000L);
         assertThat(s.rank(0).scheduler().heldForPulls()).isEqualTo(2); // bytes still in flight
         s.runUntil(62_640_000L);
         assertThat(s.rank(0).scheduler().heldForPulls()).isZero();
         assertThat(s.kvcr().activePulls()).isZero();
         RunResult result = s.run();
-        assertThat(result.counters().kvcrLanded).isZero();
-        assertThat(result.counters().kvcrCompleted).isZero();
-        assertThat(result.counters().restarts).isEqualTo(2); // X and turn 1 were on w1
+        assertThat(result.counters().kvcrLanded()).isZero();
+        assertThat(result.counters().kvcrCompleted()).isZero();
+        assertThat(result.counters().restarts()).isEqualTo(2); // X and turn 1 were on w1
         RequestLog log = result.log();
         for (int i = 0; i < log.size(); i++) {
             assertThat(log.status(i).status()).isEqualTo("completed");
@@ -169,9 +169,9 @@ class KvcrLifecycleTest {
         RunResult result = s.run();
         RequestLog log = result.log();
         int t1 = turn1(log);
-        assertThat(result.counters().kvcrAborted).isEqualTo(1);
-        assertThat(result.counters().kvcrLanded).isZero();
-        assertThat(result.counters().restarts).isZero(); // w0 was idle: Z finished at 62
+        assertThat(result.counters().kvcrAborted()).isEqualTo(1);
+        assertThat(result.counters().kvcrLanded()).isZero();
+        assertThat(result.counters().restarts()).isZero(); // w0 was idle: Z finished at 62
         assertThat(log.worker(t1)).isEqualTo(1);
         assertThat(log.remoteTokens(t1)).isZero();
         assertThat(log.pullSource(t1)).isEqualTo(-1);
@@ -186,9 +186,9 @@ class KvcrLifecycleTest {
         // w0 fails at 50, after turn 1 was routed to w1 with its hint at w0 (42) and before w1 admits it (61)
         RunResult result =
                 sim("cluster.events=[{at_ms: 50, worker: 0, action: fail}]").run();
-        assertThat(result.counters().kvcrRejectedFailed).isEqualTo(1);
-        assertThat(result.counters().kvcrStaged).isZero();
-        assertThat(result.counters().restarts).isEqualTo(1); // Z was running on w0
+        assertThat(result.counters().kvcrRejectedFailed()).isEqualTo(1);
+        assertThat(result.counters().kvcrStaged()).isZero();
+        assertThat(result.counters().restarts()).isEqualTo(1); // Z was running on w0
     }
 
     /**
@@ -227,15 +227,15 @@ class KvcrLifecycleTest {
                         "timing.fixed.decode_ms=10")));
         s.runUntil(100 * MS);
         assertThat(s.kvcr().landedUnconsumed()).isEqualTo(1);
-        assertThat(s.counters().kvcrDetached).isZero();
+        assertThat(s.counters().kvcrDetached()).isZero();
         s.runUntil(131 * MS);
-        assertThat(s.counters().kvcrDetached).isEqualTo(1);
+        assertThat(s.counters().kvcrDetached()).isEqualTo(1);
         assertThat(s.kvcr().landedUnconsumed()).isZero();
         RunResult result = s.run();
         RequestLog log = result.log();
         int t1 = log.indicesByRequestId()[3];
-        assertThat(result.counters().kvcrStaged).isEqualTo(2);
-        assertThat(result.counters().kvcrCompleted).isEqualTo(1);
+        assertThat(result.counters().kvcrStaged()).isEqualTo(2);
+        assertThat(result.counters().kvcrCompleted()).isEqualTo(1);
         assertThat(log.status(t1).status()).isEqualTo("completed");
         assertThat(log.firstScheduledNanos(t1)).isEqualTo(242_320_000L); // 241 + 1 ms first byte + 16 MB at 50 GB/s
         assertThat(log.remoteTokens(t1)).isEqualTo(16);

@@ -78,10 +78,10 @@ class KvcrTest {
         assertThat(b.cachedTokens(t1b)).isEqualTo(32);
         assertThat(b.pullNanos(t1b)).isEqualTo(1_640_000L);
         assertThat(b.pullSource(t1b)).isZero();
-        assertThat(on.counters().kvcrStaged).isEqualTo(1);
-        assertThat(on.counters().kvcrLanded).isEqualTo(1);
-        assertThat(on.counters().kvcrCompleted).isEqualTo(1);
-        assertThat(on.counters().kvcrBytes).isEqualTo(32_000_000L);
+        assertThat(on.counters().kvcrStaged()).isEqualTo(1);
+        assertThat(on.counters().kvcrLanded()).isEqualTo(1);
+        assertThat(on.counters().kvcrCompleted()).isEqualTo(1);
+        assertThat(on.counters().kvcrBytes()).isEqualTo(32_000_000L);
     }
 
     @Test
@@ -89,8 +89,8 @@ class KvcrTest {
         // recomputing 32 tokens costs 10 + 32 = 42 ms; a 100 ms first byte makes the pull slower
         RunResult slow = run("engine.kvcr.enabled=true", "engine.kvcr.decision=cost", "engine.kvcr.first_byte_ms=100");
         RunResult fast = run("engine.kvcr.enabled=true", "engine.kvcr.decision=cost");
-        assertThat(slow.counters().kvcrStaged).isZero();
-        assertThat(fast.counters().kvcrStaged).isEqualTo(1);
+        assertThat(slow.counters().kvcrStaged()).isZero();
+        assertThat(fast.counters().kvcrStaged()).isEqualTo(1);
     }
 
     @Test
@@ -120,7 +120,7 @@ class KvcrTest {
         int t1 = log.indicesByRequestId()[1];
         assertThat(log.worker(t1)).isEqualTo(1);
         assertThat(log.firstTokenNanos(t1) - log.arrivalNanos(t1)).isEqualTo(58 * MS); // recomputed
-        assertThat(r.counters().kvcrRejectedDraining).isEqualTo(1);
-        assertThat(r.counters().kvcrStaged).isZero();
+        assertThat(r.counters().kvcrRejectedDraining()).isEqualTo(1);
+        assertThat(r.counters().kvcrStaged()).isZero();
     }
 }

@@ -1,6 +1,5 @@
 package io.servesim.engine;
 
-import io.servesim.metrics.EngineCounters;
 import io.servesim.timing.StepBatch;
 import io.servesim.workload.Request;
 import it.unimi.dsi.fastutil.objects.ObjectArrayList;
@@ -11,7 +10,7 @@ import java.util.Map;
 final class SchedulerKit {
     static final long STEP_NANOS = 10_000_000L;
 
-    final EngineCounters counters = new EngineCounters();
+    final SchedulerCounters counters = new SchedulerCounters(Long.MAX_VALUE);
     final SchedulerSettings settings;
     final VllmScheduler scheduler;
     final StepBatch batch = new StepBatch();

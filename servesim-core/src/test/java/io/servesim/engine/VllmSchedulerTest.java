@@ -105,7 +105,7 @@ class VllmSchedulerTest {
         assertThat(k.step()).containsExactly(Map.entry(0, 1), Map.entry(1, 1), Map.entry(2, 1));
         assertThat(k.runningIds()).containsExactly(0, 1, 2);
         assertThat(k.scheduler.waitingHead().request().id()).isEqualTo(3);
-        assertThat(k.counters.preemptions).isEqualTo(1);
+        assertThat(k.counters.preemptions()).isEqualTo(1);
     }
 
     @Test
@@ -325,8 +325,8 @@ class VllmSchedulerTest {
         // step 3: D resumes with 9 known tokens: its first block survived (4 tokens hit), 5 are recomputed
         assertThat(k.step()).containsExactly(Map.entry(1, 1), Map.entry(2, 1), Map.entry(3, 5));
         assertThat(d.cachedTokensAtFirstAdmission()).isZero(); // recorded once, at first admission
-        assertThat(k.counters.admissionHitTokens).isEqualTo(4);
-        assertThat(k.counters.firstAdmissionHitTokens).isZero();
+        assertThat(k.counters.admissionHitTokens()).isEqualTo(4);
+        assertThat(k.counters.firstAdmissionHitTokens()).isZero();
     }
 
     @Test

@@ -50,7 +50,7 @@ class DrainTest {
                     .as(router + " used worker 1 before the drain")
                     .isTrue();
             assertThat(log.size()).isEqualTo(120);
-            assertThat(r.counters().workersDrained).isEqualTo(1);
+            assertThat(r.counters().workersDrained()).isEqualTo(1);
         }
     }
 
