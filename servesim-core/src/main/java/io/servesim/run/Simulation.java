@@ -20,10 +20,8 @@ import io.servesim.sim.RandomStreams;
 import io.servesim.timing.TimingModel;
 import io.servesim.workload.Request;
 import io.servesim.workload.RequestSink;
-import io.servesim.workload.SessionWorkload;
-import io.servesim.workload.SyntheticWorkload;
 import io.servesim.workload.Workload;
-import io.servesim.workload.trace.TraceWorkload;
+import io.servesim.workload.trace.Workloads;
 import java.nio.file.Path;
 
 /**
@@ -125,7 +123,7 @@ public final class Simulation implements EngineListener {
             installHostOffload(ho);
         }
         if (router instanceof io.servesim.kv.KvEventSink sink
-                && config.cluster().router().kv().mode().equals("exact")) {
+                && config.cluster().router().needsKvEvents()) {
             for (EngineRank r : ranks) {
                 r.scheduler().pool().eventSink(sink, r.globalIndex()); // engines publish stored/removed events
             }
@@ -139,21 +137,8 @@ public final class Simulation implements EngineListener {
         this.failed = new boolean[w];
         this.aliveWorkers = w;
         sessionRank.defaultReturnValue(-1);
-        this.workload = switch (config.workload().type()) {
-            case "synthetic" ->
-                new SyntheticWorkload(
-                        config.workload().synthetic(), config.workload().arrival(), streams);
-            case "sessions" ->
-                new SessionWorkload(
-                        config.workload().sessions(), config.workload().arrival(), streams);
-            case "trace" ->
-                new TraceWorkload(
-                        config.workload().trace(),
-                        Path.of(config.workload().trace().path()),
-                        streams,
-                        config.cluster().attentionDp());
-            default -> throw new IllegalStateException(config.workload().type());
-        };
+        this.workload =
+                Workloads.create(config.workload(), streams, config.cluster().attentionDp());
     }
 
     private final java.util.List<io.servesim.kv.HostPool> hostPools = new java.util.ArrayList<>();
@@ -163,7 +148,7 @@ public final class Simulation implements EngineListener {
         io.servesim.transfer.TransferService transfers = new io.servesim.transfer.TransferService(queue, 0, 0);
         io.servesim.engine.CopyJobs jobs = new io.servesim.engine.CopyJobs();
         transfers.listener(jobs);
-        boolean shared = ho.scope().equals("cluster_shared");
+        boolean shared = ho.scope() == io.servesim.config.HostOffloadConfig.Scope.CLUSTER_SHARED;
         io.servesim.kv.HostPool sharedPool = shared ? new io.servesim.kv.HostPool(ho.numHostBlocks()) : null;
         int sharedEndpoint = shared ? transfers.addEndpoint(ho.sharedGbps(), ho.sharedGbps()) : -1;
         if (shared) {
@@ -239,7 +224,7 @@ public final class Simulation implements EngineListener {
         started = true;
         for (io.servesim.config.ClusterEventConfig e : config.cluster().events()) {
             int worker = e.worker();
-            boolean fail = e.action().equals("fail");
+            boolean fail = e.action() == io.servesim.config.ClusterEventConfig.Action.FAIL;
             queue.schedule(
                     Math.round(e.atMs() * 1e6),
                     io.servesim.sim.Phase.WORKER_READY,

@@ -1,7 +1,13 @@
 package io.servesim.router;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.servesim.config.ConfigException;
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.KvRouterConfig;
+import io.servesim.config.RouterPolicy;
+import io.servesim.kv.KvEventSink;
 import io.servesim.sim.RandomStreams;
 import io.servesim.workload.Request;
 import java.util.ArrayList;
@@ -55,10 +61,23 @@ class RouterTest {
 
     @Test
     void unknownRouterName_listsTheKnownOnes() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(
-                        () -> Routers.create("kv", new RouterContext(1, 1, new LoadIndex(1), new RandomStreams(1))))
-                .hasMessageContaining("cluster.router.policy")
-                .hasMessageContaining("least_loaded, random, round_robin, session_affinity");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("cluster.router.policy=kv")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("cluster.router.policy: unknown router 'kv'"
+                        + " (known: kv_aware, least_loaded, random, round_robin, session_affinity)");
+    }
+
+    @Test
+    void everyPolicy_buildsARouterWhoseBehaviourMatchesItsDeclaredCapabilities() {
+        for (RouterPolicy p : RouterPolicy.values()) {
+            Router r = Routers.create(p, new RouterContext(2, 2, new LoadIndex(4), new RandomStreams(1)));
+            assertThat(r.usesLoad()).as(p + " reads the load index").isEqualTo(p.readsLoadIndex());
+            assertThat(r instanceof KvEventSink)
+                    .as(p + " consumes KV events")
+                    .isEqualTo(p.needsKvEvents(KvRouterConfig.Mode.EXACT));
+            assertThat(p.needsKvEvents(KvRouterConfig.Mode.APPROXIMATE)).isFalse();
+            assertThat(RouterPolicy.of(p.configName())).isSameAs(p);
+        }
     }
 
     @Test
