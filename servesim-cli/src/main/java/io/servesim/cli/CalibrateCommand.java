@@ -58,7 +58,7 @@ public final class CalibrateCommand implements Callable<Integer> {
         if (deployment == null) {
             return Main.USAGE;
         }
-        if (!deployment.timingType().equals("roofline")) {
+        if (deployment.timingType() != io.servesim.config.TimingType.ROOFLINE) {
             err.println("config error: timing: calibrate fits the roofline model; set timing.model and timing.gpu");
             return Main.USAGE;
         }

@@ -16,9 +16,9 @@ final class ConsoleTable {
                 "servesim replay: %d worker(s) x %d rank(s), router %s, timing %s, workload %s%n",
                 c.cluster().workers(),
                 c.cluster().attentionDp(),
-                c.cluster().router().policy(),
+                c.cluster().router().policy().configName(),
                 timing(s.deployment(), c),
-                c.workload().type()));
+                c.workload().type().configName()));
         sb.append(String.format(
                 Locale.ROOT,
                 "requests %d  completed %d  rejected %d%s  preemptions %d  virtual duration %.3f s%n",
@@ -65,10 +65,10 @@ final class ConsoleTable {
 
     private static String timing(io.servesim.timing.Deployment d, io.servesim.config.SimConfig c) {
         if (d.model() == null || d.gpu() == null) {
-            return d.timingType();
+            return d.timingType().configName();
         }
-        return d.timingType() + " (" + d.model().name() + " on " + d.gpu().name() + ", TP"
-                + c.timing().tensorParallel() + ", " + d.numGpuBlocks() + " KV blocks/rank)";
+        return d.timingType().configName() + " (" + d.model().name() + " on "
+                + d.gpu().name() + ", TP" + c.timing().tensorParallel() + ", " + d.numGpuBlocks() + " KV blocks/rank)";
     }
 
     private static void row(StringBuilder sb, String name, Stats st) {

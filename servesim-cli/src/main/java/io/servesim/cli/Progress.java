@@ -39,16 +39,16 @@ final class Progress implements Simulation.ProgressListener, AutoCloseable {
     /** The workload's request count when it is known up front, else -1. */
     static long expectedRequests(SimConfig c) {
         return switch (c.workload().type()) {
-            case "synthetic" ->
+            case SYNTHETIC ->
                 c.workload().synthetic().requests() == null
                         ? -1
                         : c.workload().synthetic().requests();
-            case "sessions" ->
+            case SESSIONS ->
                 c.workload().sessions().sessions() == null
                         ? -1
                         : (long) c.workload().sessions().sessions()
                                 * c.workload().sessions().turns();
-            default ->
+            case TRACE ->
                 c.workload().trace().limit() == null ? -1 : c.workload().trace().limit();
         };
     }

@@ -1,6 +1,7 @@
 package io.servesim.cli;
 
-import io.servesim.config.TraceConfig;
+import io.servesim.config.Named;
+import io.servesim.config.TraceFormat;
 import io.servesim.report.AtomicFiles;
 import io.servesim.workload.trace.NativeFormat;
 import io.servesim.workload.trace.TraceFiles;
@@ -36,12 +37,15 @@ public final class TraceCommand implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "missing subcommand: stats or convert");
     }
 
-    static String checkFormat(CommandLine cl, String format) {
-        if (!TraceConfig.FORMATS.contains(format)) {
+    static TraceFormat checkFormat(CommandLine cl, String format) {
+        TraceFormat f = Named.find(TraceFormat.class, format);
+        if (f == null) {
             throw new CommandLine.ParameterException(
-                    cl, "unknown trace format '" + format + "' (known: " + String.join(", ", TraceFormats.NAMES) + ")");
+                    cl,
+                    "unknown trace format '" + format + "' (known: " + String.join(", ", Named.names(TraceFormat.class))
+                            + ")");
         }
-        return format;
+        return f;
     }
 
     /** {@code servesim trace stats FILE [--format F]}. */
@@ -67,7 +71,7 @@ public final class TraceCommand implements Runnable {
 
         @Override
         public Integer call() {
-            checkFormat(spec.commandLine(), format);
+            TraceFormat f = checkFormat(spec.commandLine(), format);
             if (traceBlockSize < 1 || blockSize < 1) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "block sizes must be >= 1");
             }
@@ -75,7 +79,7 @@ public final class TraceCommand implements Runnable {
             PrintWriter err = spec.commandLine().getErr();
             TraceStats s;
             try {
-                s = TraceStats.of(format, file, traceBlockSize, blockSize);
+                s = TraceStats.of(f, file, traceBlockSize, blockSize);
             } catch (TraceFormatException e) {
                 err.println("input error: " + e.getMessage());
                 return Main.USAGE;
@@ -144,10 +148,10 @@ public final class TraceCommand implements Runnable {
 
         @Override
         public Integer call() {
-            checkFormat(spec.commandLine(), format);
+            TraceFormat f = checkFormat(spec.commandLine(), format);
             PrintWriter err = spec.commandLine().getErr();
             long[] rows = {0};
-            try (TraceReader reader = TraceFormats.open(format, in, traceBlockSize)) {
+            try (TraceReader reader = TraceFormats.open(f, in, traceBlockSize)) {
                 AtomicFiles.writeStream(out, raw -> {
                     OutputStream o = TraceFiles.compressFor(out, raw);
                     for (TraceRecord r = reader.next(); r != null; r = reader.next()) {

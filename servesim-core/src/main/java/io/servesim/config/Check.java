@@ -1,7 +1,5 @@
 package io.servesim.config;
 
-import java.util.List;
-
 /** Validation helpers for compact constructors; each failure names the field in snake_case. */
 public final class Check {
     private Check() {}
@@ -34,16 +32,6 @@ public final class Check {
     public static double positive(String field, double value) {
         if (!Double.isFinite(value) || value <= 0) {
             throw new ConfigException(field, "must be a finite number > 0, got " + value);
-        }
-        return value;
-    }
-
-    /** Requires one of the allowed names. */
-    public static String oneOf(String field, String value, List<String> allowed) {
-        present(field, value);
-        if (!allowed.contains(value)) {
-            throw new ConfigException(
-                    field, "unknown value '" + value + "' (expected one of: " + String.join(", ", allowed) + ")");
         }
         return value;
     }

@@ -1,5 +1,6 @@
 package io.servesim.config;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import java.util.List;
 
 /**
@@ -7,13 +8,42 @@ import java.util.List;
  * one barrier per pass, MoE-style; {@code independent}: each rank on its own, dense-model DP), behind one router.
  */
 public record ClusterConfig(
-        int workers, int attentionDp, String dpMode, RouterConfig router, List<ClusterEventConfig> events) {
-    /** DP modes. */
-    public static final java.util.List<String> DP_MODES = java.util.List.of("lockstep", "independent");
+        int workers, int attentionDp, DpMode dpMode, RouterConfig router, List<ClusterEventConfig> events) {
+    /** How a worker steps its ranks ({@code cluster.dp_mode}). */
+    public enum DpMode implements Named {
+        /** One barrier per pass. */
+        LOCKSTEP("lockstep", "all ranks of a worker start a pass together; it ends at the slowest (MoE-style)"),
+        /** Each rank on its own. */
+        INDEPENDENT("independent", "each rank steps on its own (dense-model DP)");
+
+        private final String configName;
+        private final String description;
+
+        DpMode(String configName, String description) {
+            this.configName = configName;
+            this.description = description;
+        }
+
+        /** Looks a name up. */
+        @JsonCreator
+        public static DpMode of(String name) {
+            return Named.parse(DpMode.class, name);
+        }
+
+        @Override
+        public String configName() {
+            return configName;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+    }
 
     /** Validates sizes. */
     public ClusterConfig {
-        Check.oneOf("dp_mode", dpMode, DP_MODES);
+        Check.present("dp_mode", dpMode);
         Check.atLeast("workers", workers, 1);
         Check.atLeast("attention_dp", attentionDp, 1);
         if ((long) workers * attentionDp > 1L << 24) {

@@ -1,6 +1,6 @@
 package io.servesim.config;
 
-import java.util.List;
+import com.fasterxml.jackson.annotation.JsonCreator;
 
 /**
  * A scheduled change to the fleet at {@code at_ms} of virtual time. {@code drain}: the router sends the worker nothing
@@ -11,14 +11,43 @@ import java.util.List;
  * @param worker which worker
  * @param action {@code drain} or {@code fail}
  */
-public record ClusterEventConfig(double atMs, int worker, String action) {
-    /** Actions. */
-    public static final List<String> ACTIONS = List.of("drain", "fail");
+public record ClusterEventConfig(double atMs, int worker, Action action) {
+    /** What happens to the worker ({@code cluster.events[].action}). */
+    public enum Action implements Named {
+        /** Nothing new; finish what it has. */
+        DRAIN("drain", "the worker gets nothing new, finishes what it has, and is no longer a KVCR source"),
+        /** Gone at once. */
+        FAIL("fail", "the worker is gone at once; its requests restart elsewhere from scratch");
+
+        private final String configName;
+        private final String description;
+
+        Action(String configName, String description) {
+            this.configName = configName;
+            this.description = description;
+        }
+
+        /** Looks a name up. */
+        @JsonCreator
+        public static Action of(String name) {
+            return Named.parse(Action.class, name);
+        }
+
+        @Override
+        public String configName() {
+            return configName;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+    }
 
     /** Validates the event. */
     public ClusterEventConfig {
         Check.atLeast("at_ms", atMs, 0.0);
         Check.atLeast("worker", worker, 0);
-        Check.oneOf("action", action, ACTIONS);
+        Check.present("action", action);
     }
 }

@@ -157,8 +157,8 @@ public final class ConfigLoader {
                 && bt.isString()
                 && ot.isString()
                 && !bt.equals(ot)
-                && DistributionConfig.TYPES.contains(bt.stringValue())
-                && DistributionConfig.TYPES.contains(ot.stringValue());
+                && Named.find(DistributionConfig.Type.class, bt.stringValue()) != null
+                && Named.find(DistributionConfig.Type.class, ot.stringValue()) != null;
     }
 
     private static void applyOverride(ObjectNode tree, String override) {
@@ -268,6 +268,13 @@ public final class ConfigLoader {
         }
         if (type.isRecord()) {
             return "a mapping of keys";
+        }
+        if (type.isEnum() && Named.class.isAssignableFrom(type)) {
+            StringBuilder names = new StringBuilder();
+            for (Object e : type.getEnumConstants()) {
+                names.append(names.isEmpty() ? "" : ", ").append(((Named) e).configName());
+            }
+            return "one of " + names;
         }
         return "a value of type " + type.getSimpleName();
     }

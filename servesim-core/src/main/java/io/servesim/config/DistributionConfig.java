@@ -1,31 +1,65 @@
 package io.servesim.config;
 
-import java.util.List;
+import com.fasterxml.jackson.annotation.JsonCreator;
 
 /**
  * A distribution of a non-negative quantity (token counts, think times): {@code fixed} (value), {@code uniform}
  * (min, max, inclusive), {@code normal} (mean, stddev), {@code lognormal} (mean, stddev of the distribution
  * itself, not of its log), {@code exponential} (mean). {@code min}/{@code max} also clamp the other types.
  */
-public record DistributionConfig(String type, Double value, Double mean, Double stddev, Double min, Double max) {
-    /** The distribution types. */
-    public static final List<String> TYPES = List.of("fixed", "uniform", "normal", "lognormal", "exponential");
+public record DistributionConfig(Type type, Double value, Double mean, Double stddev, Double min, Double max) {
+    /** The distribution types ({@code type} of any distribution). */
+    public enum Type implements Named {
+        /** Always {@code value}. */
+        FIXED("fixed", "always value"),
+        /** Integers in [min, max]. */
+        UNIFORM("uniform", "integers from min to max, inclusive"),
+        /** Gaussian. */
+        NORMAL("normal", "mean + stddev x a standard normal draw"),
+        /** Log-normal with the given mean and stddev of the distribution itself. */
+        LOGNORMAL("lognormal", "log-normal whose own mean and stddev are the given ones"),
+        /** Exponential. */
+        EXPONENTIAL("exponential", "exponential with the given mean");
+
+        private final String configName;
+        private final String description;
+
+        Type(String configName, String description) {
+            this.configName = configName;
+            this.description = description;
+        }
+
+        /** Looks a name up. */
+        @JsonCreator
+        public static Type of(String name) {
+            return Named.parse(Type.class, name);
+        }
+
+        @Override
+        public String configName() {
+            return configName;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+    }
 
     /** Validates the parameters the chosen type needs. */
     public DistributionConfig {
-        Check.oneOf("type", type, TYPES);
+        Check.present("type", type);
         switch (type) {
-            case "fixed" -> Check.atLeast("value", Check.present("value", value), 0.0);
-            case "uniform" -> {
+            case FIXED -> Check.atLeast("value", Check.present("value", value), 0.0);
+            case UNIFORM -> {
                 Check.atLeast("min", Check.present("min", min), 0.0);
                 Check.atLeast("max", Check.present("max", max), min);
             }
-            case "normal", "lognormal" -> {
+            case NORMAL, LOGNORMAL -> {
                 Check.atLeast("mean", Check.present("mean", mean), 0.0);
                 Check.atLeast("stddev", Check.present("stddev", stddev), 0.0);
             }
-            case "exponential" -> Check.positive("mean", Check.present("mean", mean));
-            default -> throw new AssertionError(type);
+            case EXPONENTIAL -> Check.positive("mean", Check.present("mean", mean));
         }
         if (min != null) {
             Check.atLeast("min", min, 0.0);
@@ -37,6 +71,6 @@ public record DistributionConfig(String type, Double value, Double mean, Double 
 
     /** A fixed distribution. */
     public static DistributionConfig fixed(double value) {
-        return new DistributionConfig("fixed", value, null, null, null, null);
+        return new DistributionConfig(Type.FIXED, value, null, null, null, null);
     }
 }

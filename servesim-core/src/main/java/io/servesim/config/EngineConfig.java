@@ -1,12 +1,30 @@
 package io.servesim.config;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 /**
- * Engine (vLLM v1) settings shared by every rank. {@code max_model_len} null means "what the KV pool can hold"
- * (usable blocks x block size); an explicit value larger than that is rejected, as vLLM refuses to start.
+ * Engine settings shared by every rank: which engine ({@code kind}, only {@code vllm}) and its settings.
+ * {@code max_model_len} null means "what the KV pool can hold" (usable blocks x block size); an explicit value larger
+ * than that is rejected, as vLLM refuses to start.
+ *
+ * @param kind the engine; left out of written configs while it is {@code vllm}, so configs recorded before the key
+ *     existed are unchanged (absent or null means {@code vllm}, so a written config binds back to an equal one)
+ * @param scheduler the scheduler knobs
+ * @param kvCache the KV cache
+ * @param maxModelLen the context limit, or null
+ * @param kvcr cross-worker KV pulls
  */
-public record EngineConfig(SchedulerConfig scheduler, KvCacheConfig kvCache, Integer maxModelLen, KvcrConfig kvcr) {
+public record EngineConfig(
+        @JsonInclude(value = JsonInclude.Include.CUSTOM, valueFilter = DefaultKind.class)
+        EngineKind kind,
+
+        SchedulerConfig scheduler,
+        KvCacheConfig kvCache,
+        Integer maxModelLen,
+        KvcrConfig kvcr) {
     /** Validates sections and the context limit against the KV pool. */
     public EngineConfig {
+        kind = kind == null ? EngineKind.VLLM : kind;
         Check.present("scheduler", scheduler);
         Check.present("kv_cache", kvCache);
         Check.present("kvcr", kvcr);
@@ -67,5 +85,18 @@ public record EngineConfig(SchedulerConfig scheduler, KvCacheConfig kvCache, Int
             capacity = Math.min(capacity, modelMaxLen);
         }
         return (int) Math.min(Integer.MAX_VALUE, capacity);
+    }
+
+    /** Jackson's value filter for {@code kind}: equal to (so leaves out) the default engine. */
+    static final class DefaultKind {
+        @Override
+        public boolean equals(Object value) {
+            return value == EngineKind.VLLM;
+        }
+
+        @Override
+        public int hashCode() {
+            return 1;
+        }
     }
 }

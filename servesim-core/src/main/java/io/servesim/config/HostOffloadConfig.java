@@ -1,6 +1,6 @@
 package io.servesim.config;
 
-import java.util.List;
+import com.fasterxml.jackson.annotation.JsonCreator;
 
 /**
  * G2 host-memory KV tier behind each rank's GPU cache (vLLM's native OffloadingConnector); off when
@@ -15,14 +15,43 @@ import java.util.List;
  * @param firstByteMs latency before a copy's first byte
  */
 public record HostOffloadConfig(
-        int numHostBlocks, String scope, double d2hGbps, double h2dGbps, double sharedGbps, double firstByteMs) {
-    /** Scopes. */
-    public static final List<String> SCOPES = List.of("rank_local", "cluster_shared");
+        int numHostBlocks, Scope scope, double d2hGbps, double h2dGbps, double sharedGbps, double firstByteMs) {
+    /** Who shares a G2 pool ({@code engine.kv_cache.host_offload.scope}). */
+    public enum Scope implements Named {
+        /** One pool per rank. */
+        RANK_LOCAL("rank_local", "each rank its own G2 pool"),
+        /** One pool for the cluster. */
+        CLUSTER_SHARED("cluster_shared", "one G2 pool for all workers; a store is visible to all once it lands");
+
+        private final String configName;
+        private final String description;
+
+        Scope(String configName, String description) {
+            this.configName = configName;
+            this.description = description;
+        }
+
+        /** Looks a name up. */
+        @JsonCreator
+        public static Scope of(String name) {
+            return Named.parse(Scope.class, name);
+        }
+
+        @Override
+        public String configName() {
+            return configName;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+    }
 
     /** Validates the settings. */
     public HostOffloadConfig {
         Check.atLeast("num_host_blocks", numHostBlocks, 0);
-        Check.oneOf("scope", scope, SCOPES);
+        Check.present("scope", scope);
         Check.atLeast("d2h_gbps", d2hGbps, 0.0);
         Check.atLeast("h2d_gbps", h2dGbps, 0.0);
         Check.atLeast("shared_gbps", sharedGbps, 0.0);

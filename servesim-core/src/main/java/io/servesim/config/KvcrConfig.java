@@ -1,6 +1,6 @@
 package io.servesim.config;
 
-import java.util.List;
+import com.fasterxml.jackson.annotation.JsonCreator;
 
 /**
  * KVCR cross-worker KV pulls: a request routed away from its session's previous worker pulls the prefix blocks that
@@ -14,15 +14,44 @@ import java.util.List;
  *     (first byte + bytes at the NIC rate) beats recomputing those tokens per the timing model
  */
 public record KvcrConfig(
-        boolean enabled, double firstByteMs, double bandwidthGbps, double fabricGbps, String decision) {
-    /** Decision rules. */
-    public static final List<String> DECISIONS = List.of("always", "cost");
+        boolean enabled, double firstByteMs, double bandwidthGbps, double fabricGbps, Decision decision) {
+    /** When a pull is worth it ({@code engine.kvcr.decision}). */
+    public enum Decision implements Named {
+        /** Whenever the source holds more. */
+        ALWAYS("always", "pull whenever the source holds more than the destination's local hit"),
+        /** When faster than recomputing. */
+        COST("cost", "pull only when first byte + bytes at the NIC rate beats recomputing per the timing model");
+
+        private final String configName;
+        private final String description;
+
+        Decision(String configName, String description) {
+            this.configName = configName;
+            this.description = description;
+        }
+
+        /** Looks a name up. */
+        @JsonCreator
+        public static Decision of(String name) {
+            return Named.parse(Decision.class, name);
+        }
+
+        @Override
+        public String configName() {
+            return configName;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+    }
 
     /** Validates the settings. */
     public KvcrConfig {
         Check.atLeast("first_byte_ms", firstByteMs, 0.0);
         Check.atLeast("bandwidth_gbps", bandwidthGbps, 0.0);
         Check.atLeast("fabric_gbps", fabricGbps, 0.0);
-        Check.oneOf("decision", decision, DECISIONS);
+        Check.present("decision", decision);
     }
 }

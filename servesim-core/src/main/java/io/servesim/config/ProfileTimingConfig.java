@@ -1,5 +1,6 @@
 package io.servesim.config;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import java.util.List;
 
 /**
@@ -11,13 +12,42 @@ import java.util.List;
  * @param coefficients {@code [c0, c1, c2, c3, c4]} in ms for c0 + c1·prefill_tokens + c2·prefill_attention_term +
  *     c3·decode_seqs + c4·context_tokens, or null (then {@code path} is required)
  */
-public record ProfileTimingConfig(String path, String method, List<Double> coefficients) {
-    /** Methods. */
-    public static final List<String> METHODS = List.of("interpolate", "linear_fit");
+public record ProfileTimingConfig(String path, Method method, List<Double> coefficients) {
+    /** How measured steps become a model ({@code timing.profile.method}). */
+    public enum Method implements Named {
+        /** Inverse-distance interpolation. */
+        INTERPOLATE("interpolate", "inverse-distance interpolation over the nearest measured steps"),
+        /** Least-squares linear model. */
+        LINEAR_FIT("linear_fit", "the linear model's coefficients fitted to the measured steps");
+
+        private final String configName;
+        private final String description;
+
+        Method(String configName, String description) {
+            this.configName = configName;
+            this.description = description;
+        }
+
+        /** Looks a name up. */
+        @JsonCreator
+        public static Method of(String name) {
+            return Named.parse(Method.class, name);
+        }
+
+        @Override
+        public String configName() {
+            return configName;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+    }
 
     /** Validates the method and coefficient count. */
     public ProfileTimingConfig {
-        Check.oneOf("method", method, METHODS);
+        Check.present("method", method);
         if (coefficients != null) {
             if (coefficients.size() != 5) {
                 throw new ConfigException("coefficients", "needs 5 values [c0..c4], got " + coefficients.size());

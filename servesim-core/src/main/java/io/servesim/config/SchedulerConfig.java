@@ -1,6 +1,6 @@
 package io.servesim.config;
 
-import java.util.List;
+import com.fasterxml.jackson.annotation.JsonCreator;
 
 /**
  * vLLM v1 scheduler knobs, per rank. Defaults (reference.yaml) are vLLM's API-server defaults for GPUs with at least
@@ -12,15 +12,42 @@ public record SchedulerConfig(
         int maxNumBatchedTokens,
         int longPrefillTokenThreshold,
         boolean enableChunkedPrefill,
-        String policy) {
-    /** Scheduling policies implemented. */
-    public static final List<String> POLICIES = List.of("fcfs");
+        Policy policy) {
+    /** Scheduling policies implemented ({@code engine.scheduler.policy}). */
+    public enum Policy implements Named {
+        /** First come, first served. */
+        FCFS("fcfs", "first come, first served");
+
+        private final String configName;
+        private final String description;
+
+        Policy(String configName, String description) {
+            this.configName = configName;
+            this.description = description;
+        }
+
+        /** Looks a name up. */
+        @JsonCreator
+        public static Policy of(String name) {
+            return Named.parse(Policy.class, name);
+        }
+
+        @Override
+        public String configName() {
+            return configName;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+    }
 
     /** Validates the knobs. */
     public SchedulerConfig {
         Check.atLeast("max_num_seqs", maxNumSeqs, 1);
         Check.atLeast("max_num_batched_tokens", maxNumBatchedTokens, 1);
         Check.atLeast("long_prefill_token_threshold", longPrefillTokenThreshold, 0);
-        Check.oneOf("policy", policy, POLICIES);
+        Check.present("policy", policy);
     }
 }

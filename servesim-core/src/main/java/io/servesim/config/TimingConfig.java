@@ -1,6 +1,6 @@
 package io.servesim.config;
 
-import java.util.List;
+import com.fasterxml.jackson.annotation.JsonCreator;
 
 /**
  * The step-time model and the deployment it predicts: {@code type} ({@code auto} = {@code roofline} when a model
@@ -23,55 +23,91 @@ import java.util.List;
  * @param profile profile model parameters
  */
 public record TimingConfig(
-        String type,
+        TimingType type,
         String model,
         String gpu,
         CustomGpuConfig customGpu,
         int tensorParallel,
         boolean expertParallel,
-        String weightDtype,
-        String kvDtype,
+        Dtype weightDtype,
+        Dtype kvDtype,
         double gpuMemoryUtilization,
         String calibration,
         FixedTimingConfig fixed,
         PolynomialTimingConfig polynomial,
         RooflineConfig roofline,
         ProfileTimingConfig profile) {
-    /** Data types. */
-    public static final List<String> DTYPES = List.of("bf16", "fp8");
+    /** Element types of weights and KV ({@code timing.weight_dtype}, {@code timing.kv_dtype}). */
+    public enum Dtype implements Named {
+        /** 2 bytes, the BF16 tensor rate. */
+        BF16("bf16", "2 bytes per element; BF16 tensor rate", 2),
+        /** 1 byte, the FP8 tensor rate where the GPU has one. */
+        FP8("fp8", "1 byte per element; FP8 tensor rate where the GPU has one (else BF16's)", 1);
 
-    /** Validates presence and ranges; the type name is checked against the timing registry. */
+        private final String configName;
+        private final String description;
+        private final int bytes;
+
+        Dtype(String configName, String description, int bytes) {
+            this.configName = configName;
+            this.description = description;
+            this.bytes = bytes;
+        }
+
+        /** Looks a name up. */
+        @JsonCreator
+        public static Dtype of(String name) {
+            return Named.parse(Dtype.class, name);
+        }
+
+        @Override
+        public String configName() {
+            return configName;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+
+        /** Bytes per element. */
+        public int bytes() {
+            return bytes;
+        }
+    }
+
+    /** Validates presence and ranges. */
     public TimingConfig {
         Check.present("type", type);
         Check.atLeast("tensor_parallel", tensorParallel, 1);
-        Check.oneOf("weight_dtype", weightDtype, DTYPES);
-        Check.oneOf("kv_dtype", kvDtype, DTYPES);
+        Check.present("weight_dtype", weightDtype);
+        Check.present("kv_dtype", kvDtype);
         RooflineConfig.fraction("gpu_memory_utilization", gpuMemoryUtilization);
         Check.present("custom_gpu", customGpu);
         Check.present("fixed", fixed);
         Check.present("polynomial", polynomial);
         Check.present("roofline", roofline);
         Check.present("profile", profile);
-        if (type.equals("roofline") && (model == null || gpu == null)) {
-            throw new ConfigException("type", "roofline needs timing.model and timing.gpu");
+        if (type.needsModelAndGpu() && (model == null || gpu == null)) {
+            throw new ConfigException("type", type.configName() + " needs timing.model and timing.gpu");
         }
     }
 
-    /** The type after resolving {@code auto}. */
-    public String effectiveType() {
-        if (!type.equals("auto")) {
+    /** The type after resolving {@code auto}: never {@link TimingType#AUTO}. */
+    public TimingType effectiveType() {
+        if (type != TimingType.AUTO) {
             return type;
         }
-        return model != null && gpu != null ? "roofline" : "fixed";
+        return model != null && gpu != null ? TimingType.ROOFLINE : TimingType.FIXED;
     }
 
     /** Bytes per weight element. */
     public int weightBytes() {
-        return weightDtype.equals("fp8") ? 1 : 2;
+        return weightDtype.bytes();
     }
 
     /** Bytes per KV element. */
     public int kvBytes() {
-        return kvDtype.equals("fp8") ? 1 : 2;
+        return kvDtype.bytes();
     }
 }

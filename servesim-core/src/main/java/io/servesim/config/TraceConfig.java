@@ -1,11 +1,11 @@
 package io.servesim.config;
 
-import java.util.List;
+import com.fasterxml.jackson.annotation.JsonCreator;
 
 /**
  * A trace replay: which file and format, and how to replay it.
  *
- * @param format one of {@link #FORMATS}
+ * @param format the {@link TraceFormat}
  * @param path the trace file (relative paths are resolved against the working directory); {@code .gz} and
  *     {@code .zst} are decompressed
  * @param traceBlockSize tokens per Mooncake hash id
@@ -20,27 +20,53 @@ import java.util.List;
  * @param skipBadLines count and skip malformed rows (listed in summary.json) instead of failing
  */
 public record TraceConfig(
-        String format,
+        TraceFormat format,
         String path,
         int traceBlockSize,
         double speedup,
         Double startMs,
         Double endMs,
         Long limit,
-        String arrival,
+        Arrival arrival,
         Integer concurrency,
         Integer outputTokensOverride,
         Integer outputTokensCap,
         boolean skipBadLines) {
-    /** Trace formats. */
-    public static final List<String> FORMATS = List.of("mooncake", "azure", "vllm_bench", "servesim");
+    /** When first turns arrive ({@code workload.trace.arrival}). */
+    public enum Arrival implements Named {
+        /** Authored timestamps. */
+        TRACE("trace", "at their authored timestamps (divided by speedup)"),
+        /** Closed loop. */
+        CONCURRENCY("concurrency", "ignore timestamps; keep concurrency requests or sessions in flight");
 
-    /** Arrival modes. */
-    public static final List<String> ARRIVALS = List.of("trace", "concurrency");
+        private final String configName;
+        private final String description;
+
+        Arrival(String configName, String description) {
+            this.configName = configName;
+            this.description = description;
+        }
+
+        /** Looks a name up. */
+        @JsonCreator
+        public static Arrival of(String name) {
+            return Named.parse(Arrival.class, name);
+        }
+
+        @Override
+        public String configName() {
+            return configName;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+    }
 
     /** Validates every option. */
     public TraceConfig {
-        Check.oneOf("format", format, FORMATS);
+        Check.present("format", format);
         Check.atLeast("trace_block_size", traceBlockSize, 1);
         Check.positive("speedup", speedup);
         if (startMs != null) {
@@ -55,8 +81,8 @@ public record TraceConfig(
                 throw new ConfigException("limit", "must be <= " + Integer.MAX_VALUE + ", got " + limit);
             }
         }
-        Check.oneOf("arrival", arrival, ARRIVALS);
-        if (arrival.equals("concurrency")) {
+        Check.present("arrival", arrival);
+        if (arrival == Arrival.CONCURRENCY) {
             Check.atLeast("concurrency", Check.present("concurrency", concurrency), 1);
         }
         if (outputTokensOverride != null) {

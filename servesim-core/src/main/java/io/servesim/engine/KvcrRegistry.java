@@ -310,7 +310,7 @@ public final class KvcrRegistry {
      * tokens on top of {@code contextTokens}. A refusal is counted as {@code rejected_cost}.
      */
     boolean worthPulling(int blocks, int blockSize, int contextTokens) {
-        if (config.decision().equals("always")) {
+        if (config.decision() == KvcrConfig.Decision.ALWAYS) {
             return true;
         }
         double bw = config.bandwidthGbps();

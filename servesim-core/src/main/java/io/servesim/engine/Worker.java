@@ -1,5 +1,6 @@
 package io.servesim.engine;
 
+import io.servesim.config.ClusterConfig.DpMode;
 import io.servesim.sim.EventQueue;
 
 /**
@@ -15,10 +16,10 @@ public final class Worker {
      *
      * @param dpMode {@code lockstep} (one barrier per pass for all ranks) or {@code independent}
      */
-    public Worker(int id, EngineRank[] ranks, String dpMode, EventQueue queue) {
+    public Worker(int id, EngineRank[] ranks, DpMode dpMode, EventQueue queue) {
         this.id = id;
         this.ranks = ranks.clone();
-        if (dpMode.equals("lockstep")) {
+        if (dpMode == DpMode.LOCKSTEP) {
             new LockstepWorker(this.ranks, queue);
         } else {
             for (EngineRank r : this.ranks) {

@@ -180,7 +180,7 @@ public final class ReportWriter {
         ObjectNode o = NODES.objectNode();
         o.put("model", d.model() == null ? null : d.model().name());
         o.put("gpu", d.gpu() == null ? null : d.gpu().name());
-        o.put("timing", d.timingType());
+        o.put("timing", d.timingType().configName());
         o.put("num_gpu_blocks", d.numGpuBlocks());
         o.put("num_gpu_blocks_source", d.blocksSource());
         o.put("bytes_per_token", d.bytesPerToken());

@@ -69,7 +69,7 @@ public final class KvAwareRouter implements Router, KvEventSink {
         this.blockSize = context.blockSize();
         this.weight = c.overlapWeight();
         this.temperature = c.temperature();
-        this.approximate = c.mode().equals("approximate");
+        this.approximate = c.mode() == KvRouterConfig.Mode.APPROXIMATE;
         this.ttlNanos = Math.round(c.ttlS() * 1e9);
         this.clock = context.clock();
         this.rng = context.streams().stream(RandomStreams.ROUTER, 1);

@@ -9,7 +9,9 @@ public interface Router {
 
     /**
      * Chooses a rank on any worker but {@code excludedWorker} (a migrating session turn), by this router's own rule
-     * applied to the other workers. Only called when there are at least two workers.
+     * applied to the other workers, avoiding draining workers as {@link #route} does. Only called when there are at
+     * least two workers. When every other worker drains, the choice is the router's own (see docs/architecture.md,
+     * "Drain").
      */
     int routeExcluding(Request request, int excludedWorker);
 

@@ -38,7 +38,7 @@ public record RouterContext(
                 load,
                 streams,
                 affinityLoadCap,
-                new io.servesim.config.KvRouterConfig(1.0, 0.0, "exact", 120.0),
+                new io.servesim.config.KvRouterConfig(1.0, 0.0, io.servesim.config.KvRouterConfig.Mode.EXACT, 120.0),
                 16,
                 () -> 0L);
     }

@@ -114,8 +114,7 @@ final class Cluster {
         if (ho.enabled()) {
             installHostOffload(ho, queue, blockBytes);
         }
-        if (router instanceof KvEventSink sink
-                && config.cluster().router().kv().mode().equals("exact")) {
+        if (router instanceof KvEventSink sink && config.cluster().router().needsKvEvents()) {
             for (EngineRank r : ranks) {
                 r.scheduler().pool().eventSink(sink, r.globalIndex()); // engines publish stored/removed events
             }
@@ -130,7 +129,7 @@ final class Cluster {
         TransferService transfers = new TransferService(queue, 0, 0);
         CopyJobs jobs = new CopyJobs();
         transfers.listener(jobs);
-        boolean shared = ho.scope().equals("cluster_shared");
+        boolean shared = ho.scope() == HostOffloadConfig.Scope.CLUSTER_SHARED;
         HostPool sharedPool = shared ? new HostPool(ho.numHostBlocks(), g2) : null;
         int sharedEndpoint = shared ? transfers.addEndpoint(ho.sharedGbps(), ho.sharedGbps()) : -1;
         if (shared) {

@@ -32,7 +32,7 @@ final class FleetEvents {
     void schedule(EventQueue queue, List<ClusterEventConfig> events) {
         for (ClusterEventConfig e : events) {
             int worker = e.worker();
-            boolean fail = e.action().equals("fail");
+            boolean fail = e.action() == ClusterEventConfig.Action.FAIL;
             queue.schedule(
                     Math.round(e.atMs() * 1e6),
                     Phase.WORKER_READY,

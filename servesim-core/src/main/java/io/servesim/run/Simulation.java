@@ -17,7 +17,7 @@ import io.servesim.sim.EventQueue;
 import io.servesim.sim.RandomStreams;
 import io.servesim.timing.Deployment;
 import io.servesim.workload.Workload;
-import io.servesim.workload.Workloads;
+import io.servesim.workload.trace.Workloads;
 import it.unimi.dsi.fastutil.objects.ObjectArrayList;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -68,7 +68,8 @@ public final class Simulation {
                 load,
                 schedulerCounters,
                 recorder);
-        this.workload = Workloads.create(config, streams);
+        this.workload =
+                Workloads.create(config.workload(), streams, config.cluster().attentionDp());
     }
 
     /** What the engines report: finished requests go to the recorder, then the workload; load changes to tracking. */

@@ -7,6 +7,7 @@ import io.servesim.config.KvCacheConfig;
 import io.servesim.config.RooflineConfig;
 import io.servesim.config.SimConfig;
 import io.servesim.config.TimingConfig;
+import io.servesim.config.TimingType;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +27,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * @param blocksSource {@code configured}, {@code derived} or {@code default}
  * @param maxModelLen effective context limit
  * @param capacity the derivation's terms (null unless derived)
- * @param timingType the resolved timing type
+ * @param timingType the resolved timing type (never {@code auto})
  * @param roofline the roofline parameters in effect (after a calibration profile), or null
  */
 public record Deployment(
@@ -37,7 +38,7 @@ public record Deployment(
         String blocksSource,
         int maxModelLen,
         Capacity capacity,
-        String timingType,
+        TimingType timingType,
         RooflineConfig roofline) {
 
     /**
@@ -109,25 +110,20 @@ public record Deployment(
                     "is " + e.scheduler().maxNumBatchedTokens() + " but must be >= max_model_len (" + maxLen
                             + ") when enable_chunked_prefill is false; set engine.max_model_len or raise the budget");
         }
-        String type = t.effectiveType();
+        TimingType type = t.effectiveType();
+        if (type.needsModelAndGpu() && (model == null || gpu == null)) {
+            throw new ConfigException("timing.type", type.configName() + " needs timing.model and timing.gpu");
+        }
         RooflineConfig roofline = null;
-        if (type.equals("roofline")) {
-            if (model == null || gpu == null) {
-                throw new ConfigException("timing.type", "roofline needs timing.model and timing.gpu");
-            }
+        if (type == TimingType.ROOFLINE) {
             roofline = t.calibration() != null ? loadCalibration(t.calibration(), t.roofline()) : t.roofline();
         }
         return new Deployment(model, gpu, bytesPerToken, blocks, source, maxLen, capacity, type, roofline);
     }
 
-    /** The step-time model of this deployment. */
+    /** The step-time model of this deployment ({@link TimingModels}). */
     public TimingModel timingModel(TimingConfig t, int attentionDp) {
-        if (timingType.equals("roofline")) {
-            int ep = t.expertParallel() ? t.tensorParallel() * attentionDp : 1;
-            return new RooflineTiming(
-                    model, gpu, t.tensorParallel(), ep, t.weightDtype(), t.weightBytes(), t.kvBytes(), roofline);
-        }
-        return TimingModels.create(t);
+        return TimingModels.create(t, this, attentionDp);
     }
 
     private static GpuSpec gpu(TimingConfig t) {

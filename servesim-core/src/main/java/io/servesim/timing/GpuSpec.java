@@ -1,5 +1,7 @@
 package io.servesim.timing;
 
+import io.servesim.config.TimingConfig;
+
 /**
  * One GPU's roofline: memory, bandwidth, dense tensor throughput and its link to peer GPUs (values per GPU, dense,
  * decimal GB/s and TFLOP/s).
@@ -28,9 +30,9 @@ public record GpuSpec(
         return memoryGib * (1L << 30);
     }
 
-    /** Dense tensor FLOP/s for a weight dtype ({@code bf16} or {@code fp8}). */
-    public double flopsPerSecond(String dtype) {
-        double tflops = dtype.equals("fp8") && fp8Tflops > 0 ? fp8Tflops : bf16Tflops;
+    /** Dense tensor FLOP/s for a weight dtype (FP8 falls back to the BF16 rate on GPUs without one). */
+    public double flopsPerSecond(TimingConfig.Dtype dtype) {
+        double tflops = dtype == TimingConfig.Dtype.FP8 && fp8Tflops > 0 ? fp8Tflops : bf16Tflops;
         return tflops * 1e12;
     }
 }

@@ -47,7 +47,7 @@ public final class ProfileTiming implements TimingModel {
             throw new ConfigException("timing.profile", "set path (a CSV of measured steps) or coefficients");
         }
         List<double[]> rows = read(Path.of(c.path()));
-        if (c.method().equals("linear_fit")) {
+        if (c.method() == ProfileTimingConfig.Method.LINEAR_FIT) {
             return new ProfileTiming(fit(rows), null, null, null);
         }
         double[][] pts = new double[rows.size()][3];

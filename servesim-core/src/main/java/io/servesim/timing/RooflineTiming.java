@@ -1,6 +1,7 @@
 package io.servesim.timing;
 
 import io.servesim.config.RooflineConfig;
+import io.servesim.config.TimingConfig;
 
 /**
  * Step time from first principles: the batch's work on one GPU of a TP group, each operation bounded by compute
@@ -49,7 +50,7 @@ public final class RooflineTiming implements TimingModel {
             GpuSpec gpu,
             int tensorParallel,
             int expertParallel,
-            String weightDtype,
+            TimingConfig.Dtype weightDtype,
             int weightBytes,
             int kvBytes,
             RooflineConfig params) {

@@ -1,30 +1,33 @@
 package io.servesim.timing;
 
-import io.servesim.config.ConfigException;
 import io.servesim.config.FixedTimingConfig;
 import io.servesim.config.PolynomialTimingConfig;
 import io.servesim.config.TimingConfig;
-import java.util.List;
+import io.servesim.config.TimingType;
 
-/** The timing-model registry: {@code timing.type} names to models. Unknown names fail listing the known ones. */
+/**
+ * The timing-model registry: builds the step-time model a {@link TimingType} names. The names, descriptions and
+ * declared capabilities live in the enum; the switch is exhaustive, so a new type does not compile without its model.
+ */
 public final class TimingModels {
-    /** Known timing types. */
-    public static final List<String> NAMES = List.of("auto", "fixed", "polynomial", "roofline", "profile");
-
     private TimingModels() {}
 
     /**
-     * Creates the model named by {@code config.type()} for the types that need no hardware ({@code fixed},
-     * {@code polynomial}, {@code profile}); {@code roofline} is built by {@link Deployment#timingModel}.
+     * Creates the model of a resolved deployment.
+     *
+     * @param t the timing section
+     * @param d the resolved deployment: its {@link Deployment#timingType()} (never {@code auto}), and the model and
+     *     GPU for the types that {@linkplain TimingType#needsModelAndGpu() need them}
+     * @param attentionDp ranks per worker (expert parallelism spans them)
      */
-    public static TimingModel create(TimingConfig config) {
-        return switch (config.effectiveType()) {
-            case "fixed" -> {
-                FixedTimingConfig f = config.fixed();
+    public static TimingModel create(TimingConfig t, Deployment d, int attentionDp) {
+        return switch (d.timingType()) {
+            case FIXED -> {
+                FixedTimingConfig f = t.fixed();
                 yield new FixedTiming(f.prefillMs(), f.decodeMs(), f.prefillPerTokenMs(), f.decodePerTokenMs());
             }
-            case "polynomial" -> {
-                PolynomialTimingConfig p = config.polynomial();
+            case POLYNOMIAL -> {
+                PolynomialTimingConfig p = t.polynomial();
                 yield new PolynomialTiming(
                         p.prefillA(),
                         p.prefillB(),
@@ -34,13 +37,20 @@ public final class TimingModels {
                         p.decodeD0(),
                         p.minDecodeMs());
             }
-            case "profile" -> ProfileTiming.create(config.profile());
-            case "roofline" ->
-                throw new ConfigException("timing.type", "roofline is built from the deployment (model and gpu)");
-            default ->
-                throw new ConfigException(
-                        "timing.type",
-                        "unknown timing model '" + config.type() + "' (known: " + String.join(", ", NAMES) + ")");
+            case PROFILE -> ProfileTiming.create(t.profile());
+            case ROOFLINE -> {
+                int ep = t.expertParallel() ? t.tensorParallel() * attentionDp : 1;
+                yield new RooflineTiming(
+                        d.model(),
+                        d.gpu(),
+                        t.tensorParallel(),
+                        ep,
+                        t.weightDtype(),
+                        t.weightBytes(),
+                        t.kvBytes(),
+                        d.roofline());
+            }
+            case AUTO -> throw new IllegalStateException("timing.type auto is resolved by Deployment.resolve");
         };
     }
 }

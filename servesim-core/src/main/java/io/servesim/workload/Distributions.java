@@ -18,14 +18,14 @@ public final class Distributions {
     /** Draws a value clamped to the config's [min, max] and to at least 0, unrounded. */
     public static double sampleDouble(DistributionConfig d, SplittableRandom rng) {
         double x = switch (d.type()) {
-            case "fixed" -> d.value();
-            case "uniform" -> {
+            case FIXED -> d.value();
+            case UNIFORM -> {
                 double lo = Math.ceil(d.min());
                 double hi = Math.floor(d.max());
                 yield hi <= lo ? lo : lo + Math.floor(rng.nextDouble() * (hi - lo + 1));
             }
-            case "normal" -> d.mean() + d.stddev() * gaussian(rng);
-            case "lognormal" -> {
+            case NORMAL -> d.mean() + d.stddev() * gaussian(rng);
+            case LOGNORMAL -> {
                 double m = d.mean();
                 double s = d.stddev();
                 if (m <= 0) {
@@ -35,8 +35,7 @@ public final class Distributions {
                 double mu = StrictMath.log(m) - sigma2 / 2;
                 yield StrictMath.exp(mu + StrictMath.sqrt(sigma2) * gaussian(rng));
             }
-            case "exponential" -> -d.mean() * StrictMath.log(1 - rng.nextDouble());
-            default -> throw new IllegalArgumentException("unknown distribution " + d.type());
+            case EXPONENTIAL -> -d.mean() * StrictMath.log(1 - rng.nextDouble());
         };
         if (d.min() != null) {
             x = Math.max(x, d.min());
@@ -50,9 +49,9 @@ public final class Distributions {
     /** The distribution's mean (a sizing hint, never a sample): value, mean, or the middle of a uniform range. */
     public static double mean(DistributionConfig d) {
         Double v = switch (d.type()) {
-            case "fixed" -> d.value();
-            case "uniform" -> d.min() == null || d.max() == null ? null : (d.min() + d.max()) / 2;
-            default -> d.mean();
+            case FIXED -> d.value();
+            case UNIFORM -> d.min() == null || d.max() == null ? null : (d.min() + d.max()) / 2;
+            case NORMAL, LOGNORMAL, EXPONENTIAL -> d.mean();
         };
         return v == null ? 0 : v;
     }

@@ -64,15 +64,14 @@ public final class SessionWorkload implements Workload, EventHandler {
         this.queue = eventQueue;
         this.sink = requestSink;
         switch (arrival.type()) {
-            case "concurrency" -> {
+            case CONCURRENCY -> {
                 long n = Math.min(arrival.concurrency(), maxSessions);
                 for (long i = 0; i < n; i++) {
                     queue.schedule(0, Phase.ARRIVAL, 0, this, START_SESSION, 0);
                 }
             }
-            case "poisson" -> scheduleStart(Distributions.exponentialGapNanos(arrivalRng, arrival.rate()));
-            case "constant" -> scheduleStart(0);
-            default -> throw new IllegalStateException(arrival.type());
+            case POISSON -> scheduleStart(Distributions.exponentialGapNanos(arrivalRng, arrival.rate()));
+            case CONSTANT -> scheduleStart(0);
         }
     }
 
@@ -94,10 +93,9 @@ public final class SessionWorkload implements Workload, EventHandler {
             active.put(id, s);
             if (sessionsStarted < maxSessions) {
                 switch (arrival.type()) {
-                    case "poisson" ->
-                        scheduleStart(now + Distributions.exponentialGapNanos(arrivalRng, arrival.rate()));
-                    case "constant" -> scheduleStart(Math.round(sessionsStarted * 1e9 / arrival.rate()));
-                    default -> {
+                    case POISSON -> scheduleStart(now + Distributions.exponentialGapNanos(arrivalRng, arrival.rate()));
+                    case CONSTANT -> scheduleStart(Math.round(sessionsStarted * 1e9 / arrival.rate()));
+                    case CONCURRENCY -> {
                         // closed loop: a new session starts when one ends
                     }
                 }
@@ -164,7 +162,9 @@ public final class SessionWorkload implements Workload, EventHandler {
         if (rejected || request.lastTurn()) {
             active.remove(s.id);
             sink.sessionEnded(s.id);
-            if (arrival.type().equals("concurrency") && sessionsStarted < maxSessions && now <= horizonNanos) {
+            if (arrival.type() == ArrivalConfig.Type.CONCURRENCY
+                    && sessionsStarted < maxSessions
+                    && now <= horizonNanos) {
                 queue.schedule(now, Phase.ARRIVAL, 0, this, START_SESSION, 0);
             }
             return;

@@ -44,15 +44,14 @@ public final class SyntheticWorkload implements Workload, EventHandler {
         this.queue = eventQueue;
         this.sink = requestSink;
         switch (arrival.type()) {
-            case "concurrency" -> {
+            case CONCURRENCY -> {
                 long n = Math.min(arrival.concurrency(), maxRequests);
                 for (long i = 0; i < n; i++) {
                     queue.schedule(0, Phase.ARRIVAL, STABLE_ID, this, ARRIVE, 0);
                 }
             }
-            case "poisson" -> scheduleAt(Distributions.exponentialGapNanos(arrivalRng, arrival.rate()));
-            case "constant" -> scheduleAt(0);
-            default -> throw new IllegalStateException(arrival.type());
+            case POISSON -> scheduleAt(Distributions.exponentialGapNanos(arrivalRng, arrival.rate()));
+            case CONSTANT -> scheduleAt(0);
         }
     }
 
@@ -77,9 +76,9 @@ public final class SyntheticWorkload implements Workload, EventHandler {
         Request request = new Request(id, -1, 0, true, now, prompt, output, outputSeed);
         if (created < maxRequests) {
             switch (arrival.type()) {
-                case "poisson" -> scheduleAt(now + Distributions.exponentialGapNanos(arrivalRng, arrival.rate()));
-                case "constant" -> scheduleAt(Math.round(created * 1e9 / arrival.rate()));
-                default -> {
+                case POISSON -> scheduleAt(now + Distributions.exponentialGapNanos(arrivalRng, arrival.rate()));
+                case CONSTANT -> scheduleAt(Math.round(created * 1e9 / arrival.rate()));
+                case CONCURRENCY -> {
                     // closed loop: the next request is released when one finishes
                 }
             }
@@ -89,7 +88,9 @@ public final class SyntheticWorkload implements Workload, EventHandler {
 
     @Override
     public void onRequestDone(Request request, int generatedTokens, boolean rejected) {
-        if (arrival.type().equals("concurrency") && created < maxRequests && queue.nowNanos() <= horizonNanos) {
+        if (arrival.type() == ArrivalConfig.Type.CONCURRENCY
+                && created < maxRequests
+                && queue.nowNanos() <= horizonNanos) {
             queue.schedule(queue.nowNanos(), Phase.ARRIVAL, STABLE_ID, this, ARRIVE, 0);
         }
     }

@@ -28,18 +28,18 @@ class ConfigLoaderTest {
         assertThat(c.engine().kvCache().prefixCaching()).isTrue();
         assertThat(c.engine().scheduler().maxNumSeqs()).isEqualTo(1024);
         assertThat(c.engine().scheduler().maxNumBatchedTokens()).isEqualTo(8192);
-        assertThat(c.engine().scheduler().policy()).isEqualTo("fcfs");
+        assertThat(c.engine().scheduler().policy()).isEqualTo(SchedulerConfig.Policy.FCFS);
         assertThat(c.engine().maxModelLen()).isNull();
         assertThat(c.workload().seed()).isEqualTo(42L);
-        assertThat(c.workload().type()).isEqualTo("synthetic");
+        assertThat(c.workload().type()).isEqualTo(WorkloadType.SYNTHETIC);
         assertThat(c.workload().synthetic().requests()).isEqualTo(1000L);
         assertThat(c.workload().synthetic().inputTokens()).isEqualTo(DistributionConfig.fixed(1024));
-        assertThat(c.workload().arrival().type()).isEqualTo("poisson");
+        assertThat(c.workload().arrival().type()).isEqualTo(ArrivalConfig.Type.POISSON);
         assertThat(c.workload().arrival().rate()).isEqualTo(10.0);
         assertThat(c.cluster().workers()).isEqualTo(1);
-        assertThat(c.cluster().router().policy()).isEqualTo("round_robin");
-        assertThat(c.timing().type()).isEqualTo("auto");
-        assertThat(c.timing().effectiveType()).isEqualTo("fixed"); // no model and GPU named
+        assertThat(c.cluster().router().policy()).isEqualTo(RouterPolicy.ROUND_ROBIN);
+        assertThat(c.timing().type()).isEqualTo(TimingType.AUTO);
+        assertThat(c.timing().effectiveType()).isEqualTo(TimingType.FIXED); // no model and GPU named
         assertThat(c.timing().fixed().prefillMs()).isEqualTo(20.0);
         assertThat(c.output().requestsCsv()).isTrue();
     }
@@ -221,7 +221,7 @@ class ConfigLoaderTest {
         SimConfig c = load("workload:\n  synthetic:\n    input_tokens: {type: uniform, min: 3, max: 9}\n");
 
         DistributionConfig d = c.workload().synthetic().inputTokens();
-        assertThat(d.type()).isEqualTo("uniform");
+        assertThat(d.type()).isEqualTo(DistributionConfig.Type.UNIFORM);
         assertThat(d.min()).isEqualTo(3.0);
         assertThat(d.max()).isEqualTo(9.0);
         assertThat(d.value())
@@ -234,7 +234,7 @@ class ConfigLoaderTest {
         SimConfig c = load("workload:\n  synthetic:\n    input_tokens: {max: 2000}\n");
 
         DistributionConfig d = c.workload().synthetic().inputTokens();
-        assertThat(d.type()).isEqualTo("fixed");
+        assertThat(d.type()).isEqualTo(DistributionConfig.Type.FIXED);
         assertThat(d.value()).isEqualTo(1024.0);
         assertThat(d.max()).isEqualTo(2000.0);
     }
@@ -310,7 +310,7 @@ class ConfigLoaderTest {
         SimConfig c = load("", "workload.synthetic.output_tokens={type: uniform, min: 4, max: 40}");
 
         DistributionConfig d = c.workload().synthetic().outputTokens();
-        assertThat(d.type()).isEqualTo("uniform");
+        assertThat(d.type()).isEqualTo(DistributionConfig.Type.UNIFORM);
         assertThat(d.min()).isEqualTo(4.0);
         assertThat(d.max()).isEqualTo(40.0);
         assertThat(d.value()).isNull();
@@ -514,7 +514,7 @@ class ConfigLoaderTest {
     @Test
     void changingTheArrivalType_keepsTheOtherArrivalDefaults() {
         SimConfig c = load("workload:\n  arrival: {type: constant}\n");
-        assertThat(c.workload().arrival().type()).isEqualTo("constant");
+        assertThat(c.workload().arrival().type()).isEqualTo(ArrivalConfig.Type.CONSTANT);
         assertThat(c.workload().arrival().rate()).isEqualTo(10.0);
     }
 

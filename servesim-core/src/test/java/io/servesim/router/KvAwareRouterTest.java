@@ -32,7 +32,7 @@ class KvAwareRouterTest {
                 new LoadIndex(3),
                 new RandomStreams(5),
                 null,
-                new KvRouterConfig(weight, temperature, mode, 1.0),
+                new KvRouterConfig(weight, temperature, KvRouterConfig.Mode.of(mode), 1.0),
                 4,
                 () -> now[0]));
     }

@@ -1,7 +1,13 @@
 package io.servesim.router;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.servesim.config.ConfigException;
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.KvRouterConfig;
+import io.servesim.config.RouterPolicy;
+import io.servesim.kv.KvEventSink;
 import io.servesim.sim.RandomStreams;
 import io.servesim.workload.Request;
 import java.util.ArrayList;
@@ -55,10 +61,89 @@ class RouterTest {
 
     @Test
     void unknownRouterName_listsTheKnownOnes() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(
-                        () -> Routers.create("kv", new RouterContext(1, 1, new LoadIndex(1), new RandomStreams(1))))
-                .hasMessageContaining("cluster.router.policy")
-                .hasMessageContaining("least_loaded, random, round_robin, session_affinity");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("cluster.router.policy=kv")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("cluster.router.policy: unknown router 'kv'"
+                        + " (known: kv_aware, least_loaded, random, round_robin, session_affinity)");
+    }
+
+    @Test
+    void everyPolicy_buildsARouterWhoseBehaviourMatchesItsDeclaredCapabilities() {
+        for (RouterPolicy p : RouterPolicy.values()) {
+            Router r = Routers.create(p, new RouterContext(2, 2, new LoadIndex(4), new RandomStreams(1)));
+            assertThat(r.usesLoad()).as(p + " reads the load index").isEqualTo(p.readsLoadIndex());
+            assertThat(r instanceof KvEventSink)
+                    .as(p + " consumes KV events")
+                    .isEqualTo(p.needsKvEvents(KvRouterConfig.Mode.EXACT));
+            assertThat(p.needsKvEvents(KvRouterConfig.Mode.APPROXIMATE)).isFalse();
+            assertThat(RouterPolicy.of(p.configName())).isSameAs(p);
+        }
+    }
+
+    /**
+     * The regression: a migrating turn (routeExcluding) used to draw uniformly over every other worker's ranks,
+     * draining ones included. 3 workers of 1 rank, worker 1 draining, worker 0 excluded: only worker 2 is allowed,
+     * whatever the seed (before the fix, about half of the draws picked worker 1).
+     */
+    @Test
+    void random_routeExcluding_neverPicksADrainingWorker() {
+        for (long seed = 0; seed < 200; seed++) {
+            Router r = new RandomRouter(new RouterContext(3, 1, new LoadIndex(3), new RandomStreams(seed)));
+            r.onWorkerDraining(1);
+            for (int i = 0; i < 10; i++) {
+                assertThat(r.routeExcluding(req(7, 1, false), 0))
+                        .as("seed " + seed)
+                        .isEqualTo(2);
+            }
+        }
+    }
+
+    @Test
+    void random_routeExcluding_staysOnTheExcludedWorker_whenEveryOtherWorkerDrains() {
+        Router r = new RandomRouter(new RouterContext(3, 2, new LoadIndex(6), new RandomStreams(3)));
+        r.onWorkerDraining(1);
+        r.onWorkerDraining(2);
+        for (int i = 0; i < 50; i++) {
+            assertThat(r.routeExcluding(req(7, 1, false), 0) / 2).isZero();
+        }
+    }
+
+    /** 4 workers of 2 ranks, workers 1 and 3 draining: new work goes to 0 or 2, and a turn leaving 0 goes to 2. */
+    @Test
+    void everyRouter_avoidsDrainingWorkers_inRouteAndRouteExcluding() {
+        for (RouterPolicy p : RouterPolicy.values()) {
+            Router r = Routers.create(p, new RouterContext(4, 2, new LoadIndex(8), new RandomStreams(11)));
+            r.onWorkerDraining(1);
+            r.onWorkerDraining(3);
+            for (int i = 0; i < 40; i++) {
+                int g = r.route(req(i % 5 == 0 ? -1 : i, 0, false));
+                assertThat(g / 2).as(p + " route").isIn(0, 2);
+                assertThat(r.routeExcluding(req(100 + i, 1, false), 0) / 2)
+                        .as(p + " routeExcluding")
+                        .isEqualTo(2);
+            }
+        }
+    }
+
+    /**
+     * When every worker drains, draining is moot: each router still returns a valid rank (round robin and random
+     * spread over all ranks; the load-ordered routers, whose heaps rank every draining rank equal, take rank 0;
+     * kv_aware above temperature 0 the last rank).
+     */
+    @Test
+    void everyRouter_stillReturnsARank_whenEveryWorkerDrains() {
+        for (RouterPolicy p : RouterPolicy.values()) {
+            Router r = Routers.create(p, new RouterContext(3, 2, new LoadIndex(6), new RandomStreams(5)));
+            for (int w = 0; w < 3; w++) {
+                r.onWorkerDraining(w);
+            }
+            for (int i = 0; i < 20; i++) {
+                assertThat(r.route(req(i, 0, false))).as(p + " route").isBetween(0, 5);
+                assertThat(r.routeExcluding(req(50 + i, 1, false), 1))
+                        .as(p + " routeExcluding")
+                        .isBetween(0, 5);
+            }
+        }
     }
 
     @Test

@@ -13,24 +13,23 @@ import org.junit.jupiter.api.Test;
 class DrainTest {
     private static final long MS = 1_000_000L;
 
-    private static RunResult run(String router) {
-        return Simulation.run(ConfigLoader.fromYaml(
-                "",
-                "test",
-                List.of(
-                        "workload.type=sessions",
-                        "workload.sessions.sessions=40",
-                        "workload.sessions.turns=3",
-                        "workload.sessions.first_input_tokens={type: fixed, value: 64}",
-                        "workload.sessions.new_input_tokens={type: fixed, value: 16}",
-                        "workload.sessions.output_tokens={type: fixed, value: 8}",
-                        "workload.arrival.type=constant",
-                        "workload.arrival.rate=200",
-                        "cluster.workers=3",
-                        "cluster.attention_dp=2",
-                        "cluster.router.policy=" + router,
-                        "cluster.events=[{at_ms: 100, worker: 1, action: drain}]",
-                        "timing.type=fixed")));
+    private static RunResult run(String router, String... extra) {
+        List<String> sets = new java.util.ArrayList<>(List.of(
+                "workload.type=sessions",
+                "workload.sessions.sessions=40",
+                "workload.sessions.turns=3",
+                "workload.sessions.first_input_tokens={type: fixed, value: 64}",
+                "workload.sessions.new_input_tokens={type: fixed, value: 16}",
+                "workload.sessions.output_tokens={type: fixed, value: 8}",
+                "workload.arrival.type=constant",
+                "workload.arrival.rate=200",
+                "cluster.workers=3",
+                "cluster.attention_dp=2",
+                "cluster.router.policy=" + router,
+                "cluster.events=[{at_ms: 100, worker: 1, action: drain}]",
+                "timing.type=fixed"));
+        sets.addAll(List.of(extra));
+        return Simulation.run(ConfigLoader.fromYaml("", "test", sets));
     }
 
     @Test
@@ -51,6 +50,25 @@ class DrainTest {
                     .isTrue();
             assertThat(log.size()).isEqualTo(120);
             assertThat(r.counters().workersDrained()).isEqualTo(1);
+        }
+    }
+
+    /** Migrating turns (routeExcluding) respect the drain too; random routing used to ignore it there. */
+    @Test
+    void migratingTurns_neverLandOnTheDrainedWorker() {
+        for (String router : List.of("round_robin", "random", "least_loaded", "session_affinity", "kv_aware")) {
+            RequestLog log =
+                    run(router, "workload.sessions.migrate_fraction=0.6").log();
+            int migratedAfter = 0;
+            for (int i = 0; i < log.size(); i++) {
+                if (log.arrivalNanos(i) >= 100 * MS) {
+                    assertThat(log.worker(i)).as(router).isNotEqualTo(1);
+                    migratedAfter += log.migrated(i) ? 1 : 0;
+                }
+            }
+            assertThat(migratedAfter)
+                    .as(router + " migrated turns after the drain")
+                    .isPositive();
         }
     }
 

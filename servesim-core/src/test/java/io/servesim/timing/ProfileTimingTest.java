@@ -32,8 +32,8 @@ class ProfileTimingTest {
 
     @Test
     void coefficients_giveTheLinearModelByHand() {
-        ProfileTiming t =
-                ProfileTiming.create(new ProfileTimingConfig(null, "interpolate", List.of(5.0, 0.01, 1e-6, 0.1, 1e-4)));
+        ProfileTiming t = ProfileTiming.create(new ProfileTimingConfig(
+                null, ProfileTimingConfig.Method.INTERPOLATE, List.of(5.0, 0.01, 1e-6, 0.1, 1e-4)));
         // prefill 1000 tokens (attention term 1000 x 500 = 5e5) + 10 decodes at 2,000 context, each reading 2,001
         // tokens of KV with its new one (context_tokens = 20,010)
         double ms = 5 + 0.01 * 1000 + 1e-6 * 500_000 + 0.1 * 10 + 1e-4 * 20_010;
@@ -50,7 +50,8 @@ class ProfileTimingTest {
                 0,10,10000,12
                 0,20,20000,16
                 """);
-        ProfileTiming t = ProfileTiming.create(new ProfileTimingConfig(csv.toString(), "interpolate", null));
+        ProfileTiming t = ProfileTiming.create(
+                new ProfileTimingConfig(csv.toString(), ProfileTimingConfig.Method.INTERPOLATE, null));
         assertThat(t.stepNanos(batch(1000, 0, 0))).isEqualTo(30_000_000L);
         assertThat(t.stepNanos(batch(0, 20, 999))).isEqualTo(16_000_000L); // 20 x (999 + 1) = 20,000 context tokens
         long between = t.stepNanos(batch(1500, 0, 0));
@@ -75,7 +76,8 @@ class ProfileTimingTest {
         }
         Path csv = dir.resolve("fit.csv");
         Files.writeString(csv, sb.toString());
-        double[] k = ProfileTiming.create(new ProfileTimingConfig(csv.toString(), "linear_fit", null))
+        double[] k = ProfileTiming.create(
+                        new ProfileTimingConfig(csv.toString(), ProfileTimingConfig.Method.LINEAR_FIT, null))
                 .coefficients();
         assertThat(k[0]).isCloseTo(4, Offset.offset(1e-3));
         assertThat(k[1]).isCloseTo(0.02, Offset.offset(1e-6));
@@ -88,7 +90,8 @@ class ProfileTimingTest {
     void malformedProfileRows_failWithFileAndLine() throws IOException {
         Path csv = dir.resolve("bad.csv");
         Files.writeString(csv, "prefill_tokens,decode_seqs,context_tokens,latency_ms\n10,2,300,fast\n");
-        assertThatThrownBy(() -> ProfileTiming.create(new ProfileTimingConfig(csv.toString(), "interpolate", null)))
+        assertThatThrownBy(() -> ProfileTiming.create(
+                        new ProfileTimingConfig(csv.toString(), ProfileTimingConfig.Method.INTERPOLATE, null)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("bad.csv:2: field 4 is not a number");
     }
@@ -98,7 +101,7 @@ class ProfileTimingTest {
         ModelSpec m = Specs.model("qwen3-30b-a3b", "t");
         GpuSpec h100 = Specs.gpu("h100-sxm", "t");
         io.servesim.config.RooflineConfig p = new io.servesim.config.RooflineConfig(0.6, 0.8, 0, 0, 10);
-        RooflineTiming t = new RooflineTiming(m, h100, 1, 1, "bf16", 2, 2, p);
+        RooflineTiming t = new RooflineTiming(m, h100, 1, 1, io.servesim.config.TimingConfig.Dtype.BF16, 2, 2, p);
         StepBatch one = batch(0, 1, 0);
         double bw = 3350e9 * 0.8;
         double nonExpert = (m.nonExpertParams() - (double) m.vocabSize() * m.hiddenSize()) * 2;

@@ -13,7 +13,7 @@ class RooflineTimingTest {
     void decodeStep_isWeightReadPlusKvReadPlusOverheads_whenMemoryBound() {
         ModelSpec m = Specs.model("llama-3.1-8b", "t");
         GpuSpec h100 = Specs.gpu("h100-sxm", "t");
-        RooflineTiming t = new RooflineTiming(m, h100, 1, 1, "bf16", 2, 2, PARAMS);
+        RooflineTiming t = new RooflineTiming(m, h100, 1, 1, io.servesim.config.TimingConfig.Dtype.BF16, 2, 2, PARAMS);
         StepBatch b = new StepBatch();
         b.reset(1 << 20);
         for (int i = 0; i < 64; i++) {
@@ -36,7 +36,8 @@ class RooflineTimingTest {
     @Test
     void prefillStep_isComputeBound_andCausalAttentionCountsHalfTheSquare() {
         ModelSpec m = Specs.model("llama-3.1-8b", "t");
-        RooflineTiming t = new RooflineTiming(m, Specs.gpu("h100-sxm", "t"), 1, 1, "bf16", 2, 2, PARAMS);
+        RooflineTiming t = new RooflineTiming(
+                m, Specs.gpu("h100-sxm", "t"), 1, 1, io.servesim.config.TimingConfig.Dtype.BF16, 2, 2, PARAMS);
         StepBatch b = new StepBatch();
         b.reset(1 << 20);
         b.add(8192, 0, false);
@@ -55,7 +56,8 @@ class RooflineTimingTest {
         b.reset(1 << 20);
         b.add(1, 1000, true);
         RooflineConfig noOverhead = new RooflineConfig(0.6, 0.8, 0, 0, 10);
-        long tp4 = new RooflineTiming(m, h100, 4, 1, "bf16", 2, 2, noOverhead).stepNanos(b);
+        long tp4 = new RooflineTiming(m, h100, 4, 1, io.servesim.config.TimingConfig.Dtype.BF16, 2, 2, noOverhead)
+                .stepNanos(b);
         double bw = 3350e9 * 0.8;
         double weights = (m.totalParams() - 128256.0 * 8192) * 2 / 4 / bw;
         double kv = m.kvBytesPerToken(2, 4) * 1001.0 / bw;

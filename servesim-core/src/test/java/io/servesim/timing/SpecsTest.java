@@ -112,8 +112,10 @@ class SpecsTest {
             assertThat(s.source()).as(g).isNotBlank();
             assertThat(s.bandwidthGbps()).as(g).isPositive();
         }
-        assertThat(Specs.gpu("h100-sxm", "g").flopsPerSecond("fp8")).isEqualTo(1978.9e12);
-        assertThat(Specs.gpu("a100-sxm-80gb", "g").flopsPerSecond("fp8")).isEqualTo(312e12); // no FP8: BF16 rate
+        assertThat(Specs.gpu("h100-sxm", "g").flopsPerSecond(io.servesim.config.TimingConfig.Dtype.FP8))
+                .isEqualTo(1978.9e12);
+        assertThat(Specs.gpu("a100-sxm-80gb", "g").flopsPerSecond(io.servesim.config.TimingConfig.Dtype.FP8))
+                .isEqualTo(312e12); // no FP8: BF16 rate
     }
 
     @Test
@@ -132,7 +134,7 @@ class SpecsTest {
         assertThat(blocks).isBetween(27_000, 28_500);
         assertThat(d.blocksSource()).isEqualTo("derived");
         assertThat(d.bytesPerToken()).isEqualTo(131_072);
-        assertThat(d.timingType()).isEqualTo("roofline");
+        assertThat(d.timingType()).isEqualTo(io.servesim.config.TimingType.ROOFLINE);
         assertThat(d.maxModelLen()).isEqualTo(131_072); // the model's limit, below what the pool holds
         SimConfig fixed = ConfigLoader.fromYaml(
                 "",

@@ -146,8 +146,16 @@ class ValidationTest {
         io.servesim.timing.ModelSpec model = io.servesim.timing.Specs.model("llama-3.1-8b", "t");
         io.servesim.timing.GpuSpec gpu = io.servesim.timing.Specs.gpu("l40s", "t");
         var trueModel = new io.servesim.timing.RooflineTiming(
-                model, gpu, 1, 1, "bf16", 2, 2, truth.timing().roofline());
-        var fitModel = new io.servesim.timing.RooflineTiming(model, gpu, 1, 1, "bf16", 2, 2, fit.roofline());
+                model,
+                gpu,
+                1,
+                1,
+                io.servesim.config.TimingConfig.Dtype.BF16,
+                2,
+                2,
+                truth.timing().roofline());
+        var fitModel = new io.servesim.timing.RooflineTiming(
+                model, gpu, 1, 1, io.servesim.config.TimingConfig.Dtype.BF16, 2, 2, fit.roofline());
         for (int context : new int[] {1_000, 20_000}) {
             io.servesim.timing.StepBatch b = new io.servesim.timing.StepBatch();
             b.reset(1 << 20);

@@ -23,7 +23,7 @@ class WorkloadTest {
         List<Request> got = new ArrayList<>();
         SyntheticWorkload w = new SyntheticWorkload(
                 new SyntheticConfig(4L, null, TEN, TEN, 0, 1),
-                new ArrivalConfig("constant", 4.0, null),
+                new ArrivalConfig(ArrivalConfig.Type.CONSTANT, 4.0, null),
                 new RandomStreams(1));
         w.start(q, got::add);
         while (q.runNext()) {}
@@ -37,7 +37,7 @@ class WorkloadTest {
         List<Request> got = new ArrayList<>();
         SyntheticWorkload w = new SyntheticWorkload(
                 new SyntheticConfig(20_000L, null, TEN, TEN, 0, 1),
-                new ArrivalConfig("poisson", 50.0, null),
+                new ArrivalConfig(ArrivalConfig.Type.POISSON, 50.0, null),
                 new RandomStreams(3));
         w.start(q, got::add);
         while (q.runNext()) {}
@@ -51,7 +51,7 @@ class WorkloadTest {
         List<Request> got = new ArrayList<>();
         SyntheticWorkload w = new SyntheticWorkload(
                 new SyntheticConfig(null, 1.0, TEN, TEN, 0, 1),
-                new ArrivalConfig("constant", 10.0, null),
+                new ArrivalConfig(ArrivalConfig.Type.CONSTANT, 10.0, null),
                 new RandomStreams(1));
         w.start(q, got::add);
         while (q.runNext()) {}
@@ -64,7 +64,7 @@ class WorkloadTest {
         List<Request> got = new ArrayList<>();
         SyntheticWorkload w = new SyntheticWorkload(
                 new SyntheticConfig(5L, null, TEN, TEN, 0, 1),
-                new ArrivalConfig("concurrency", null, 2),
+                new ArrivalConfig(ArrivalConfig.Type.CONCURRENCY, null, 2),
                 new RandomStreams(1));
         w.start(q, got::add);
         while (q.runNext()) {}
@@ -81,7 +81,7 @@ class WorkloadTest {
         List<Request> got = new ArrayList<>();
         SyntheticWorkload w = new SyntheticWorkload(
                 new SyntheticConfig(4L, null, DistributionConfig.fixed(20), TEN, 8, 2),
-                new ArrivalConfig("constant", 10.0, null),
+                new ArrivalConfig(ArrivalConfig.Type.CONSTANT, 10.0, null),
                 new RandomStreams(5));
         w.start(q, got::add);
         while (q.runNext()) {}
@@ -97,18 +97,18 @@ class WorkloadTest {
     void requestContent_dependsOnItsIdAndSeedOnly_notOnTheArrivalProcess() {
         List<Request> a = new ArrayList<>();
         List<Request> b = new ArrayList<>();
-        DistributionConfig len = new DistributionConfig("uniform", null, null, null, 1.0, 500.0);
+        DistributionConfig len = new DistributionConfig(DistributionConfig.Type.UNIFORM, null, null, null, 1.0, 500.0);
         EventQueue qa = new EventQueue();
         new SyntheticWorkload(
                         new SyntheticConfig(3L, null, len, len, 0, 1),
-                        new ArrivalConfig("poisson", 5.0, null),
+                        new ArrivalConfig(ArrivalConfig.Type.POISSON, 5.0, null),
                         new RandomStreams(9))
                 .start(qa, a::add);
         while (qa.runNext()) {}
         EventQueue qb = new EventQueue();
         new SyntheticWorkload(
                         new SyntheticConfig(3L, null, len, len, 0, 1),
-                        new ArrivalConfig("constant", 1.0, null),
+                        new ArrivalConfig(ArrivalConfig.Type.CONSTANT, 1.0, null),
                         new RandomStreams(9))
                 .start(qb, b::add);
         while (qb.runNext()) {}
@@ -134,7 +134,7 @@ class WorkloadTest {
                         0,
                         1,
                         0.0),
-                new ArrivalConfig("constant", 1.0, null),
+                new ArrivalConfig(ArrivalConfig.Type.CONSTANT, 1.0, null),
                 new RandomStreams(2));
         w.start(q, got::add);
         while (q.runNext()) {}
@@ -164,7 +164,7 @@ class WorkloadTest {
         List<Request> got = new ArrayList<>();
         SessionWorkload w = new SessionWorkload(
                 new SessionsConfig(2L, null, 3, TEN, TEN, TEN, DistributionConfig.fixed(0), 0, 1, 0.0),
-                new ArrivalConfig("concurrency", null, 1),
+                new ArrivalConfig(ArrivalConfig.Type.CONCURRENCY, null, 1),
                 new RandomStreams(2));
         w.start(q, got::add);
         while (q.runNext()) {}

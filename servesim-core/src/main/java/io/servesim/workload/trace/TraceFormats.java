@@ -1,31 +1,29 @@
 package io.servesim.workload.trace;
 
+import io.servesim.config.TraceFormat;
 import java.nio.file.Path;
-import java.util.List;
 
-/** The trace-format registry: {@code workload.trace.format} names to readers. */
+/**
+ * The trace-format registry: opens the reader a {@link TraceFormat} names. The names, descriptions and declared
+ * capabilities live in the enum; the switch is exhaustive, so a new format does not compile without its reader.
+ */
 public final class TraceFormats {
-    /** Known formats. */
-    public static final List<String> NAMES = io.servesim.config.TraceConfig.FORMATS;
-
     private TraceFormats() {}
 
     /**
      * Opens a reader.
      *
-     * @param format one of {@link #NAMES}
+     * @param format the format
      * @param path the file ({@code .gz} / {@code .zst} decompressed transparently)
-     * @param traceBlockSize tokens per hash id for Mooncake traces
+     * @param traceBlockSize tokens per hash id, for the formats that {@linkplain TraceFormat#usesTraceBlockSize() use
+     *     it}
      */
-    public static TraceReader open(String format, Path path, int traceBlockSize) {
+    public static TraceReader open(TraceFormat format, Path path, int traceBlockSize) {
         return switch (format) {
-            case "mooncake" -> new MooncakeReader(path, traceBlockSize);
-            case "azure" -> new AzureReader(path);
-            case "vllm_bench" -> new VllmBenchReader(path);
-            case "servesim" -> new NativeReader(path);
-            default ->
-                throw new IllegalArgumentException(
-                        "unknown trace format '" + format + "' (known: " + String.join(", ", NAMES) + ")");
+            case MOONCAKE -> new MooncakeReader(path, traceBlockSize);
+            case AZURE -> new AzureReader(path);
+            case VLLM_BENCH -> new VllmBenchReader(path);
+            case SERVESIM -> new NativeReader(path);
         };
     }
 }

@@ -1,5 +1,6 @@
 package io.servesim.workload.trace;
 
+import io.servesim.config.TraceFormat;
 import io.servesim.kv.BlockHasher;
 import io.servesim.metrics.LatencyDistribution;
 import io.servesim.metrics.Stats;
@@ -65,7 +66,7 @@ public record TraceStats(
      * @param traceBlockSize tokens per Mooncake hash id
      * @param tokenBlockSize block size for token-id and prefix-less traces
      */
-    public static TraceStats of(String format, Path path, int traceBlockSize, int tokenBlockSize) {
+    public static TraceStats of(TraceFormat format, Path path, int traceBlockSize, int tokenBlockSize) {
         LatencyDistribution in = new LatencyDistribution().exactLimit(Long.MAX_VALUE); // few distinct lengths
         LatencyDistribution out = new LatencyDistribution().exactLimit(Long.MAX_VALUE);
         Set<String> sessions = new HashSet<>();
@@ -76,7 +77,7 @@ public record TraceStats(
         long last = Long.MIN_VALUE;
         long blocks = 0;
         long reused = 0;
-        int measuredAt = format.equals("mooncake") ? traceBlockSize : tokenBlockSize;
+        int measuredAt = format.usesTraceBlockSize() ? traceBlockSize : tokenBlockSize;
         try (TraceReader reader = TraceFormats.open(format, path, traceBlockSize)) {
             for (TraceRecord r = reader.next(); r != null; r = reader.next()) {
                 rows++;

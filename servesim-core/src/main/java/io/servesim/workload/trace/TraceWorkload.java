@@ -104,7 +104,7 @@ public final class TraceWorkload implements Workload, EventHandler {
         this.config = config;
         this.path = path;
         this.streams = streams;
-        this.concurrencyMode = config.arrival().equals("concurrency");
+        this.concurrencyMode = config.arrival() == TraceConfig.Arrival.CONCURRENCY;
         this.startNanos = config.startMs() == null ? Long.MIN_VALUE : Math.round(config.startMs() * 1e6);
         this.endNanos = config.endMs() == null ? Long.MAX_VALUE : Math.round(config.endMs() * 1e6);
         this.limit = config.limit() == null ? Long.MAX_VALUE : config.limit();

@@ -245,7 +245,8 @@ class TraceReplayTest {
         }) {
             Path out = tmp.resolve("native.jsonl");
             List<String> lines = new ArrayList<>();
-            try (TraceReader reader = TraceFormats.open(src[0], Path.of(src[1]), 512)) {
+            try (TraceReader reader =
+                    TraceFormats.open(io.servesim.config.TraceFormat.of(src[0]), Path.of(src[1]), 512)) {
                 for (TraceRecord rec = reader.next(); rec != null; rec = reader.next()) {
                     lines.add(NativeFormat.line(rec));
                 }
