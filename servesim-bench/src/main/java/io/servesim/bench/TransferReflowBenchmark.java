@@ -39,7 +39,7 @@ public class TransferReflowBenchmark {
     int endpoints;
 
     @Param({"0", "400"})
-    double fabricGbps;
+    double fabricGbytesPerS;
 
     EventQueue queue;
     TransferService transfers;
@@ -50,7 +50,7 @@ public class TransferReflowBenchmark {
     @Setup
     public void setUp() {
         queue = new EventQueue(4096);
-        transfers = new TransferService(queue, 0, fabricGbps);
+        transfers = new TransferService(queue, 0, fabricGbytesPerS);
         for (int e = 0; e < endpoints; e++) {
             transfers.addEndpoint(50, 50);
         }

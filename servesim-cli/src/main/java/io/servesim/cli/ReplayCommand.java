@@ -85,7 +85,9 @@ public final class ReplayCommand implements Callable<Integer> {
                 err.println("error: --progress must be auto, always or never, got '" + progress + "'");
                 return Main.USAGE;
             }
-            cfg = ConfigLoader.load(config, all);
+            ConfigLoader.Loaded loaded = ConfigLoader.loadWithWarnings(config, all);
+            Main.warn(err, loaded.warnings());
+            cfg = loaded.config();
             sim = new Simulation(cfg);
         } catch (ConfigException e) {
             err.println("config error: " + e.getMessage());

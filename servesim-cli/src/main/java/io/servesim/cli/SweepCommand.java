@@ -56,6 +56,7 @@ public final class SweepCommand implements Callable<Integer> {
         SweepSpec s;
         try {
             s = SweepSpec.load(file);
+            Main.warn(err, Sweeps.configWarnings(s));
         } catch (ConfigException e) {
             err.println("config error: " + e.getMessage());
             return Main.USAGE;

@@ -90,8 +90,11 @@ public final class ValidateCommand implements Callable<Integer> {
         return null;
     }
 
-    /** Loads the config with the workload pointed at {@code workload} (vllm_bench) when given. */
-    static SimConfig load(Path config, Path workload, List<String> overrides) {
+    /**
+     * Loads the config with the workload pointed at {@code workload} (vllm_bench) when given; the loader's warnings
+     * go to {@code err}.
+     */
+    static SimConfig load(Path config, Path workload, List<String> overrides, PrintWriter err) {
         List<String> sets = new ArrayList<>();
         if (workload != null) {
             sets.add("workload.type=trace");
@@ -99,7 +102,9 @@ public final class ValidateCommand implements Callable<Integer> {
             sets.add("workload.trace.path=" + workload);
         }
         sets.addAll(overrides);
-        return ConfigLoader.load(config, sets);
+        ConfigLoader.Loaded loaded = ConfigLoader.loadWithWarnings(config, sets);
+        Main.warn(err, loaded.warnings());
+        return loaded.config();
     }
 
     @Override
@@ -114,7 +119,7 @@ public final class ValidateCommand implements Callable<Integer> {
             return Main.USAGE;
         }
         Validation v = reportingUserErrors(err, () -> {
-            SimConfig cfg = load(config, workload, overrides);
+            SimConfig cfg = load(config, workload, overrides, err);
             MeasuredRun m = MeasuredRun.read(measured);
             RunResult r = Simulation.run(cfg);
             return Validation.of(m, r);

@@ -145,7 +145,7 @@ public final class KvcrRegistry {
         int workers = ranks.length / ranksPerWorker;
         this.nic = new int[workers];
         for (int w = 0; w < workers; w++) {
-            nic[w] = transfers.addEndpoint(config.bandwidthGbps(), config.bandwidthGbps());
+            nic[w] = transfers.addEndpoint(config.bandwidthGbytesPerS(), config.bandwidthGbytesPerS());
         }
         for (EngineRank r : this.ranks) {
             r.scheduler().kvcr(this);
@@ -292,7 +292,7 @@ public final class KvcrRegistry {
         if (config.decision().equals("always")) {
             return true;
         }
-        double bw = config.bandwidthGbps();
+        double bw = config.bandwidthGbytesPerS();
         long pull = firstByteNanos + (bw > 0 ? (long) Math.ceil(blocks * blockBytes / bw) : 0);
         estimate.reset(0);
         estimate.add(blocks * blockSize, contextTokens, false);

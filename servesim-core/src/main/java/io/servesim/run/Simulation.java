@@ -106,7 +106,7 @@ public final class Simulation implements EngineListener {
         if (kvcr.enabled()) {
             io.servesim.engine.CopyJobs pulls = new io.servesim.engine.CopyJobs();
             io.servesim.transfer.TransferService nics =
-                    new io.servesim.transfer.TransferService(queue, 1, kvcr.fabricGbps());
+                    new io.servesim.transfer.TransferService(queue, 1, kvcr.fabricGbytesPerS());
             nics.listener(pulls);
             this.kvcrTransfers = nics;
             this.kvcrRegistry = new io.servesim.engine.KvcrRegistry(
@@ -165,7 +165,7 @@ public final class Simulation implements EngineListener {
         transfers.listener(jobs);
         boolean shared = ho.scope().equals("cluster_shared");
         io.servesim.kv.HostPool sharedPool = shared ? new io.servesim.kv.HostPool(ho.numHostBlocks()) : null;
-        int sharedEndpoint = shared ? transfers.addEndpoint(ho.sharedGbps(), ho.sharedGbps()) : -1;
+        int sharedEndpoint = shared ? transfers.addEndpoint(ho.sharedGbytesPerS(), ho.sharedGbytesPerS()) : -1;
         if (shared) {
             hostPools.add(sharedPool);
             sharedPool.usageCell(g2Used);
@@ -174,7 +174,7 @@ public final class Simulation implements EngineListener {
         long blockBytes = deployment.bytesPerToken() * config.engine().kvCache().blockSize();
         long firstByte = Math.round(ho.firstByteMs() * 1e6);
         for (EngineRank r : ranks) {
-            int gpu = transfers.addEndpoint(ho.d2hGbps(), ho.h2dGbps());
+            int gpu = transfers.addEndpoint(ho.d2hGbytesPerS(), ho.h2dGbytesPerS());
             io.servesim.kv.HostPool pool = sharedPool;
             int hostEndpoint = sharedEndpoint;
             if (!shared) {

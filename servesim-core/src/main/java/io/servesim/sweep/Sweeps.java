@@ -1,6 +1,7 @@
 package io.servesim.sweep;
 
 import io.servesim.config.ConfigException;
+import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
 import io.servesim.metrics.RequestLog;
 import io.servesim.metrics.Stats;
@@ -97,6 +98,25 @@ public final class Sweeps {
                                                         POINT_DEFAULTS.size(),
                                                         p.overrides().size())) + ")");
             }
+        }
+    }
+
+    /**
+     * What the config loader has to tell the user about this sweep (e.g. a deprecated key name in the base config or
+     * a {@code space:} path), found once by loading the first point with every dimension (and the bisect load) set;
+     * empty when that point does not load ({@link #validate} then reports why).
+     */
+    public static List<String> configWarnings(SweepSpec spec) {
+        List<String> settings = new ArrayList<>(grid(spec).get(0));
+        if (spec.search().equals("bisect")) {
+            settings.add(spec.loadPath() + "=" + Double.toString(spec.low()));
+        }
+        RunSpec first = spec(spec, 0, 0, settings);
+        try {
+            return ConfigLoader.fromYamlWithWarnings(first.baseYaml(), first.baseSource(), first.overrides())
+                    .warnings();
+        } catch (ConfigException e) {
+            return List.of();
         }
     }
 

@@ -93,12 +93,12 @@ public final class TransferService implements EventHandler {
      *
      * @param queue the event queue
      * @param stableId this service's identity for same-time event ordering
-     * @param fabricGbps shared cap over all moving jobs in GB/s (decimal), 0 for none
+     * @param fabricGbytesPerS shared cap over all moving jobs in GB/s (decimal), 0 for none
      */
-    public TransferService(EventQueue queue, long stableId, double fabricGbps) {
+    public TransferService(EventQueue queue, long stableId, double fabricGbytesPerS) {
         this.queue = queue;
         this.stableId = stableId;
-        this.fabricBytesPerNano = fabricGbps;
+        this.fabricBytesPerNano = fabricGbytesPerS;
     }
 
     /** Sets who is told about completions. */
@@ -107,11 +107,11 @@ public final class TransferService implements EventHandler {
     }
 
     /** Adds an endpoint with egress and ingress caps in GB/s (0 = unlimited); returns its id. */
-    public int addEndpoint(double egressGbps, double ingressGbps) {
-        if (egressGbps < 0 || ingressGbps < 0) {
+    public int addEndpoint(double egressGbytesPerS, double ingressGbytesPerS) {
+        if (egressGbytesPerS < 0 || ingressGbytesPerS < 0) {
             throw new IllegalArgumentException("bandwidth must be >= 0 GB/s");
         }
-        endpoints.add(new Endpoint(egressGbps, ingressGbps));
+        endpoints.add(new Endpoint(egressGbytesPerS, ingressGbytesPerS));
         return endpoints.size() - 1;
     }
 
@@ -324,7 +324,7 @@ public final class TransferService implements EventHandler {
     }
 
     /** A job's current rate in GB/s (bytes per nanosecond); 0 unless moving. */
-    public double rateGbps(int id) {
+    public double rateGbytesPerS(int id) {
         return state[id] == State.MOVING ? rate[id] : 0;
     }
 

@@ -27,14 +27,14 @@ class TransferServiceTest {
     }
 
     @Test
-    void twoPullsOnOne50GbpsLink_eachMoveAt25Gbps() {
+    void twoPullsOnOne50GbytesPerSLink_eachMoveAt25GbytesPerS() {
         int a = service.addEndpoint(50, 50);
         int b = service.addEndpoint(50, 50);
         int j1 = service.submit(a, b, GB, 0, 1);
         int j2 = service.submit(a, b, GB, 0, 2);
         runUntil(0);
-        assertThat(service.rateGbps(j1)).isEqualTo(25.0);
-        assertThat(service.rateGbps(j2)).isEqualTo(25.0);
+        assertThat(service.rateGbytesPerS(j1)).isEqualTo(25.0);
+        assertThat(service.rateGbytesPerS(j2)).isEqualTo(25.0);
         runUntil(Long.MAX_VALUE);
         assertThat(done).containsExactly(j1 + "@40", j2 + "@40"); // 1 GB at 25 GB/s
         assertThat(service.remainingBytes(j1)).isZero();
@@ -49,8 +49,8 @@ class TransferServiceTest {
         runUntil(20 * MS); // j1, j2 have 0.5 GB left each
         int j3 = service.submit(a, b, GB, 0, 3);
         runUntil(20 * MS);
-        assertThat(service.rateGbps(j1)).isCloseTo(50.0 / 3, org.assertj.core.data.Offset.offset(1e-12));
-        assertThat(service.rateGbps(j3)).isCloseTo(50.0 / 3, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(service.rateGbytesPerS(j1)).isCloseTo(50.0 / 3, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(service.rateGbytesPerS(j3)).isCloseTo(50.0 / 3, org.assertj.core.data.Offset.offset(1e-12));
         runUntil(Long.MAX_VALUE);
         // j1, j2: 0.5 GB at 16.67 GB/s = 30 ms -> 50 ms. j3: 0.5 GB by then, the rest alone at 50 GB/s -> 60 ms
         assertThat(done).containsExactly(j1 + "@50", j2 + "@50", j3 + "@60");
@@ -65,7 +65,7 @@ class TransferServiceTest {
         int early = service.submit(a, b, GB, 0, 2);
         runUntil(0);
         assertThat(service.state(late)).isEqualTo(TransferService.State.WAITING_FIRST_BYTE);
-        assertThat(service.rateGbps(early)).isEqualTo(50.0); // the waiting job takes no share
+        assertThat(service.rateGbytesPerS(early)).isEqualTo(50.0); // the waiting job takes no share
         runUntil(Long.MAX_VALUE);
         // early: 1 ms alone (0.05 GB), then 25 GB/s; late starts at 1 ms.
         // early's remaining 0.95 GB and late's 1 GB share 50 GB/s until early finishes at 1 + 38 = 39 ms;
@@ -82,8 +82,8 @@ class TransferServiceTest {
         int j1 = service.submit(fast, slowIn, GB, 0, 1); // min(50/2, 20/1) = 20
         int j2 = service.submit(fast, other, GB, 0, 2); // min(50/2, unlimited) = 25
         runUntil(0);
-        assertThat(service.rateGbps(j1)).isEqualTo(20.0);
-        assertThat(service.rateGbps(j2)).isEqualTo(25.0);
+        assertThat(service.rateGbytesPerS(j1)).isEqualTo(20.0);
+        assertThat(service.rateGbytesPerS(j2)).isEqualTo(25.0);
     }
 
     @Test
@@ -96,8 +96,8 @@ class TransferServiceTest {
         int j1 = fabric.submit(a, b, GB, 0, 1);
         int j2 = fabric.submit(c, d, GB, 0, 2); // disjoint endpoints, but one 60 GB/s fabric
         runUntil(0);
-        assertThat(fabric.rateGbps(j1)).isEqualTo(30.0);
-        assertThat(fabric.rateGbps(j2)).isEqualTo(30.0);
+        assertThat(fabric.rateGbytesPerS(j1)).isEqualTo(30.0);
+        assertThat(fabric.rateGbytesPerS(j2)).isEqualTo(30.0);
     }
 
     @Test
@@ -133,8 +133,8 @@ class TransferServiceTest {
         runUntil(0);
         int j2 = service.submit(c, d, GB, 0, 2);
         runUntil(0);
-        assertThat(service.rateGbps(j1)).isEqualTo(50.0);
-        assertThat(service.rateGbps(j2)).isEqualTo(10.0);
+        assertThat(service.rateGbytesPerS(j1)).isEqualTo(50.0);
+        assertThat(service.rateGbytesPerS(j2)).isEqualTo(10.0);
         runUntil(Long.MAX_VALUE);
         assertThat(done).containsExactly(j1 + "@20", j2 + "@100");
     }
