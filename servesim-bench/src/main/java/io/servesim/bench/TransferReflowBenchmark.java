@@ -39,7 +39,7 @@ public class TransferReflowBenchmark {
     int endpoints;
 
     @Param({"0", "400"})
-    double fabricGbps;
+    double fabricGbytesPerS;
 
     EventQueue queue;
     TransferService transfers;
@@ -50,11 +50,11 @@ public class TransferReflowBenchmark {
     @Setup
     public void setUp() {
         queue = new EventQueue(4096);
-        transfers = new TransferService(queue, 0, fabricGbps);
+        transfers = new TransferService(queue, 0, fabricGbytesPerS);
         for (int e = 0; e < endpoints; e++) {
             transfers.addEndpoint(50, 50);
         }
-        transfers.listener((id, tag) -> {
+        transfers.listener(id -> {
             completed++;
             transfers.release(id); // the id is recycled: memory stays flat however long the benchmark runs
             submit();
@@ -70,7 +70,7 @@ public class TransferReflowBenchmark {
     private void submit() {
         int s = rng.nextInt(endpoints);
         int d = (s + 1 + rng.nextInt(endpoints - 1)) % endpoints;
-        transfers.submit(s, d, 1_000_000L + rng.nextInt(100_000_000), 0, 0);
+        transfers.submit(s, d, 1_000_000L + rng.nextInt(100_000_000), 0);
     }
 
     /** Runs events until one more job completed (and its replacement was submitted). */

@@ -49,7 +49,7 @@ public final class CalibrateCommand implements Callable<Integer> {
         PrintWriter o = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         SimConfig cfg =
-                ValidateCommand.reportingUserErrors(err, () -> ValidateCommand.load(config, workload, overrides));
+                ValidateCommand.reportingUserErrors(err, () -> ValidateCommand.load(config, workload, overrides, err));
         if (cfg == null) {
             return Main.USAGE;
         }

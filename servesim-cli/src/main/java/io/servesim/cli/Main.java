@@ -77,6 +77,17 @@ public final class Main implements Runnable {
         return cl;
     }
 
+    /**
+     * Prints each warning as one line on {@code err}, prefixed {@code servesim: warning: } (e.g. a deprecated config
+     * key the loader accepted), and flushes.
+     */
+    static void warn(PrintWriter err, java.util.List<String> warnings) {
+        for (String w : warnings) {
+            err.println("servesim: warning: " + w);
+        }
+        err.flush();
+    }
+
     private static String commandName(CommandLine cl) {
         return cl.getCommandSpec().qualifiedName().replaceFirst("^servesim ?", "");
     }

@@ -1,13 +1,12 @@
 package io.servesim.cli;
 
+import io.servesim.api.Result;
+import io.servesim.api.RunOptions;
+import io.servesim.api.Servesim;
 import io.servesim.config.ConfigException;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
-import io.servesim.report.ReportWriter;
-import io.servesim.report.Summaries;
 import io.servesim.report.Summary;
-import io.servesim.run.RunResult;
-import io.servesim.run.Simulation;
 import io.servesim.workload.trace.TraceFormatException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -72,7 +71,6 @@ public final class ReplayCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter outWriter = spec.commandLine().getOut();
         SimConfig cfg;
-        Simulation sim;
         try {
             List<String> all = new ArrayList<>(overrides);
             if (skipBadLines) {
@@ -85,26 +83,27 @@ public final class ReplayCommand implements Callable<Integer> {
                 err.println("error: --progress must be auto, always or never, got '" + progress + "'");
                 return Main.USAGE;
             }
-            cfg = ConfigLoader.load(config, all);
-            sim = new Simulation(cfg);
+            ConfigLoader.Loaded loaded = ConfigLoader.loadWithWarnings(config, all);
+            Main.warn(err, loaded.warnings());
+            cfg = loaded.config();
         } catch (ConfigException e) {
             err.println("config error: " + e.getMessage());
             return Main.USAGE;
         }
         Path dir = out != null ? out : Path.of("out", stem(config));
         try {
+            RunOptions options = RunOptions.defaults();
             if (cfg.output().streamRequests()) {
-                sim.streamRequestsTo(dir.resolve("requests.csv.zst")); // rows go to disk as requests end
+                options = options.streamRequestsTo(dir.resolve("requests.csv.zst")); // rows go to disk as they end
             }
             long t0 = System.nanoTime();
-            RunResult result;
+            Result run;
             try (Progress bar = Progress.of(progress, cfg, err, progressDelayMs)) {
-                sim.onProgress(bar, 1 << 16);
-                result = sim.run();
+                run = Servesim.run(cfg, options.progress(bar, 1 << 16));
             }
             long t1 = System.nanoTime();
-            Summary summary = Summaries.of(result);
-            ReportWriter.writeAll(result, summary, dir);
+            Summary summary = run.summary();
+            run.writeTo(dir);
             if (noHtml) {
                 io.servesim.report.AtomicFiles.delete(dir.resolve("report.html"));
             } else {
@@ -124,11 +123,14 @@ public final class ReplayCommand implements Callable<Integer> {
                     java.util.Locale.ROOT,
                     "wall time: replay %d ms (%.1f us/request), reports %d ms; reports in %s%n",
                     (t1 - t0) / 1_000_000,
-                    result.requestsCreated() == 0 ? 0.0 : (t1 - t0) / 1e3 / result.requestsCreated(),
+                    summary.requests() == 0 ? 0.0 : (t1 - t0) / 1e3 / summary.requests(),
                     (t2 - t1) / 1_000_000,
                     dir.toAbsolutePath().normalize());
             outWriter.flush();
             return Main.OK;
+        } catch (ConfigException e) {
+            err.println("config error: " + e.getMessage()); // found while building the cluster (model, GPU, trace)
+            return Main.USAGE;
         } catch (TraceFormatException e) {
             err.println("input error: " + e.getMessage());
             err.println("(use --skip-bad-lines to skip and count malformed rows)");

@@ -56,6 +56,7 @@ public final class SweepCommand implements Callable<Integer> {
         SweepSpec s;
         try {
             s = SweepSpec.load(file);
+            Main.warn(err, Sweeps.configWarnings(s));
         } catch (ConfigException e) {
             err.println("config error: " + e.getMessage());
             return Main.USAGE;
@@ -64,7 +65,7 @@ public final class SweepCommand implements Callable<Integer> {
         Sweeps.Outcome outcome;
         long simNanos;
         int slots;
-        try (SweepEngine e = engine(s)) {
+        try (SweepEngine e = engine()) {
             if (e == null) {
                 return Main.USAGE;
             }
@@ -116,7 +117,7 @@ public final class SweepCommand implements Callable<Integer> {
         return failed > 0 && failFast ? Main.FAILURE : Main.OK;
     }
 
-    private SweepEngine engine(SweepSpec s) {
+    private SweepEngine engine() {
         PrintWriter err = spec.commandLine().getErr();
         switch (engine) {
             case "local" -> {

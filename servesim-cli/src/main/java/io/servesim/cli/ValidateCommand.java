@@ -1,12 +1,12 @@
 package io.servesim.cli;
 
+import io.servesim.api.Servesim;
 import io.servesim.config.ConfigException;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
 import io.servesim.metrics.Numbers;
 import io.servesim.report.AtomicFiles;
 import io.servesim.run.RunResult;
-import io.servesim.run.Simulation;
 import io.servesim.validate.MeasuredRun;
 import io.servesim.validate.Validation;
 import io.servesim.workload.trace.TraceFormatException;
@@ -90,8 +90,11 @@ public final class ValidateCommand implements Callable<Integer> {
         return null;
     }
 
-    /** Loads the config with the workload pointed at {@code workload} (vllm_bench) when given. */
-    static SimConfig load(Path config, Path workload, List<String> overrides) {
+    /**
+     * Loads the config with the workload pointed at {@code workload} (vllm_bench) when given; the loader's warnings
+     * go to {@code err}.
+     */
+    static SimConfig load(Path config, Path workload, List<String> overrides, PrintWriter err) {
         List<String> sets = new ArrayList<>();
         if (workload != null) {
             sets.add("workload.type=trace");
@@ -99,7 +102,9 @@ public final class ValidateCommand implements Callable<Integer> {
             sets.add("workload.trace.path=" + workload);
         }
         sets.addAll(overrides);
-        return ConfigLoader.load(config, sets);
+        ConfigLoader.Loaded loaded = ConfigLoader.loadWithWarnings(config, sets);
+        Main.warn(err, loaded.warnings());
+        return loaded.config();
     }
 
     @Override
@@ -114,9 +119,9 @@ public final class ValidateCommand implements Callable<Integer> {
             return Main.USAGE;
         }
         Validation v = reportingUserErrors(err, () -> {
-            SimConfig cfg = load(config, workload, overrides);
+            SimConfig cfg = load(config, workload, overrides, err);
             MeasuredRun m = MeasuredRun.read(measured);
-            RunResult r = Simulation.run(cfg);
+            RunResult r = Servesim.run(cfg).raw();
             return Validation.of(m, r);
         });
         if (v == null) {

@@ -237,6 +237,51 @@ class ReplayCommandTest {
     }
 
     @Test
+    void deprecatedKeyName_stillWorks_withOneWarningLineOnStderr() throws IOException {
+        Path cfg = writeConfig("old.yaml", SMALL.replace("engine:\n", "engine:\n  kvcr:\n    bandwidth_gbps: 400\n"));
+        Path oldOut = tmp.resolve("old");
+        Path newOut = tmp.resolve("new");
+
+        CliRun old = replay(cfg, oldOut, "--set", "engine.kvcr.fabric_gbps=200");
+        CliRun current = replay(
+                smallConfig(),
+                newOut,
+                "--set",
+                "engine.kvcr.bandwidth_gbytes_per_s=400",
+                "--set",
+                "engine.kvcr.fabric_gbytes_per_s=200");
+
+        assertThat(old.exit()).as("stderr: %s", old.err()).isEqualTo(Main.OK);
+        assertThat(old.err().lines().filter(l -> l.contains("warning")).toList())
+                .containsExactly(
+                        "servesim: warning: engine.kvcr.bandwidth_gbps is deprecated: use"
+                                + " engine.kvcr.bandwidth_gbytes_per_s (GB/s)",
+                        "servesim: warning: engine.kvcr.fabric_gbps is deprecated: use"
+                                + " engine.kvcr.fabric_gbytes_per_s (GB/s)");
+        assertThat(current.exit()).isEqualTo(Main.OK);
+        assertThat(current.err()).doesNotContain("warning");
+        assertThat(Files.readAllBytes(oldOut.resolve("canonical.json")))
+                .isEqualTo(Files.readAllBytes(newOut.resolve("canonical.json")));
+    }
+
+    @Test
+    void bothNamesOfARenamedKey_exitTwoNamingBoth() throws IOException {
+        CliRun r = replay(
+                smallConfig(),
+                tmp.resolve("out"),
+                "--set",
+                "engine.kvcr.bandwidth_gbps=1",
+                "--set",
+                "engine.kvcr.bandwidth_gbytes_per_s=2");
+
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err())
+                .contains("config error")
+                .contains("engine.kvcr.bandwidth_gbps")
+                .contains("engine.kvcr.bandwidth_gbytes_per_s");
+    }
+
+    @Test
     void requestsCsvDisabled_isNotWritten() throws IOException {
         Path out = tmp.resolve("out");
 

@@ -6,9 +6,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.SequencedSet;
 import java.util.TreeSet;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
@@ -32,9 +36,67 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * Loads a {@link SimConfig}: reference.yaml defaults, merged with the user's YAML, then {@code --set} overrides in
  * order, then strict binding (unknown keys rejected) and validation. Every error is a {@link ConfigException}
  * naming the key path or the file and line.
+ *
+ * <p>Renamed keys ({@link #RENAMED}) are still accepted under their old names: the loader moves the value to the new
+ * key and records a one-line deprecation warning in {@link Loaded#warnings()}; it never prints. Giving both names in
+ * one source (the YAML file, or the {@code --set} overrides) is an error naming both.
+ *
+ * <p>Why one class of this size: merging, {@code --set} overrides, deprecated-key translation and error translation
+ * all walk the same JSON tree with the same key-path bookkeeping.
  */
 public final class ConfigLoader {
     private static final String REFERENCE = "/io/servesim/config/reference.yaml";
+
+    /**
+     * A key renamed under its section; the old name is still read, with a warning.
+     *
+     * @param section the dotted path of the section holding the key, e.g. {@code engine.kvcr}
+     * @param oldKey the deprecated name
+     * @param newKey the name to use
+     * @param unit what the value means, for the warning
+     */
+    public record Rename(String section, String oldKey, String newKey, String unit) {
+        /** The old key's full path. */
+        public String oldPath() {
+            return section + "." + oldKey;
+        }
+
+        /** The new key's full path. */
+        public String newPath() {
+            return section + "." + newKey;
+        }
+
+        String warning() {
+            return oldPath() + " is deprecated: use " + newPath() + " (" + unit + ")";
+        }
+    }
+
+    /**
+     * Renamed keys. {@code *_gbps} meant gigabytes per second, but Gbps conventionally means gigabits: a "400 Gbps"
+     * NIC typed in as 400 was 8x too fast. The keys now say {@code *_gbytes_per_s}.
+     */
+    public static final List<Rename> RENAMED = List.of(
+            new Rename("engine.kvcr", "bandwidth_gbps", "bandwidth_gbytes_per_s", "GB/s"),
+            new Rename("engine.kvcr", "fabric_gbps", "fabric_gbytes_per_s", "GB/s"),
+            new Rename("engine.kv_cache.host_offload", "d2h_gbps", "d2h_gbytes_per_s", "GB/s"),
+            new Rename("engine.kv_cache.host_offload", "h2d_gbps", "h2d_gbytes_per_s", "GB/s"),
+            new Rename("engine.kv_cache.host_offload", "shared_gbps", "shared_gbytes_per_s", "GB/s"),
+            new Rename("timing.custom_gpu", "bandwidth_gbps", "bandwidth_gbytes_per_s", "GB/s"),
+            new Rename("timing.custom_gpu", "link_gbps", "link_gbytes_per_s", "GB/s per direction"));
+
+    /**
+     * A loaded config and what the user should be told about it.
+     *
+     * @param config the validated config
+     * @param warnings one line each (no prefix, no newline), in the order found, without repeats: e.g. a deprecated
+     *     key name; the caller decides how to show them
+     */
+    public record Loaded(SimConfig config, List<String> warnings) {
+        /** Defensive copy. */
+        public Loaded {
+            warnings = List.copyOf(warnings);
+        }
+    }
 
     private static final YAMLMapper MAPPER = YAMLMapper.builder()
             .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
@@ -57,8 +119,16 @@ public final class ConfigLoader {
 
     private ConfigLoader() {}
 
-    /** Loads a config file with overrides of the form {@code a.b.c=yamlValue}. */
+    /**
+     * Loads a config file with overrides of the form {@code a.b.c=yamlValue}. Warnings are dropped: code that faces
+     * a user calls {@link #loadWithWarnings}.
+     */
     public static SimConfig load(Path file, List<String> overrides) {
+        return loadWithWarnings(file, overrides).config();
+    }
+
+    /** Loads a config file with overrides of the form {@code a.b.c=yamlValue}, and the warnings to show. */
+    public static Loaded loadWithWarnings(Path file, List<String> overrides) {
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
@@ -67,23 +137,73 @@ public final class ConfigLoader {
         } catch (IOException e) {
             throw new ConfigException("", "cannot read config file " + file + ": " + e.getMessage());
         }
-        return fromYaml(text, file.toString(), overrides);
+        return fromYamlWithWarnings(text, file.toString(), overrides);
     }
 
-    /** Loads a config from YAML text; {@code source} names it in error messages. */
+    /**
+     * Loads a config from YAML text; {@code source} names it in error messages. Warnings are dropped: code that faces
+     * a user calls {@link #fromYamlWithWarnings}.
+     */
     public static SimConfig fromYaml(String yaml, String source, List<String> overrides) {
+        return fromYamlWithWarnings(yaml, source, overrides).config();
+    }
+
+    /** Loads a config from YAML text, and the warnings to show; {@code source} names it in error messages. */
+    public static Loaded fromYamlWithWarnings(String yaml, String source, List<String> overrides) {
+        SequencedSet<String> warnings = new LinkedHashSet<>();
         ObjectNode tree = defaults();
         JsonNode user = parse(yaml, source);
         if (user != null && !user.isNull() && !user.isMissingNode()) {
             if (!user.isObject()) {
                 throw new ConfigException("", source + ": expected a YAML mapping at the top level");
             }
+            renameDeprecated((ObjectNode) user, "", warnings);
             merge(tree, (ObjectNode) user, "");
         }
+        Map<String, String> spelledAs = new HashMap<>(); // a renamed key's new path -> the path an override used
         for (String override : overrides) {
-            applyOverride(tree, override);
+            applyOverride(tree, override, spelledAs, warnings);
         }
-        return bind(tree);
+        return new Loaded(bind(tree), new ArrayList<>(warnings));
+    }
+
+    /**
+     * Moves every deprecated key in {@code node} (the tree at dotted path {@code at}, "" for the root) to its new
+     * name, recording a warning; both names in the same mapping is an error.
+     */
+    private static void renameDeprecated(ObjectNode node, String at, SequencedSet<String> warnings) {
+        for (Rename r : RENAMED) {
+            String rest;
+            if (at.isEmpty()) {
+                rest = r.section();
+            } else if (r.section().equals(at)) {
+                rest = "";
+            } else if (r.section().startsWith(at + ".")) {
+                rest = r.section().substring(at.length() + 1);
+            } else {
+                continue;
+            }
+            JsonNode section = node;
+            for (String k : rest.isEmpty() ? new String[0] : rest.split("\\.", -1)) {
+                section = section.get(k);
+                if (!(section instanceof ObjectNode)) {
+                    break;
+                }
+            }
+            if (!(section instanceof ObjectNode s) || !s.has(r.oldKey())) {
+                continue;
+            }
+            if (s.has(r.newKey())) {
+                throw bothNames(r);
+            }
+            s.set(r.newKey(), s.remove(r.oldKey()));
+            warnings.add(r.warning());
+        }
+    }
+
+    private static ConfigException bothNames(Rename r) {
+        return new ConfigException(
+                r.oldPath(), "deprecated name of " + r.newPath() + ", which is also set: keep only " + r.newPath());
     }
 
     /** The merged reference defaults as a tree (a fresh copy). */
@@ -161,13 +281,27 @@ public final class ConfigLoader {
                 && Named.find(DistributionConfig.Type.class, ot.stringValue()) != null;
     }
 
-    private static void applyOverride(ObjectNode tree, String override) {
+    private static void applyOverride(
+            ObjectNode tree, String override, Map<String, String> spelledAs, SequencedSet<String> warnings) {
         int eq = override.indexOf('=');
         if (eq <= 0) {
             throw new ConfigException("", "--set expects path=value, got '" + override + "'");
         }
         String path = override.substring(0, eq).trim();
         String raw = override.substring(eq + 1);
+        for (Rename r : RENAMED) {
+            if (path.equals(r.oldPath()) || path.equals(r.newPath())) {
+                String other = spelledAs.putIfAbsent(r.newPath(), path);
+                if (other != null && !other.equals(path)) {
+                    throw bothNames(r);
+                }
+                if (path.equals(r.oldPath())) {
+                    warnings.add(r.warning());
+                    path = r.newPath();
+                }
+                break;
+            }
+        }
         JsonNode value;
         try {
             value = raw.isBlank() ? MAPPER.getNodeFactory().nullNode() : MAPPER.readTree(raw);
@@ -176,6 +310,9 @@ public final class ConfigLoader {
             }
         } catch (JacksonException e) {
             throw new ConfigException(path, "--set value is not valid YAML: " + raw);
+        }
+        if (value instanceof ObjectNode section) {
+            renameDeprecated(section, path, warnings); // e.g. --set engine.kvcr={bandwidth_gbps: 10}
         }
         String[] keys = path.split("\\.", -1);
         ObjectNode node = tree;

@@ -4,22 +4,22 @@ package io.servesim.config;
  * A GPU not among the presets ({@code timing.gpu: custom}); values per GPU, dense tensor rates, decimal units.
  *
  * @param memoryGib device memory, GiB
- * @param bandwidthGbps memory bandwidth, GB/s
+ * @param bandwidthGbytesPerS memory bandwidth, GB/s
  * @param bf16Tflops dense BF16 TFLOP/s
  * @param fp8Tflops dense FP8 TFLOP/s (0: none)
- * @param linkGbps GPU-to-GPU bandwidth per direction, GB/s
+ * @param linkGbytesPerS GPU-to-GPU bandwidth per direction, GB/s
  */
 public record CustomGpuConfig(
-        Double memoryGib, Double bandwidthGbps, Double bf16Tflops, Double fp8Tflops, Double linkGbps) {
+        Double memoryGib, Double bandwidthGbytesPerS, Double bf16Tflops, Double fp8Tflops, Double linkGbytesPerS) {
     /** Validates the values that are set (all are required when the custom GPU is used). */
     public CustomGpuConfig {
         positiveIfSet("memory_gib", memoryGib);
-        positiveIfSet("bandwidth_gbps", bandwidthGbps);
+        positiveIfSet("bandwidth_gbytes_per_s", bandwidthGbytesPerS);
         positiveIfSet("bf16_tflops", bf16Tflops);
         if (fp8Tflops != null) {
             Check.atLeast("fp8_tflops", fp8Tflops, 0.0);
         }
-        positiveIfSet("link_gbps", linkGbps);
+        positiveIfSet("link_gbytes_per_s", linkGbytesPerS);
     }
 
     private static void positiveIfSet(String field, Double v) {

@@ -9,13 +9,18 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  * @param numHostBlocks G2 capacity in GPU-sized blocks: per rank ({@code rank_local}) or in total
  *     ({@code cluster_shared}); 0 disables offload
  * @param scope {@code rank_local} (each rank its own G2) or {@code cluster_shared} (one pool for all workers)
- * @param d2hGbps device-to-host copy bandwidth per rank, GB/s (0 = unlimited)
- * @param h2dGbps host-to-device copy bandwidth per rank, GB/s (0 = unlimited)
- * @param sharedGbps the shared pool's bandwidth (each direction) with {@code cluster_shared}, GB/s (0 = unlimited)
+ * @param d2hGbytesPerS device-to-host copy bandwidth per rank, GB/s (0 = unlimited)
+ * @param h2dGbytesPerS host-to-device copy bandwidth per rank, GB/s (0 = unlimited)
+ * @param sharedGbytesPerS the shared pool's bandwidth (each direction) with {@code cluster_shared}, GB/s (0 = unlimited)
  * @param firstByteMs latency before a copy's first byte
  */
 public record HostOffloadConfig(
-        int numHostBlocks, Scope scope, double d2hGbps, double h2dGbps, double sharedGbps, double firstByteMs) {
+        int numHostBlocks,
+        Scope scope,
+        double d2hGbytesPerS,
+        double h2dGbytesPerS,
+        double sharedGbytesPerS,
+        double firstByteMs) {
     /** Who shares a G2 pool ({@code engine.kv_cache.host_offload.scope}). */
     public enum Scope implements Named {
         /** One pool per rank. */
@@ -52,9 +57,9 @@ public record HostOffloadConfig(
     public HostOffloadConfig {
         Check.atLeast("num_host_blocks", numHostBlocks, 0);
         Check.present("scope", scope);
-        Check.atLeast("d2h_gbps", d2hGbps, 0.0);
-        Check.atLeast("h2d_gbps", h2dGbps, 0.0);
-        Check.atLeast("shared_gbps", sharedGbps, 0.0);
+        Check.atLeast("d2h_gbytes_per_s", d2hGbytesPerS, 0.0);
+        Check.atLeast("h2d_gbytes_per_s", h2dGbytesPerS, 0.0);
+        Check.atLeast("shared_gbytes_per_s", sharedGbytesPerS, 0.0);
         Check.atLeast("first_byte_ms", firstByteMs, 0.0);
     }
 

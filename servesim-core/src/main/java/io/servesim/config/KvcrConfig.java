@@ -8,13 +8,13 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  *
  * @param enabled whether pulls happen
  * @param firstByteMs latency before a pull's first byte
- * @param bandwidthGbps each worker's NIC bandwidth, egress and ingress (GB/s; 0 = unlimited)
- * @param fabricGbps a cap shared by all moving pulls (GB/s; 0 = none)
+ * @param bandwidthGbytesPerS each worker's NIC bandwidth, egress and ingress (GB/s; 0 = unlimited)
+ * @param fabricGbytesPerS a cap shared by all moving pulls (GB/s; 0 = none)
  * @param decision {@code always} pull when the source holds more; {@code cost} only when the estimated pull time
  *     (first byte + bytes at the NIC rate) beats recomputing those tokens per the timing model
  */
 public record KvcrConfig(
-        boolean enabled, double firstByteMs, double bandwidthGbps, double fabricGbps, Decision decision) {
+        boolean enabled, double firstByteMs, double bandwidthGbytesPerS, double fabricGbytesPerS, Decision decision) {
     /** When a pull is worth it ({@code engine.kvcr.decision}). */
     public enum Decision implements Named {
         /** Whenever the source holds more. */
@@ -50,8 +50,8 @@ public record KvcrConfig(
     /** Validates the settings. */
     public KvcrConfig {
         Check.atLeast("first_byte_ms", firstByteMs, 0.0);
-        Check.atLeast("bandwidth_gbps", bandwidthGbps, 0.0);
-        Check.atLeast("fabric_gbps", fabricGbps, 0.0);
+        Check.atLeast("bandwidth_gbytes_per_s", bandwidthGbytesPerS, 0.0);
+        Check.atLeast("fabric_gbytes_per_s", fabricGbytesPerS, 0.0);
         Check.present("decision", decision);
     }
 }

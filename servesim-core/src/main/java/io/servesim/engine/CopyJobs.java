@@ -27,7 +27,7 @@ public final class CopyJobs implements TransferListener {
     }
 
     @Override
-    public void onTransferComplete(int jobId, long tag) {
+    public void onTransferComplete(int jobId) {
         Job job = jobs.remove(jobId);
         if (job != null) {
             job.done();

@@ -92,7 +92,7 @@ final class HostOffload {
         pinnedForStore += blocks.size();
         long bytes = blockBytes * blocks.size();
         counters.storeStarted(bytes);
-        int id = transfers.submit(gpuEndpoint, hostEndpoint, bytes, firstByteNanos, 0);
+        int id = transfers.submit(gpuEndpoint, hostEndpoint, bytes, firstByteNanos);
         active.add(id);
         jobs.add(id, new CopyJobs.Job() {
             @Override
@@ -133,7 +133,7 @@ final class HostOffload {
         }
         long bytes = blockBytes * count;
         counters.loadStarted(bytes);
-        int id = transfers.submit(hostEndpoint, gpuEndpoint, bytes, firstByteNanos, 0);
+        int id = transfers.submit(hostEndpoint, gpuEndpoint, bytes, firstByteNanos);
         active.add(id);
         jobs.add(id, new CopyJobs.Job() {
             @Override

@@ -29,6 +29,9 @@ import it.unimi.dsi.fastutil.objects.ObjectArrayList;
  *
  * <p>No idle polling: the registry only acts on events of its own pulls and wakes exactly the ranks they involve
  * (counted per rank by {@link EngineRank#registryWakeups()}).
+ *
+ * <p>Why one class of this size: a pull's whole lifecycle (staging with source holds, landing, abort, source-only) and
+ * its counters must change together; the per-pull state is a private inner class so no other class touches it.
  */
 public final class KvcrRegistry {
     /** Where an active (not yet landed or aborted) pull stands. */
@@ -159,7 +162,7 @@ public final class KvcrRegistry {
         int workers = ranks.length / ranksPerWorker;
         this.nic = new int[workers];
         for (int w = 0; w < workers; w++) {
-            nic[w] = transfers.addEndpoint(config.bandwidthGbps(), config.bandwidthGbps());
+            nic[w] = transfers.addEndpoint(config.bandwidthGbytesPerS(), config.bandwidthGbytesPerS());
         }
         this.sourceHolds = new int[ranks.length];
         for (EngineRank r : this.ranks) {
@@ -313,7 +316,7 @@ public final class KvcrRegistry {
         if (config.decision() == KvcrConfig.Decision.ALWAYS) {
             return true;
         }
-        double bw = config.bandwidthGbps();
+        double bw = config.bandwidthGbytesPerS();
         long pull = firstByteNanos + (bw > 0 ? (long) Math.ceil(blocks * blockBytes / bw) : 0);
         estimate.reset(0);
         estimate.add(blocks * blockSize, contextTokens, false);
@@ -350,7 +353,7 @@ public final class KvcrRegistry {
         staged++;
         bytes += pullBytes;
         s.pullStaged(source.workerId());
-        int id = transfers.submit(nic[source.workerId()], nic[destination.workerId()], pullBytes, firstByteNanos, 0);
+        int id = transfers.submit(nic[source.workerId()], nic[destination.workerId()], pullBytes, firstByteNanos);
         Pull p = new Pull(id, destination, source, s, from, held, pinned);
         active.put(id, p);
         jobs.add(id, p);

@@ -23,14 +23,6 @@ public record SchedulerSettings(
         int blockSize,
         int numGpuBlocks,
         boolean prefixCaching) {
-    /** Flattens an engine config with the configured (or default) pool size. */
-    public static SchedulerSettings of(EngineConfig c) {
-        int blocks = c.kvCache().numGpuBlocks() != null
-                ? c.kvCache().numGpuBlocks()
-                : io.servesim.config.KvCacheConfig.DEFAULT_NUM_GPU_BLOCKS;
-        return of(c, blocks, c.effectiveMaxModelLen());
-    }
-
     /** Flattens an engine config with a resolved pool size and context limit (see timing.Deployment). */
     public static SchedulerSettings of(EngineConfig c, int numGpuBlocks, int maxModelLen) {
         return new SchedulerSettings(

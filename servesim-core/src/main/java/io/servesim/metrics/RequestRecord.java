@@ -85,10 +85,13 @@ public record RequestRecord(
         return Math.round((lastTokenNanos - firstTokenNanos) * 1000.0 / (outputTokens - 1));
     }
 
-    /** TPOT in milliseconds (exactly {@link #tpotPicos()} / 10⁹), or NaN with fewer than 2 output tokens. */
+    /**
+     * TPOT in milliseconds: {@link #tpotPicos()} × 10⁻⁹, the same double the summary's percentiles hold for this
+     * value (so an SLO check on a request agrees with the summary); NaN with fewer than 2 output tokens.
+     */
     public double tpotMs() {
         long ps = tpotPicos();
-        return ps < 0 ? Double.NaN : ps / 1e9;
+        return ps < 0 ? Double.NaN : ps * 1e-9;
     }
 
     /** Of {@code cachedTokens}, those hit in the GPU cache (G1). */

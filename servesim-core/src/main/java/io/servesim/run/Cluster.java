@@ -94,7 +94,7 @@ final class Cluster {
         long blockBytes = deployment.bytesPerToken() * blockSize;
         if (kvcrConfig.enabled()) {
             CopyJobs pulls = new CopyJobs();
-            this.kvcrTransfers = new TransferService(queue, 1, kvcrConfig.fabricGbps());
+            this.kvcrTransfers = new TransferService(queue, 1, kvcrConfig.fabricGbytesPerS());
             kvcrTransfers.listener(pulls);
             this.kvcr = new KvcrRegistry(
                     kvcrConfig,
@@ -131,13 +131,13 @@ final class Cluster {
         transfers.listener(jobs);
         boolean shared = ho.scope() == HostOffloadConfig.Scope.CLUSTER_SHARED;
         HostPool sharedPool = shared ? new HostPool(ho.numHostBlocks(), g2) : null;
-        int sharedEndpoint = shared ? transfers.addEndpoint(ho.sharedGbps(), ho.sharedGbps()) : -1;
+        int sharedEndpoint = shared ? transfers.addEndpoint(ho.sharedGbytesPerS(), ho.sharedGbytesPerS()) : -1;
         if (shared) {
             hostPools.add(sharedPool);
         }
         long firstByte = Math.round(ho.firstByteMs() * 1e6);
         for (EngineRank r : ranks) {
-            int gpu = transfers.addEndpoint(ho.d2hGbps(), ho.h2dGbps());
+            int gpu = transfers.addEndpoint(ho.d2hGbytesPerS(), ho.h2dGbytesPerS());
             HostPool pool = sharedPool;
             int hostEndpoint = sharedEndpoint;
             if (!shared) {

@@ -33,12 +33,12 @@ public final class SweepOutput {
         List<PointResult> sorted = new ArrayList<>(results);
         sorted.sort(Comparator.comparingInt(PointResult::pointId));
         for (PointResult r : sorted) {
-            row(sb, spec, r);
+            row(sb, r);
         }
         return sb.toString();
     }
 
-    private static void row(StringBuilder sb, SweepSpec spec, PointResult r) {
+    private static void row(StringBuilder sb, PointResult r) {
         sb.append(r.pointId()).append(',').append(r.deployment());
         List<String> settings = r.overrides()
                 .subList(Sweeps.POINT_DEFAULTS.size(), r.overrides().size());

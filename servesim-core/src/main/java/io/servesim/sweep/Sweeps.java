@@ -1,14 +1,15 @@
 package io.servesim.sweep;
 
+import io.servesim.api.Result;
+import io.servesim.api.Servesim;
 import io.servesim.config.ConfigException;
+import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
 import io.servesim.metrics.RequestLog;
 import io.servesim.metrics.RequestRecord;
 import io.servesim.metrics.Stats;
-import io.servesim.report.Summaries;
 import io.servesim.report.Summary;
 import io.servesim.run.RunResult;
-import io.servesim.run.Simulation;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -102,14 +103,34 @@ public final class Sweeps {
     }
 
     /**
+     * What the config loader has to tell the user about this sweep (e.g. a deprecated key name in the base config or
+     * a {@code space:} path), found once by loading the first point with every dimension (and the bisect load) set;
+     * empty when that point does not load ({@link #validate} then reports why).
+     */
+    public static List<String> configWarnings(SweepSpec spec) {
+        List<String> settings = new ArrayList<>(grid(spec).get(0));
+        if (spec.search().equals("bisect")) {
+            settings.add(spec.loadPath() + "=" + Double.toString(spec.low()));
+        }
+        RunSpec first = spec(spec, 0, 0, settings);
+        try {
+            return ConfigLoader.fromYamlWithWarnings(first.baseYaml(), first.baseSource(), first.overrides())
+                    .warnings();
+        } catch (ConfigException e) {
+            return List.of();
+        }
+    }
+
+    /**
      * Runs one point and derives its metrics: a pure function of the spec and the point (no shared state, so any
      * engine and any parallelism give the same result). A config or simulation error becomes a failed result.
      */
     public static PointResult evaluate(SweepSpec spec, RunSpec point) {
         try {
             SimConfig c = point.config();
-            RunResult r = Simulation.run(c);
-            Summary s = Summaries.of(r);
+            Result run = Servesim.run(c);
+            RunResult r = run.raw();
+            Summary s = run.summary();
             int gpus = c.cluster().workers()
                     * c.cluster().attentionDp()
                     * c.timing().tensorParallel();

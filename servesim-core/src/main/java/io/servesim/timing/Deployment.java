@@ -134,18 +134,22 @@ public record Deployment(
             return Specs.gpu(t.gpu(), "timing.gpu");
         }
         CustomGpuConfig c = t.customGpu();
-        if (c.memoryGib() == null || c.bandwidthGbps() == null || c.bf16Tflops() == null || c.linkGbps() == null) {
+        if (c.memoryGib() == null
+                || c.bandwidthGbytesPerS() == null
+                || c.bf16Tflops() == null
+                || c.linkGbytesPerS() == null) {
             throw new ConfigException(
-                    "timing.custom_gpu", "gpu: custom needs memory_gib, bandwidth_gbps, bf16_tflops and link_gbps");
+                    "timing.custom_gpu",
+                    "gpu: custom needs memory_gib, bandwidth_gbytes_per_s, bf16_tflops and link_gbytes_per_s");
         }
         return new GpuSpec(
                 "custom",
                 c.memoryGib(),
-                c.bandwidthGbps(),
+                c.bandwidthGbytesPerS(),
                 c.bf16Tflops(),
                 c.fp8Tflops() == null ? 0 : c.fp8Tflops(),
                 "custom",
-                c.linkGbps(),
+                c.linkGbytesPerS(),
                 "timing.custom_gpu");
     }
 

@@ -8,21 +8,21 @@ import io.servesim.config.TimingConfig;
  *
  * @param name preset name (or {@code custom})
  * @param memoryGib device memory the CUDA runtime reports, GiB
- * @param bandwidthGbps memory bandwidth, GB/s
+ * @param bandwidthGbytesPerS memory bandwidth, GB/s
  * @param bf16Tflops dense BF16 tensor throughput, TFLOP/s
  * @param fp8Tflops dense FP8 tensor throughput, TFLOP/s (0: none; FP8 weights then run at the BF16 rate)
  * @param link the GPU-to-GPU link's kind (nvlink4, pcie5, …)
- * @param linkGbps GPU-to-GPU bandwidth per direction, GB/s
+ * @param linkGbytesPerS GPU-to-GPU bandwidth per direction, GB/s
  * @param source where the values come from
  */
 public record GpuSpec(
         String name,
         double memoryGib,
-        double bandwidthGbps,
+        double bandwidthGbytesPerS,
         double bf16Tflops,
         double fp8Tflops,
         String link,
-        double linkGbps,
+        double linkGbytesPerS,
         String source) {
 
     /** Device memory in bytes. */

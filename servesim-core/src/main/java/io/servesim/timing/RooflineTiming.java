@@ -69,8 +69,8 @@ public final class RooflineTiming implements TimingModel {
                 : 0;
         this.kvBytesPerToken = model.kvBytesPerToken(kvBytes, tensorParallel);
         this.flops = gpu.flopsPerSecond(weightDtype) * params.mfu();
-        this.bytesPerSecond = gpu.bandwidthGbps() * 1e9 * params.mbu();
-        this.linkBytesPerSecond = gpu.linkGbps() * 1e9;
+        this.bytesPerSecond = gpu.bandwidthGbytesPerS() * 1e9 * params.mbu();
+        this.linkBytesPerSecond = gpu.linkGbytesPerS() * 1e9;
         this.slidingShare = model.slidingWindow() > 0 ? 0.5 : 0; // gpt-oss alternates sliding and full layers
     }
 

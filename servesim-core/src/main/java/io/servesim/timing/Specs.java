@@ -203,11 +203,11 @@ public final class Specs {
         return new GpuSpec(
                 name,
                 g.get("memory_gib").asDouble(),
-                g.get("bandwidth_gbps").asDouble(),
+                g.get("bandwidth_gbytes_per_s").asDouble(),
                 g.get("bf16_tflops").asDouble(),
                 g.get("fp8_tflops").asDouble(),
                 g.get("link").asString(),
-                g.get("link_gbps").asDouble(),
+                g.get("link_gbytes_per_s").asDouble(),
                 g.get("source").asString());
     }
 }

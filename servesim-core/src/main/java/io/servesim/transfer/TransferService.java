@@ -28,6 +28,9 @@ import java.util.List;
  * </ul>
  *
  * Times are integer nanoseconds; rates are bytes per nanosecond (1 GB/s = 10⁹ B/s = 1 B/ns).
+ *
+ * <p>Why one class of this size: the max-min fair rate allocation, its incremental reflow and the completion heap share
+ * one set of primitive per-job arrays; splitting them would expose those arrays.
  */
 public final class TransferService implements EventHandler {
     private static final int START = 1;
@@ -52,13 +55,12 @@ public final class TransferService implements EventHandler {
     private final long stableId;
     private final double fabricBytesPerNano;
     private final List<Endpoint> endpoints = new ArrayList<>();
-    private TransferListener listener = (id, tag) -> {};
+    private TransferListener listener = id -> {};
 
     private int jobs;
     private final it.unimi.dsi.fastutil.ints.IntArrayList freeIds = new it.unimi.dsi.fastutil.ints.IntArrayList();
     private int[] src = new int[16];
     private int[] dst = new int[16];
-    private long[] tag = new long[16];
     private double[] remaining = new double[16];
     private double[] rate = new double[16];
     private long[] settledAt = new long[16];
@@ -93,12 +95,12 @@ public final class TransferService implements EventHandler {
      *
      * @param queue the event queue
      * @param stableId this service's identity for same-time event ordering
-     * @param fabricGbps shared cap over all moving jobs in GB/s (decimal), 0 for none
+     * @param fabricGbytesPerS shared cap over all moving jobs in GB/s (decimal), 0 for none
      */
-    public TransferService(EventQueue queue, long stableId, double fabricGbps) {
+    public TransferService(EventQueue queue, long stableId, double fabricGbytesPerS) {
         this.queue = queue;
         this.stableId = stableId;
-        this.fabricBytesPerNano = fabricGbps;
+        this.fabricBytesPerNano = fabricGbytesPerS;
     }
 
     /** Sets who is told about completions. */
@@ -107,11 +109,11 @@ public final class TransferService implements EventHandler {
     }
 
     /** Adds an endpoint with egress and ingress caps in GB/s (0 = unlimited); returns its id. */
-    public int addEndpoint(double egressGbps, double ingressGbps) {
-        if (egressGbps < 0 || ingressGbps < 0) {
+    public int addEndpoint(double egressGbytesPerS, double ingressGbytesPerS) {
+        if (egressGbytesPerS < 0 || ingressGbytesPerS < 0) {
             throw new IllegalArgumentException("bandwidth must be >= 0 GB/s");
         }
-        endpoints.add(new Endpoint(egressGbps, ingressGbps));
+        endpoints.add(new Endpoint(egressGbytesPerS, ingressGbytesPerS));
         return endpoints.size() - 1;
     }
 
@@ -121,7 +123,7 @@ public final class TransferService implements EventHandler {
      *
      * @return the job id
      */
-    public int submit(int source, int destination, long bytes, long firstByteNanos, long jobTag) {
+    public int submit(int source, int destination, long bytes, long firstByteNanos) {
         if (bytes < 0 || firstByteNanos < 0) {
             throw new IllegalArgumentException("bytes and first-byte delay must be >= 0");
         }
@@ -134,7 +136,6 @@ public final class TransferService implements EventHandler {
         }
         src[id] = source;
         dst[id] = destination;
-        tag[id] = jobTag;
         totalBytes[id] = bytes;
         remaining[id] = bytes;
         state[id] = State.WAITING_FIRST_BYTE;
@@ -232,7 +233,7 @@ public final class TransferService implements EventHandler {
         endNanos[id] = now;
         stopMoving(id);
         reflow(id, now);
-        listener.onTransferComplete(id, tag[id]);
+        listener.onTransferComplete(id);
     }
 
     private void stopMoving(int id) {
@@ -324,7 +325,7 @@ public final class TransferService implements EventHandler {
     }
 
     /** A job's current rate in GB/s (bytes per nanosecond); 0 unless moving. */
-    public double rateGbps(int id) {
+    public double rateGbytesPerS(int id) {
         return state[id] == State.MOVING ? rate[id] : 0;
     }
 
@@ -365,7 +366,6 @@ public final class TransferService implements EventHandler {
         int cap = src.length * 2;
         src = Arrays.copyOf(src, cap);
         dst = Arrays.copyOf(dst, cap);
-        tag = Arrays.copyOf(tag, cap);
         remaining = Arrays.copyOf(remaining, cap);
         rate = Arrays.copyOf(rate, cap);
         settledAt = Arrays.copyOf(settledAt, cap);

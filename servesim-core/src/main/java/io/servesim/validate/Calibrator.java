@@ -1,9 +1,9 @@
 package io.servesim.validate;
 
+import io.servesim.api.Servesim;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.RooflineConfig;
 import io.servesim.config.SimConfig;
-import io.servesim.run.Simulation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -89,7 +89,7 @@ public final class Calibrator {
             }
         }
         RooflineConfig best = params(x);
-        Validation v = Validation.of(measured, Simulation.run(with(best)));
+        Validation v = Validation.of(measured, Servesim.run(with(best)).raw());
         List<String> atBound = new ArrayList<>();
         double[] values = {best.mfu(), best.mbu(), best.stepOverheadUs()};
         for (int i = 0; i < values.length; i++) {
@@ -127,7 +127,7 @@ public final class Calibrator {
 
     private double objective(double[] x) {
         evaluations++;
-        Validation v = Validation.of(measured, Simulation.run(with(params(x))));
+        Validation v = Validation.of(measured, Servesim.run(with(params(x))).raw());
         double f = 0;
         for (Validation.Metric m : v.metrics().values()) {
             for (String stat : Validation.STATS) {

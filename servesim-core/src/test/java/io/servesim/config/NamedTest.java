@@ -46,7 +46,7 @@ class NamedTest {
 
     private static JsonNode at(JsonNode tree, String path) {
         JsonNode n = tree;
-        for (String k : path.split("\\.")) {
+        for (String k : path.split("\\.", -1)) {
             n = n.path(k);
         }
         return n;

@@ -54,8 +54,8 @@ class HostOffloadTest {
                         "engine.kv_cache.num_gpu_blocks=5",
                         "engine.kv_cache.bytes_per_token=1000000",
                         "engine.kv_cache.host_offload.num_host_blocks=" + hostBlocks,
-                        "engine.kv_cache.host_offload.d2h_gbps=32",
-                        "engine.kv_cache.host_offload.h2d_gbps=32",
+                        "engine.kv_cache.host_offload.d2h_gbytes_per_s=32",
+                        "engine.kv_cache.host_offload.h2d_gbytes_per_s=32",
                         "timing.type=fixed",
                         "timing.fixed.prefill_ms=20",
                         "timing.fixed.decode_ms=10")));

@@ -57,7 +57,7 @@ class KvcrLifecycleTest {
                 "engine.kv_cache.block_size=16",
                 "engine.kv_cache.bytes_per_token=1000000",
                 "engine.kvcr.enabled=true",
-                "engine.kvcr.bandwidth_gbps=50",
+                "engine.kvcr.bandwidth_gbytes_per_s=50",
                 "engine.kvcr.first_byte_ms=1",
                 "timing.type=fixed",
                 "timing.fixed.prefill_ms=10",

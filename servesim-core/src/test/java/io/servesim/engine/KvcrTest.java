@@ -50,7 +50,7 @@ class KvcrTest {
                 "cluster.router.policy=round_robin",
                 "engine.kv_cache.block_size=16",
                 "engine.kv_cache.bytes_per_token=1000000",
-                "engine.kvcr.bandwidth_gbps=50",
+                "engine.kvcr.bandwidth_gbytes_per_s=50",
                 "engine.kvcr.first_byte_ms=1",
                 "timing.type=fixed",
                 "timing.fixed.prefill_ms=10",

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml. */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "2fcffcad6327a0af1391567af250d0bf1e191cb1aaaff32ec29f983c6538aa76";
+            "207b12291baf4bdb4d69727d563c4a0f91ac2f7105327e55696676d4c0a3cbb4";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -67,7 +67,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "1ba3667175e6a16cdad0db9be2c4ba557de4e88f82ec9a5db9ce14ac69a972ba";
+    static final String KVCR_CANONICAL_SHA256 = "843d1fd9476eec7b02e68061bb94838e614dfa1f973f48680b34ce1346f2d3ec";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

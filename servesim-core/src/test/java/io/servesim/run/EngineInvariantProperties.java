@@ -159,7 +159,7 @@ class EngineInvariantProperties {
                         all.add("engine.kvcr.enabled=true");
                         all.add("engine.kv_cache.bytes_per_token=1000");
                         if (s % 4 == 1) {
-                            all.add("engine.kvcr.fabric_gbps=0.5"); // the fabric-capped (heap) completion path
+                            all.add("engine.kvcr.fabric_gbytes_per_s=0.5"); // the fabric-capped (heap) completion path
                         }
                     }
                     if (g2 > 0 && engine.contains("engine.kv_cache.prefix_caching=true")) {

@@ -46,6 +46,27 @@ class SweepTest {
     }
 
     @Test
+    void configWarnings_nameADeprecatedSpacePath_andADeprecatedKeyInTheBase_once() throws IOException {
+        SweepSpec old = spec("""
+                  engine: {kvcr: {enabled: true, bandwidth_gbps: 50}}
+                space:
+                  engine.kvcr.fabric_gbps: [100, 200]
+                """);
+        SweepSpec current = spec("""
+                space:
+                  engine.kvcr.fabric_gbytes_per_s: [100, 200]
+                """);
+
+        assertThat(Sweeps.configWarnings(old))
+                .containsExactly(
+                        "engine.kvcr.bandwidth_gbps is deprecated: use engine.kvcr.bandwidth_gbytes_per_s (GB/s)",
+                        "engine.kvcr.fabric_gbps is deprecated: use engine.kvcr.fabric_gbytes_per_s (GB/s)");
+        assertThat(Sweeps.configWarnings(current)).isEmpty();
+        assertThat(Sweeps.points(old).get(1).config().engine().kvcr().fabricGbytesPerS())
+                .isEqualTo(200.0);
+    }
+
+    @Test
     void random_isASeededSubsetOfTheGridInGridOrder() throws IOException {
         String space = """
                 space:

@@ -110,7 +110,7 @@ class SpecsTest {
         for (String g : Specs.gpuPresets()) {
             GpuSpec s = Specs.gpu(g, "timing.gpu");
             assertThat(s.source()).as(g).isNotBlank();
-            assertThat(s.bandwidthGbps()).as(g).isPositive();
+            assertThat(s.bandwidthGbytesPerS()).as(g).isPositive();
         }
         assertThat(Specs.gpu("h100-sxm", "g").flopsPerSecond(io.servesim.config.TimingConfig.Dtype.FP8))
                 .isEqualTo(1978.9e12);

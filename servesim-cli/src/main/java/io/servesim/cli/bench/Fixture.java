@@ -1,12 +1,12 @@
 package io.servesim.cli.bench;
 
+import io.servesim.api.Result;
+import io.servesim.api.Servesim;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
 import io.servesim.report.ReportWriter;
-import io.servesim.report.Summaries;
 import io.servesim.report.Summary;
 import io.servesim.run.RunResult;
-import io.servesim.run.Simulation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStreamWriter;
@@ -85,8 +85,9 @@ public final class Fixture {
      */
     public static Measurement replay(SimConfig config) {
         long t0 = System.nanoTime();
-        RunResult result = new Simulation(config).run();
-        Summary summary = Summaries.of(result);
+        Result run = Servesim.run(config);
+        RunResult result = run.raw();
+        Summary summary = run.summary();
         String sha = canonicalSha256(result, summary);
         long t1 = System.nanoTime();
         return new Measurement(result.requestsCreated(), result.endNanos(), t1 - t0, sha, summary);

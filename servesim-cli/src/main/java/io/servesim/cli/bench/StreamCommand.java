@@ -1,13 +1,13 @@
 package io.servesim.cli.bench;
 
+import io.servesim.api.Result;
+import io.servesim.api.RunOptions;
+import io.servesim.api.Servesim;
 import io.servesim.cli.Main;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
-import io.servesim.report.ReportWriter;
-import io.servesim.report.Summaries;
 import io.servesim.report.Summary;
 import io.servesim.run.RunResult;
-import io.servesim.run.Simulation;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -97,11 +97,11 @@ public final class StreamCommand implements Callable<Integer> {
         }
         SimConfig cfg = config(requests, workers);
         long t0 = System.nanoTime();
-        Simulation sim = new Simulation(cfg).streamRequestsTo(out.resolve("requests.csv.zst"));
-        RunResult result = sim.run();
+        Result run = Servesim.run(cfg, RunOptions.defaults().streamRequestsTo(out.resolve("requests.csv.zst")));
+        RunResult result = run.raw();
         long t1 = System.nanoTime();
-        Summary s = Summaries.of(result);
-        ReportWriter.writeAll(result, s, out);
+        Summary s = run.summary();
+        run.writeTo(out);
         long t2 = System.nanoTime();
         con.printf(
                 Locale.ROOT,

@@ -21,14 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 class FixtureTest {
     /** Canonical SHA-256 of every W8 cell, by "dp/arm". */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "a9f9105b274bc228bceac2dc7556d097866e2f918924376ebf7aa2ff61f5fad2",
-            "1/kvcr-off", "c286e9be5750dbab32b98c988a5f7729b2ef0c71fd6da9b34cc02abfa3464140",
-            "1/kvcr-idle", "a7301139c6606e6d3dcb7742cfa1d9199f1fde0e599836480ff60c9831ceced6",
-            "1/kvcr-hinted", "55d7f631876e1bb0f9f43f95b756248813b79fe832ae21f44b83adf5f4b95aab",
-            "8/g2-only", "d22768ee6f2bd46a573b591712768b07306ae11fd5f091414a9bf7358037967c",
-            "8/kvcr-off", "d224968ec8449effae9141bd28051e643990e4253e11068333d2db215ad94ce9",
-            "8/kvcr-idle", "74266b1cea330c79bb3798c140db61236b901c9968c1d2a9c063e77ce417d441",
-            "8/kvcr-hinted", "2084b4d9b8eb589c574485ee820ec3aba3257454c8d69594e5ce43eda6e74d31");
+            "1/g2-only", "4fa14fed98b74505f2904835e65fb436d13db419e0479dfd56d969ba6a685599",
+            "1/kvcr-off", "5b877f837a1a468fe62b13cd9d9a22062e92e6fdf02f4883a07d012fc33f4df6",
+            "1/kvcr-idle", "1124565b568c1e2b015faaa3f4b4f4dc74726dcaa9f04d9cfdaebf3ac570fa34",
+            "1/kvcr-hinted", "9583476908863fc7d6b0197b2514654f84f2c4524f6469c9b24013af5ec501a7",
+            "8/g2-only", "20ecdfcfffdb21c87ad494e4162677359f773dd0191c777fe2a4949b21dc14eb",
+            "8/kvcr-off", "8f763c4917d811289e2c7fbf7bb54c8301c738557e669767d12b9a333706792a",
+            "8/kvcr-idle", "f061f9e8f64af219a35f6ce7121e6144c0658c7d164df0614e634c81f999b2c1",
+            "8/kvcr-hinted", "842b4fb76f486b8faeb3cc032dda8051639fe996a6e3c7501fbbfa3f34492a73");
 
     @Test
     void w8CellDigests_arePinned() {

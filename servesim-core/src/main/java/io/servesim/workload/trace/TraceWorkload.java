@@ -34,6 +34,9 @@ import java.util.SplittableRandom;
  * <p>Prompt tokens: real token ids when the row has them; otherwise each hash id expands deterministically to
  * {@code block size} token ids (the same id always gives the same tokens, different ids different tokens), so
  * equal hash-id prefixes give equal engine block hashes at any engine block size; otherwise unique random tokens.
+ *
+ * <p>Why one class of this size: streaming rows, the time window and speedup, session chaining (later turns wait for
+ * the previous one) and closed-loop concurrency interleave on the same reader position and session table.
  */
 public final class TraceWorkload implements Workload, EventHandler {
     private static final int FIRST_TURN = 1;

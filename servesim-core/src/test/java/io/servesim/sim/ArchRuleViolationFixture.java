@@ -1,0 +1,30 @@
+package io.servesim.sim;
+
+import io.servesim.config.ArchCycleFixture;
+import io.servesim.config.SimConfig;
+import io.servesim.report.Summary;
+
+/**
+ * Deliberately breaks every rule of {@link io.servesim.ArchitectureTest} (test code only, never part of the
+ * library): a class in {@code sim} that depends on {@code config} (sim must depend on nothing else in servesim), on
+ * {@code report} (core must not depend on the outer layers) and, through {@link ArchCycleFixture}, closes a cycle
+ * sim → config → sim. The test's self-check imports just these two classes and expects each rule to fail.
+ */
+public final class ArchRuleViolationFixture {
+    private ArchRuleViolationFixture() {}
+
+    /** A dependency on config. */
+    public static String describe(SimConfig config) {
+        return String.valueOf(config);
+    }
+
+    /** A dependency on report. */
+    public static String describe(Summary summary) {
+        return String.valueOf(summary);
+    }
+
+    /** The edge back that closes the cycle. */
+    public static ArchCycleFixture partner() {
+        return ArchCycleFixture.INSTANCE;
+    }
+}
