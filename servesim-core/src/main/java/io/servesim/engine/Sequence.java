@@ -282,34 +282,28 @@ public final class Sequence {
             return;
         }
         table.ensureHashCapacity(fullBlocks);
-        if (have == 0 && promptHashes != null) {
-            long[] pre = promptHashes;
+        if (have == 0) {
+            // the prompt's blocks: hashed once per request by dispatch (BlockHasher.promptHashes), here only when a
+            // sequence was made without them (scheduler tests)
+            long[] pre = promptHashes != null
+                    ? promptHashes
+                    : BlockHasher.promptHashes(request.promptTokens(), promptLength, blockSize);
             promptHashes = null; // the table holds them from now on
             int n = Math.min(pre.length, fullBlocks);
             for (int b = 0; b < n; b++) {
                 table.addHash(pre[b]);
             }
             have = n;
-            if (have >= fullBlocks) {
-                return;
-            }
         }
-        int[] prompt = request.promptTokens();
+        // blocks that reach into generated tokens, as they fill
         long parent = have == 0 ? BlockHasher.ROOT : table.hash(have - 1);
         for (int b = have; b < fullBlocks; b++) {
-            int from = b * blockSize;
-            long h;
-            if (from + blockSize <= promptLength) {
-                h = BlockHasher.hashBlock(parent, prompt, from, blockSize);
-            } else {
-                long s = BlockHasher.begin(parent);
-                for (int i = from, end = from + blockSize; i < end; i++) {
-                    s = BlockHasher.add(s, request.tokenAt(i));
-                }
-                h = BlockHasher.finish(s);
+            long state = BlockHasher.begin(parent);
+            for (int i = b * blockSize, end = i + blockSize; i < end; i++) {
+                state = BlockHasher.add(state, request.tokenAt(i));
             }
-            table.addHash(h);
-            parent = h;
+            parent = BlockHasher.finish(state);
+            table.addHash(parent);
         }
     }
 }
