@@ -11,11 +11,11 @@ public final class BlockTable {
     private static final int[] NO_BLOCKS = new int[0];
     private static final long[] NO_HASHES = new long[0];
 
-    int[] blocks = NO_BLOCKS;
-    int numBlocks;
-    long[] hashes = NO_HASHES;
-    int numHashes;
-    int numCachedBlocks;
+    private int[] blocks = NO_BLOCKS;
+    private int numBlocks;
+    private long[] hashes = NO_HASHES;
+    private int numHashes;
+    private int numCachedBlocks;
 
     /** Number of physical blocks held. */
     public int numBlocks() {
@@ -25,6 +25,11 @@ public final class BlockTable {
     /** The i-th physical block held. */
     public int block(int i) {
         return blocks[i];
+    }
+
+    /** The block array itself (valid up to {@link #numBlocks()}); read-only by contract. */
+    int[] blocksView() {
+        return blocks;
     }
 
     /** Number of full-block hashes computed so far (they depend only on tokens, so they survive preemption). */
@@ -68,5 +73,32 @@ public final class BlockTable {
         if (count > blocks.length) {
             blocks = Arrays.copyOf(blocks, Math.max(count, blocks.length * 2));
         }
+    }
+
+    /** Leading blocks whose hashes are registered in the pool's cache (the KV manager caches them in order). */
+    int numCachedBlocks() {
+        return numCachedBlocks;
+    }
+
+    /** The first {@code count} blocks are cached (never lowers the count). */
+    void cachedUpTo(int count) {
+        numCachedBlocks = Math.max(numCachedBlocks, count);
+    }
+
+    /** The first {@code count} blocks are cached, exactly (a fresh allocation over {@code count} hits). */
+    void setCached(int count) {
+        numCachedBlocks = count;
+    }
+
+    /** Forgets every block (they were released). */
+    void clearBlocks() {
+        numBlocks = 0;
+        numCachedBlocks = 0;
+    }
+
+    /** Keeps only the first {@code keep} blocks (the rest were released). */
+    void truncate(int keep) {
+        numBlocks = Math.min(numBlocks, keep);
+        numCachedBlocks = Math.min(numCachedBlocks, numBlocks);
     }
 }

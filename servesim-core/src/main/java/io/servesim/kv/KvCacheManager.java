@@ -75,7 +75,7 @@ public final class KvCacheManager {
             pool.touch(b);
             table.addBlock(b);
         }
-        table.numCachedBlocks = numHits;
+        table.setCached(numHits);
         for (int i = 0; i < loadBlocks; i++) {
             table.addBlock(pool.allocate());
         }
@@ -118,8 +118,8 @@ public final class KvCacheManager {
         if (!prefixCaching || numTokens <= 1) {
             return 0;
         }
-        int maxBlocks = Math.min((numTokens - 1) / blockSize, table.numHashes);
-        long[] hashes = table.hashes;
+        int maxBlocks = Math.min((numTokens - 1) / blockSize, table.numHashes());
+        long[] hashes = table.hashesView();
         for (int i = 0; i < maxBlocks; i++) {
             int b = pool.lookup(hashes[i]);
             if (b < 0) {
@@ -151,7 +151,7 @@ public final class KvCacheManager {
         int numHits = hits.size();
         int totalComputed = Math.min(numComputedTokens + numHits * blockSize, maxModelLen);
         int needSlots = Math.min(totalComputed + numNewTokens, maxModelLen);
-        int held = table.numBlocks;
+        int held = table.numBlocks();
         int blocksNeeded = ceilDiv(needSlots, blockSize) - numHits - held;
         if (blocksNeeded <= 0 && numHits == 0) {
             // fast path (most decode steps): no block to allocate; cache blocks that just became full
@@ -179,7 +179,7 @@ public final class KvCacheManager {
             table.addBlock(b);
         }
         if (numHits > 0) {
-            table.numCachedBlocks = Math.max(table.numCachedBlocks, numHits);
+            table.cachedUpTo(numHits);
         }
         for (int i = 0; i < blocksNeeded; i++) {
             table.addBlock(pool.allocate());
@@ -191,40 +191,38 @@ public final class KvCacheManager {
     }
 
     private void cacheFullBlocks(BlockTable table, int fullBlocks) {
-        int full = Math.min(fullBlocks, Math.min(table.numBlocks, table.numHashes));
-        for (int i = table.numCachedBlocks; i < full; i++) {
-            int b = table.blocks[i];
+        int full = Math.min(fullBlocks, Math.min(table.numBlocks(), table.numHashes()));
+        for (int i = table.numCachedBlocks(); i < full; i++) {
+            int b = table.block(i);
             if (pool.blockHash(b) == BlockHasher.NO_HASH) {
-                pool.cache(b, table.hashes[i]);
+                pool.cache(b, table.hash(i));
                 if (trackNewlyCached) {
                     newlyCachedBlocks.add(b);
-                    newlyCachedHashes.add(table.hashes[i]);
+                    newlyCachedHashes.add(table.hash(i));
                 }
             }
         }
-        if (full > table.numCachedBlocks) {
-            table.numCachedBlocks = full;
+        if (full > table.numCachedBlocks()) {
+            table.setCached(full);
         }
     }
 
     /** Frees all blocks of a request, last block first; hashed blocks stay cached until evicted. */
     public void free(BlockTable table) {
-        int[] blocks = table.blocks;
-        for (int i = table.numBlocks - 1; i >= 0; i--) {
+        int[] blocks = table.blocksView();
+        for (int i = table.numBlocks() - 1; i >= 0; i--) {
             pool.release(blocks[i]);
         }
-        table.numBlocks = 0;
-        table.numCachedBlocks = 0;
+        table.clearBlocks();
     }
 
     /** Frees the blocks of a request past its first {@code keepBlocks}, last first (an aborted load's target). */
     public void freeTail(BlockTable table, int keepBlocks) {
-        int[] blocks = table.blocks;
-        for (int i = table.numBlocks - 1; i >= keepBlocks; i--) {
+        int[] blocks = table.blocksView();
+        for (int i = table.numBlocks() - 1; i >= keepBlocks; i--) {
             pool.release(blocks[i]);
         }
-        table.numBlocks = Math.min(table.numBlocks, keepBlocks);
-        table.numCachedBlocks = Math.min(table.numCachedBlocks, table.numBlocks);
+        table.truncate(keepBlocks);
     }
 
     private static int ceilDiv(int a, int b) {

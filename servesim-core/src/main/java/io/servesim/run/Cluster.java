@@ -73,7 +73,10 @@ final class Cluster {
             EngineRank[] rs = new EngineRank[dp];
             for (int r = 0; r < dp; r++) {
                 int g = i * dp + r;
-                rs[r] = new EngineRank(i, r, g, settings, timing, queue, listener, schedulerCounters, offloadCounters);
+                rs[r] = switch (config.engine().kind()) { // the engine registry: one rank per engine kind
+                    case VLLM ->
+                        new EngineRank(i, r, g, settings, timing, queue, listener, schedulerCounters, offloadCounters);
+                };
                 ranks[g] = rs[r];
             }
             workers[i] = new Worker(i, rs, config.cluster().dpMode(), queue);
