@@ -6,13 +6,18 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  * vLLM v1 scheduler knobs, per rank. Defaults (reference.yaml) are vLLM's API-server defaults for GPUs with at least
  * 70 GiB that are not A100 (H100/H200): max_num_seqs 1024, max_num_batched_tokens 8192
  * ({@code vllm/engine/arg_utils.py get_batch_defaults}).
+ *
+ * <p>{@code async_scheduling}: vLLM's {@code AsyncScheduler} driven by the engine core's batch queue (two batches in
+ * flight, {@code EngineCore.step_with_batch_queue}): the next step is scheduled while the current one runs, with
+ * output placeholders for tokens not yet sampled (vllm-oracle ASYNC.md).
  */
 public record SchedulerConfig(
         int maxNumSeqs,
         int maxNumBatchedTokens,
         int longPrefillTokenThreshold,
         boolean enableChunkedPrefill,
-        Policy policy) {
+        Policy policy,
+        boolean asyncScheduling) {
     /** Scheduling policies implemented ({@code engine.scheduler.policy}). */
     public enum Policy implements Named {
         /** First come, first served. */

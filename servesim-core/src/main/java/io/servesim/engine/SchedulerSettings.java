@@ -13,6 +13,7 @@ import io.servesim.config.EngineConfig;
  * @param blockSize tokens per KV block
  * @param numGpuBlocks blocks per rank including the null block
  * @param prefixCaching whether prefix caching is on
+ * @param asyncScheduling whether vLLM's async scheduling (output placeholders, two batches in flight) is on
  */
 public record SchedulerSettings(
         int maxNumSeqs,
@@ -22,7 +23,8 @@ public record SchedulerSettings(
         int maxModelLen,
         int blockSize,
         int numGpuBlocks,
-        boolean prefixCaching) {
+        boolean prefixCaching,
+        boolean asyncScheduling) {
     /** Flattens an engine config with a resolved pool size and context limit (see timing.Deployment). */
     public static SchedulerSettings of(EngineConfig c, int numGpuBlocks, int maxModelLen) {
         return new SchedulerSettings(
@@ -33,6 +35,7 @@ public record SchedulerSettings(
                 maxModelLen,
                 c.kvCache().blockSize(),
                 numGpuBlocks,
-                c.kvCache().prefixCaching());
+                c.kvCache().prefixCaching(),
+                c.scheduler().asyncScheduling());
     }
 }

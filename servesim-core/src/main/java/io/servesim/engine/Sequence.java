@@ -25,6 +25,9 @@ public final class Sequence {
     private long firstTokenNanos = -1;
     private long lastTokenNanos = -1;
     private boolean finished;
+    private boolean running;
+    // async scheduling: tokens scheduled whose sampled id has not come back yet (vLLM's num_output_placeholders)
+    private int placeholders;
     // copies in flight or landed before admission (G2 loads, KVCR pulls; see KvConnector)
     private boolean loaded;
     private int loadedBlocks;
@@ -157,6 +160,7 @@ public final class Sequence {
      */
     boolean admitted(long nowNanos, int computed, int g2Tokens, int remoteTokens) {
         numComputedTokens = computed;
+        running = true;
         if (cachedTokensAtFirstAdmission >= 0) {
             return false;
         }
@@ -169,8 +173,29 @@ public final class Sequence {
 
     /** Preempted (recompute): its computed tokens are gone. */
     void preempted() {
-        numComputedTokens = 0;
+        numComputedTokens = 0; // vLLM keeps num_output_placeholders: a token in flight still arrives (ASYNC.md R8)
         preemptions++;
+        running = false;
+    }
+
+    /** Whether it is on the running list (admitted and not preempted or finished since). */
+    boolean running() {
+        return running;
+    }
+
+    /** Output placeholders: tokens scheduled (async) whose sampled id has not arrived. */
+    int placeholders() {
+        return placeholders;
+    }
+
+    /** A step that samples for it was scheduled ahead of its output (async scheduling). */
+    void placeholderAdded() {
+        placeholders++;
+    }
+
+    /** The sampled token of an earlier step arrived (async scheduling). */
+    void placeholderFilled() {
+        placeholders--;
     }
 
     /**
@@ -196,6 +221,7 @@ public final class Sequence {
     /** It leaves the rank: finished, or rejected at submission. */
     void finish() {
         finished = true;
+        running = false;
     }
 
     /** Copies into it started: {@code g2Tokens} from G2, {@code remoteTokens} pulled; blocks up to {@code target}. */

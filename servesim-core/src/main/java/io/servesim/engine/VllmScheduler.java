@@ -48,9 +48,9 @@ public final class VllmScheduler {
     private long heldByWaiting;
     private final IntArrayList hits = new IntArrayList();
     private final IntArrayList noHits = new IntArrayList();
-    private Sequence[] scheduled = new Sequence[16];
-    private int[] scheduledTokens = new int[16];
-    private int scheduledCount;
+    private final java.util.ArrayDeque<Batch> inFlight = new java.util.ArrayDeque<>(2);
+    private final java.util.ArrayDeque<Batch> spare = new java.util.ArrayDeque<>(2);
+    private Batch latest = new Batch();
     private int lastStepTokens;
     private long preemptions;
     private long pendingPromptTokens;
@@ -172,10 +172,10 @@ public final class VllmScheduler {
         running.clear();
         loading.clear();
         waiting.clear();
-        for (int k = 0; k < scheduledCount; k++) {
-            scheduled[k] = null;
+        while (!inFlight.isEmpty()) {
+            inFlight.pollFirst().clear();
         }
-        scheduledCount = 0;
+        latest.clear();
         heldByWaiting = 0;
         pendingPromptTokens = 0;
         if (connector != null) {
@@ -204,17 +204,17 @@ public final class VllmScheduler {
 
     /** Number of requests scheduled in the latest step. */
     public int scheduledCount() {
-        return scheduledCount;
+        return latest.count;
     }
 
     /** The i-th request scheduled in the latest step. */
     public Sequence scheduled(int i) {
-        return scheduled[i];
+        return latest.seqs[i];
     }
 
     /** Tokens given to the i-th scheduled request in the latest step. */
     public int scheduledTokens(int i) {
-        return scheduledTokens[i];
+        return latest.tokens[i];
     }
 
     /** Total tokens scheduled in the latest step. */
@@ -258,7 +258,9 @@ public final class VllmScheduler {
         final int threshold = settings.longPrefillTokenThreshold();
         final int maxModelLen = settings.maxModelLen();
         int budget = settings.maxNumBatchedTokens();
-        scheduledCount = 0;
+        final boolean async = settings.asyncScheduling();
+        Batch step = spare.isEmpty() ? new Batch() : spare.pollFirst();
+        latest = step;
         boolean preempted = false;
         if (connector != null) {
             connector.beforeSchedule(kv);
@@ -268,7 +270,15 @@ public final class VllmScheduler {
         int i = 0;
         while (i < running.size() && budget > 0) {
             Sequence r = running.get(i);
-            int numNew = r.numTokens() - r.numComputedTokens();
+            if (async
+                    && r.placeholders() > 0
+                    && r.numComputedTokens() + 2 - r.placeholders()
+                            >= r.promptLength() + r.request().outputTokens()) {
+                // the step in flight samples its last token (max_tokens): no extra step (AsyncScheduler, R5)
+                i++;
+                continue;
+            }
+            int numNew = r.numTokens() + r.placeholders() - r.numComputedTokens();
             if (threshold > 0 && numNew > threshold) {
                 numNew = threshold;
             }
@@ -304,15 +314,15 @@ public final class VllmScheduler {
             if (!allocated) {
                 break;
             }
-            record(r, numNew);
+            step.add(r, numNew);
             budget -= numNew;
             i++;
         }
 
         // B. Waiting loop: no admission in a step that preempted.
         if (!preempted) {
-            budget = admitWaiting(nowNanos, budget);
-            if (scheduledCount == 0
+            budget = admitWaiting(nowNanos, budget, step);
+            if (step.count == 0
                     && running.isEmpty()
                     && heldByWaiting > 0
                     && loading.isEmpty()
@@ -321,27 +331,39 @@ public final class VllmScheduler {
                 // running or in flight to free more: release them (their blocks stay cached, so re-admission hits
                 // them) and admit again. vLLM's pools are large enough that this never arises; tiny pools can.
                 releaseLandedLoads();
-                budget = admitWaiting(nowNanos, budget);
+                budget = admitWaiting(nowNanos, budget, step);
             }
         }
 
         // C. _update_after_schedule: computed tokens advance now, before the forward pass.
         batch.reset((long) pool.usableBlocks() * blockSize);
         int total = 0;
-        for (int k = 0; k < scheduledCount; k++) {
-            Sequence r = scheduled[k];
-            int n = scheduledTokens[k];
+        for (int k = 0; k < step.count; k++) {
+            Sequence r = step.seqs[k];
+            int n = step.tokens[k];
             int context = r.numComputedTokens();
             int prompt = r.promptLength();
-            boolean decode = n == 1 && context >= prompt && context == r.numTokens() - 1;
+            int known = r.numTokens() + r.placeholders();
+            boolean decode = n == 1 && context >= prompt && context == known - 1;
             batch.add(n, context, decode);
             r.computedTo(context + n);
+            // a non-final prefill chunk samples no token (vLLM's is_prefill_chunk, fixed at schedule time)
+            boolean samples = context + n >= known;
+            step.samples[k] = samples;
+            if (async && samples) {
+                r.placeholderAdded(); // AsyncScheduler._update_after_schedule
+            }
             if (r.awaitingFirstToken()) {
                 pendingPromptTokens -= Math.max(0, Math.min(context + n, prompt) - Math.min(context, prompt));
             }
             total += n;
         }
         lastStepTokens = total;
+        if (total > 0) {
+            inFlight.addLast(step); // its outputs come back with applyOutputs, in schedule order
+        } else {
+            spare.addFirst(step);
+        }
         if (connector != null) {
             connector.afterSchedule(kv);
         }
@@ -351,7 +373,7 @@ public final class VllmScheduler {
     }
 
     /** The waiting loop (FCFS, head-of-line blocking); returns the budget left. */
-    private int admitWaiting(long nowNanos, int budgetIn) {
+    private int admitWaiting(long nowNanos, int budgetIn, Batch step) {
         final int blockSize = settings.blockSize();
         final int threshold = settings.longPrefillTokenThreshold();
         final int maxModelLen = settings.maxModelLen();
@@ -419,7 +441,7 @@ public final class VllmScheduler {
             if (r.admitted(nowNanos, computed, g2Tokens, remoteTokens)) {
                 counters.firstAdmission(r.promptLength(), computed, g2Tokens, remoteTokens);
             }
-            record(r, numNew);
+            step.add(r, numNew);
             budget -= numNew;
         }
         return budget;
@@ -444,13 +466,23 @@ public final class VllmScheduler {
      */
     public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
         finishedOut.clear();
-        for (int k = 0; k < scheduledCount; k++) {
-            Sequence r = scheduled[k];
-            scheduled[k] = null;
-            if (r.numComputedTokens() < r.numTokens()) {
-                continue; // a non-final prefill chunk samples no token
+        Batch step = inFlight.pollFirst();
+        if (step == null) {
+            throw new IllegalStateException("outputs applied with no step in flight");
+        }
+        final boolean async = settings.asyncScheduling();
+        boolean finishedWaiting = false;
+        for (int k = 0; k < step.count; k++) {
+            Sequence r = step.seqs[k];
+            if (!step.samples[k] || r.finished()) {
+                continue; // a non-final prefill chunk samples no token; a finished request's token is dropped
             }
+            boolean wasRunning = r.running();
             counters.tokenSampled();
+            if (r.awaitingFirstToken() && !wasRunning) {
+                // preempted while its prefill's token was in flight (async, R8): it no longer waits for a prefill
+                pendingPromptTokens -= r.promptLength() - Math.min(r.numComputedTokens(), r.promptLength());
+            }
             long gap = r.tokenSampled(nowNanos);
             if (gap >= 0) {
                 if (gap != gapValue) {
@@ -461,10 +493,20 @@ public final class VllmScheduler {
                 }
                 gapCount++;
             }
+            if (async) {
+                // AsyncScheduler._update_request_with_output: the placeholder is filled; a running request caches
+                // the blocks its known tokens now fill (a preempted one does not)
+                r.placeholderFilled();
+                if (wasRunning && settings.prefixCaching()) {
+                    r.ensureHashes(settings.blockSize());
+                    kv.cacheBlocks(r.table(), r.numComputedTokens() - r.placeholders());
+                }
+            }
             if (r.reachedTarget()) {
                 r.finish();
                 kv.free(r.table());
                 finishedOut.add(r);
+                finishedWaiting |= !wasRunning;
             }
         }
         counters.gaps(gapValue, gapCount);
@@ -478,8 +520,13 @@ public final class VllmScheduler {
                 }
             }
             running.size(w);
+            if (finishedWaiting) {
+                waiting.removeIf(
+                        Sequence::finished); // stopped while preempted (update_from_output's stopped_preempted_reqs)
+            }
         }
-        scheduledCount = 0;
+        step.clear();
+        spare.addFirst(step);
     }
 
     private void preempt(Sequence victim) {
@@ -493,13 +540,27 @@ public final class VllmScheduler {
         preemptions++;
     }
 
-    private void record(Sequence r, int numNew) {
-        if (scheduledCount == scheduled.length) {
-            scheduled = Arrays.copyOf(scheduled, scheduledCount * 2);
-            scheduledTokens = Arrays.copyOf(scheduledTokens, scheduledCount * 2);
+    /** One scheduled step's composition, kept until its outputs are applied (async: up to two in flight). */
+    private static final class Batch {
+        Sequence[] seqs = new Sequence[16];
+        int[] tokens = new int[16];
+        boolean[] samples = new boolean[16];
+        int count;
+
+        void add(Sequence r, int numNew) {
+            if (count == seqs.length) {
+                seqs = Arrays.copyOf(seqs, count * 2);
+                tokens = Arrays.copyOf(tokens, count * 2);
+                samples = Arrays.copyOf(samples, count * 2);
+            }
+            seqs[count] = r;
+            tokens[count] = numNew;
+            count++;
         }
-        scheduled[scheduledCount] = r;
-        scheduledTokens[scheduledCount] = numNew;
-        scheduledCount++;
+
+        void clear() {
+            Arrays.fill(seqs, 0, count, null);
+            count = 0;
+        }
     }
 }

@@ -15,11 +15,20 @@ public final class Worker {
      * Creates a worker over its ranks and installs their step driver.
      *
      * @param dpMode {@code lockstep} (one barrier per pass for all ranks) or {@code independent}
+     * @param asyncScheduling vLLM's async engine loop ({@link AsyncWorker}) instead of the synchronous one
      */
-    public Worker(int id, EngineRank[] ranks, DpMode dpMode, EventQueue queue) {
+    public Worker(int id, EngineRank[] ranks, DpMode dpMode, boolean asyncScheduling, EventQueue queue) {
         this.id = id;
         this.ranks = ranks.clone();
-        if (dpMode == DpMode.LOCKSTEP) {
+        if (asyncScheduling) {
+            if (dpMode == DpMode.LOCKSTEP) {
+                new AsyncWorker(this.ranks, queue);
+            } else {
+                for (EngineRank r : this.ranks) {
+                    new AsyncWorker(new EngineRank[] {r}, queue);
+                }
+            }
+        } else if (dpMode == DpMode.LOCKSTEP) {
             new LockstepWorker(this.ranks, queue);
         } else {
             for (EngineRank r : this.ranks) {

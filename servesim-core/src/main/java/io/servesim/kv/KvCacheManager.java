@@ -190,6 +190,16 @@ public final class KvCacheManager {
         return true;
     }
 
+    /**
+     * Caches the request's blocks that are full within its first {@code numTokens} tokens (vLLM's
+     * {@code KVCacheManager.cache_blocks}; async scheduling calls it when a sampled token arrives).
+     */
+    public void cacheBlocks(BlockTable table, int numTokens) {
+        if (prefixCaching) {
+            cacheFullBlocks(table, numTokens / blockSize);
+        }
+    }
+
     private void cacheFullBlocks(BlockTable table, int fullBlocks) {
         int full = Math.min(fullBlocks, Math.min(table.numBlocks(), table.numHashes()));
         for (int i = table.numCachedBlocks(); i < full; i++) {

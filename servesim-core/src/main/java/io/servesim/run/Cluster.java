@@ -79,7 +79,7 @@ final class Cluster {
                 };
                 ranks[g] = rs[r];
             }
-            workers[i] = new Worker(i, rs, config.cluster().dpMode(), queue);
+            workers[i] = new Worker(i, rs, config.cluster().dpMode(), settings.asyncScheduling(), queue);
         }
         this.load = new LoadIndex(ranks.length);
         this.router = Routers.create(

@@ -51,7 +51,7 @@ class VllmSchedulerTest {
 
     @Test
     void longPrefillTokenThreshold_capsEachRequestPerStep_inBothLoops() {
-        SchedulerKit k = new SchedulerKit(new SchedulerSettings(8, 10, 3, true, 63 * 4, 4, 64, true));
+        SchedulerKit k = new SchedulerKit(new SchedulerSettings(8, 10, 3, true, 63 * 4, 4, 64, true, false));
         k.add(0, 7, 2);
         k.add(1, 7, 2);
         k.add(2, 7, 2);
@@ -175,7 +175,7 @@ class VllmSchedulerTest {
 
     @Test
     void chunkedPrefillOff_aPromptLargerThanTheRemainingBudget_waitsForTheNextStep() {
-        SchedulerKit k = new SchedulerKit(new SchedulerSettings(8, 10, 0, false, 10, 4, 64, true));
+        SchedulerKit k = new SchedulerKit(new SchedulerSettings(8, 10, 0, false, 10, 4, 64, true, false));
         k.add(0, 6, 3);
         k.add(1, 6, 3);
         assertThat(k.step()).containsExactly(Map.entry(0, 6)); // B (6) > remaining 4: not chunked, waits
@@ -331,7 +331,7 @@ class VllmSchedulerTest {
 
     @Test
     void requestReachingMaxModelLen_finishesLengthCapped() {
-        SchedulerKit k = new SchedulerKit(new SchedulerSettings(8, 100, 0, true, 8, 4, 64, true));
+        SchedulerKit k = new SchedulerKit(new SchedulerSettings(8, 100, 0, true, 8, 4, 64, true, false));
         Sequence a = k.add(0, 6, 10); // room for 2 output tokens only
         k.step();
         k.step();

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml. */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "207b12291baf4bdb4d69727d563c4a0f91ac2f7105327e55696676d4c0a3cbb4";
+            "03841e6191b598c61e0187aab84a07ae6bfa6424e771f6fa399628dd27cba538";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -67,7 +67,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "843d1fd9476eec7b02e68061bb94838e614dfa1f973f48680b34ce1346f2d3ec";
+    static final String KVCR_CANONICAL_SHA256 = "6d93ddeaa66e76fe6213a1ee403f8a458bf423fdc4b8193bd14dca7568102df6";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

@@ -21,14 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 class FixtureTest {
     /** Canonical SHA-256 of every W8 cell, by "dp/arm". */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "4fa14fed98b74505f2904835e65fb436d13db419e0479dfd56d969ba6a685599",
-            "1/kvcr-off", "5b877f837a1a468fe62b13cd9d9a22062e92e6fdf02f4883a07d012fc33f4df6",
-            "1/kvcr-idle", "1124565b568c1e2b015faaa3f4b4f4dc74726dcaa9f04d9cfdaebf3ac570fa34",
-            "1/kvcr-hinted", "9583476908863fc7d6b0197b2514654f84f2c4524f6469c9b24013af5ec501a7",
-            "8/g2-only", "20ecdfcfffdb21c87ad494e4162677359f773dd0191c777fe2a4949b21dc14eb",
-            "8/kvcr-off", "8f763c4917d811289e2c7fbf7bb54c8301c738557e669767d12b9a333706792a",
-            "8/kvcr-idle", "f061f9e8f64af219a35f6ce7121e6144c0658c7d164df0614e634c81f999b2c1",
-            "8/kvcr-hinted", "842b4fb76f486b8faeb3cc032dda8051639fe996a6e3c7501fbbfa3f34492a73");
+            "1/g2-only", "fc730d40f09a07ed684c494c8b14f674842643c1ad30a1af9e694366434f58d8",
+            "1/kvcr-off", "0077625009dda0f181c66c6dce814fba94082af0ffd71261f34a3ee8f6929f96",
+            "1/kvcr-idle", "0ea5b2219445ef5948205463dbbf8bb211be9b7e678b221f629a952ad347cbb6",
+            "1/kvcr-hinted", "ea97e76a797330335864d51ae18c2e8b5aaee24f0cf595afd861ca75e636659a",
+            "8/g2-only", "c622e6acde505df184a30bedf000a09122c93fd1aa9ceb697d895f3780cc3db7",
+            "8/kvcr-off", "0c59937528e51de330af66c8617f0af8539d4b53ede8ec3be74a1f776f27b198",
+            "8/kvcr-idle", "aeaddbf22a6d921be845436bdde0c0f8b94c27cafacfb35b9af3f07ac3e6e87b",
+            "8/kvcr-hinted", "57dfe28b897ea8e71443affbf47f8486aa88a410344d1e58c18e766fcaed4973");
 
     @Test
     void w8CellDigests_arePinned() {

@@ -1,0 +1,201 @@
+package io.servesim.engine;
+
+import io.servesim.sim.EventHandler;
+import io.servesim.sim.EventQueue;
+import io.servesim.sim.Phase;
+import java.util.ArrayDeque;
+
+/**
+ * Drives ranks with vLLM's default engine loop, async scheduling ({@code engine.scheduler.async_scheduling}):
+ * {@code EngineCore.step_with_batch_queue} with a batch queue of two ({@code vllm/v1/engine/core.py}; clock model of
+ * the vllm-oracle's ASYNC.md §2). The engine-core CPU schedules a step and submits it to the GPU, which runs steps
+ * FIFO; while the queue is not full and the oldest step has not finished, the CPU schedules the next step at once
+ * (from the state after the previous outputs, with placeholders for tokens in flight); otherwise it blocks on the
+ * oldest step and applies its outputs when the GPU finishes it. A step with no tokens occupies no GPU time.
+ *
+ * <p>One instance drives all attention-DP ranks of a worker in lockstep (one pass over the ranks with work, lasting
+ * its slowest rank's step), or one rank on its own ({@code dp_mode: independent}). Scheduling costs no virtual time
+ * (the CPU part of a step is not modelled separately yet), so a step starts when the GPU frees up.
+ */
+final class AsyncWorker implements StepDriver, EventHandler {
+    private static final int CPU = 1;
+    private static final int OUTPUT = 2;
+    private static final int QUEUE_SIZE =
+            2; // max_concurrent_batches with async scheduling (uniproc/multiproc executor)
+
+    /** One submitted pass: the ranks that stepped in it and its GPU interval. */
+    private static final class Pass {
+        long[] stepped;
+        boolean hasTokens;
+        long startNanos;
+        long endNanos;
+    }
+
+    private final EngineRank[] ranks;
+    private final EventQueue queue;
+    private final long stableId;
+    private final long[] active;
+    private final ArrayDeque<Pass> batches = new ArrayDeque<>(QUEUE_SIZE);
+    private final ArrayDeque<Pass> spare = new ArrayDeque<>(QUEUE_SIZE + 1);
+    private Pass blockedOn;
+    private boolean armed;
+    private long gpuFreeNanos;
+
+    AsyncWorker(EngineRank[] ranks, EventQueue queue) {
+        this.ranks = ranks;
+        this.queue = queue;
+        this.stableId = ranks[0].globalIndex();
+        this.active = new long[(ranks.length + 63) >>> 6];
+        for (EngineRank r : ranks) {
+            r.driver(this);
+        }
+    }
+
+    @Override
+    public void wake(EngineRank rank) {
+        int i = indexOf(rank);
+        active[i >>> 6] |= 1L << i;
+        armCpu();
+    }
+
+    private int indexOf(EngineRank rank) {
+        return ranks.length == 1 ? 0 : rank.rankId();
+    }
+
+    /** The CPU runs its loop at the current instant unless it already will or is blocked on a step. */
+    private void armCpu() {
+        if (!armed && blockedOn == null && !ranks[0].failed()) {
+            armed = true;
+            queue.schedule(queue.nowNanos(), Phase.STEP_START, stableId, this, CPU, 0);
+        }
+    }
+
+    @Override
+    public void onEvent(int kind, long payload) {
+        if (ranks[0].failed()) {
+            armed = false; // the worker failed: pending events do nothing
+            blockedOn = null;
+            batches.clear();
+            return;
+        }
+        long now = queue.nowNanos();
+        if (kind == OUTPUT) {
+            Pass done = blockedOn;
+            blockedOn = null;
+            complete(done, now);
+            armCpu();
+            return;
+        }
+        armed = false;
+        if (hasRequests()) {
+            Pass pass = schedule(now);
+            batches.addLast(pass);
+            if (pass.hasTokens && batches.size() < QUEUE_SIZE && batches.peekFirst().endNanos > now) {
+                armCpu(); // the GPU is busy with the previous step: do not block, schedule the next one
+                return;
+            }
+        } else if (batches.isEmpty()) {
+            return; // idle until a rank gets work
+        }
+        Pass oldest = batches.pollFirst();
+        if (oldest.endNanos > now) {
+            blockedOn = oldest; // future.result(): the CPU waits for the GPU
+            queue.schedule(oldest.endNanos, Phase.PASS_COMPLETION, stableId, this, OUTPUT, 0);
+            return;
+        }
+        complete(oldest, now);
+        if (!oldest.hasTokens && batches.isEmpty() && hasRequests()) {
+            // nothing could be scheduled and nothing is in flight
+            for (EngineRank r : ranks) {
+                if (r.hasWork() && r.scheduler().preemptedLastStep()) {
+                    armCpu(); // it preempted its only running request; the next step (same instant) admits
+                    return;
+                }
+            }
+            for (EngineRank r : ranks) {
+                if (r.hasWork() && !r.awaitingCopies()) {
+                    throw r.stuck();
+                }
+            }
+            return; // copies in flight will wake it
+        }
+        armCpu();
+    }
+
+    /** Whether any rank has requests waiting or running (vLLM's {@code has_requests}). */
+    private boolean hasRequests() {
+        for (int w = 0; w < active.length; w++) {
+            long bits = active[w];
+            while (bits != 0) {
+                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
+                bits &= bits - 1;
+                if (ranks[i].hasWork()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Schedules every rank with work; the pass starts when the GPU frees up and lasts its slowest rank's step. */
+    private Pass schedule(long now) {
+        Pass pass = spare.isEmpty() ? new Pass() : spare.pollFirst();
+        if (pass.stepped == null) {
+            pass.stepped = new long[active.length];
+        }
+        long start = Math.max(now, gpuFreeNanos);
+        long gpu = 0;
+        boolean any = false;
+        for (int w = 0; w < active.length; w++) {
+            long bits = active[w];
+            long ran = 0;
+            while (bits != 0) {
+                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
+                bits &= bits - 1;
+                EngineRank r = ranks[i];
+                if (r.hasWork() && r.beginStep(start) > 0) {
+                    ran |= 1L << i;
+                    gpu = Math.max(gpu, r.stepNanos());
+                    any = true;
+                }
+            }
+            pass.stepped[w] = ran;
+        }
+        pass.hasTokens = any;
+        pass.startNanos = start;
+        if (any) {
+            pass.endNanos = start + gpu;
+            gpuFreeNanos = pass.endNanos;
+        } else {
+            pass.endNanos = now; // an empty step's output exists as soon as it is submitted
+        }
+        return pass;
+    }
+
+    /** Applies a pass's outputs (update_from_output) at {@code now} on every rank that stepped in it. */
+    private void complete(Pass pass, long now) {
+        long passNanos = pass.endNanos - pass.startNanos;
+        for (int w = 0; w < pass.stepped.length; w++) {
+            long bits = pass.stepped[w];
+            while (bits != 0) {
+                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
+                bits &= bits - 1;
+                ranks[i].endStep(now, passNanos);
+            }
+            pass.stepped[w] = 0;
+        }
+        for (int w = 0; w < active.length; w++) {
+            long bits = active[w];
+            long keep = 0;
+            while (bits != 0) {
+                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
+                bits &= bits - 1;
+                if (ranks[i].hasWork()) {
+                    keep |= 1L << i;
+                }
+            }
+            active[w] = keep;
+        }
+        spare.addFirst(pass);
+    }
+}
