@@ -40,6 +40,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
     private Pass blockedOn;
     private boolean armed;
     private long gpuFreeNanos;
+    private int emptyRetries;
 
     AsyncWorker(EngineRank[] ranks, EventQueue queue) {
         this.ranks = ranks;
@@ -98,16 +99,29 @@ final class AsyncWorker implements StepDriver, EventHandler {
             return; // idle until a rank gets work
         }
         Pass oldest = batches.pollFirst();
+        if (oldest.hasTokens) {
+            emptyRetries = 0;
+        }
         if (oldest.endNanos > now) {
             blockedOn = oldest; // future.result(): the CPU waits for the GPU
             queue.schedule(oldest.endNanos, Phase.PASS_COMPLETION, stableId, this, OUTPUT, 0);
             return;
         }
         complete(oldest, now);
-        if (!oldest.hasTokens && batches.isEmpty() && hasRequests()) {
-            // nothing could be scheduled and nothing is in flight
+        if (!oldest.hasTokens && nothingInFlight()) {
+            // nothing could be scheduled and no step with tokens is in flight: vLLM's loop would spin here until a
+            // copy lands or a request arrives; in virtual time the worker waits for that event instead
+            while (!batches.isEmpty()) {
+                complete(batches.pollFirst(), now);
+            }
+            if (!hasRequests()) {
+                return;
+            }
             for (EngineRank r : ranks) {
                 if (r.hasWork() && r.scheduler().preemptedLastStep()) {
+                    if (++emptyRetries > 64) {
+                        throw r.stuck(); // a preempt-and-retry cycle that never admits (a deadlock guard)
+                    }
                     armCpu(); // it preempted its only running request; the next step (same instant) admits
                     return;
                 }
@@ -120,6 +134,16 @@ final class AsyncWorker implements StepDriver, EventHandler {
             return; // copies in flight will wake it
         }
         armCpu();
+    }
+
+    /** Whether every step left in the queue is empty (no GPU work in flight). */
+    private boolean nothingInFlight() {
+        for (Pass p : batches) {
+            if (p.hasTokens) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether any rank has requests waiting or running (vLLM's {@code has_requests}). */

@@ -1,5 +1,6 @@
 package io.servesim.engine;
 
+import io.servesim.config.ConfigException;
 import io.servesim.config.EngineConfig;
 
 /**
@@ -25,9 +26,12 @@ public record SchedulerSettings(
         int numGpuBlocks,
         boolean prefixCaching,
         boolean asyncScheduling) {
-    /** Flattens an engine config with a resolved pool size and context limit (see timing.Deployment). */
+    /**
+     * Flattens an engine config with a resolved pool size and context limit (see timing.Deployment), refusing what
+     * vLLM refuses at start-up (see {@link #checkAsVllmDoes}).
+     */
     public static SchedulerSettings of(EngineConfig c, int numGpuBlocks, int maxModelLen) {
-        return new SchedulerSettings(
+        SchedulerSettings s = new SchedulerSettings(
                 c.scheduler().maxNumSeqs(),
                 c.scheduler().maxNumBatchedTokens(),
                 c.scheduler().longPrefillTokenThreshold(),
@@ -37,5 +41,37 @@ public record SchedulerSettings(
                 numGpuBlocks,
                 c.kvCache().prefixCaching(),
                 c.scheduler().asyncScheduling());
+        s.checkAsVllmDoes();
+        return s;
+    }
+
+    /**
+     * The start-up checks vLLM makes on these settings (pinned commit 9aaf83ef), each refused with vLLM's reason:
+     *
+     * <ul>
+     *   <li>{@code SchedulerConfig.verify_max_model_len} ({@code vllm/config/scheduler.py}): with chunked prefill off,
+     *       {@code max_num_batched_tokens} below {@code max_model_len} would cap every sequence at the budget;
+     *       {@code max_num_batched_tokens} below {@code max_num_seqs} is refused outright.
+     * </ul>
+     *
+     * (The KV pool holding one {@code max_model_len} request, vLLM's {@code check_enough_kv_cache_memory}, is checked
+     * where the context limit is resolved, in {@code timing.Deployment}.)
+     *
+     * @throws ConfigException naming the key
+     */
+    public void checkAsVllmDoes() {
+        if (!chunkedPrefill && maxNumBatchedTokens < maxModelLen) {
+            throw new ConfigException(
+                    "engine.scheduler.max_num_batched_tokens",
+                    maxNumBatchedTokens + " is smaller than max_model_len " + maxModelLen
+                            + " with chunked prefill off, which vLLM refuses (no sequence could exceed the budget):"
+                            + " raise max_num_batched_tokens, lower engine.max_model_len or enable chunked prefill");
+        }
+        if (maxNumBatchedTokens < maxNumSeqs) {
+            throw new ConfigException(
+                    "engine.scheduler.max_num_batched_tokens",
+                    maxNumBatchedTokens + " is smaller than max_num_seqs " + maxNumSeqs
+                            + ", which vLLM refuses: it must be at least max_num_seqs");
+        }
     }
 }

@@ -184,7 +184,7 @@ public final class Sequence {
     }
 
     /** Output placeholders: tokens scheduled (async) whose sampled id has not arrived. */
-    int placeholders() {
+    public int placeholders() {
         return placeholders;
     }
 

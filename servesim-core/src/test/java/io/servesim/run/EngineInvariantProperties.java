@@ -23,7 +23,7 @@ import net.jqwik.api.Provide;
  * Invariants of the engine that must hold after every step of any small random cluster and workload: block
  * accounting (referenced + free = usable; Σ block-table lengths = Σ ref counts; no negative ref count), the step
  * budget, {@code max_num_seqs}, every running request served when nothing was preempted, and every request ending
- * completed or rejected, also when a worker drains or fails mid-run.
+ * completed or rejected, also when a worker drains or fails mid-run; with the synchronous and the async engine loop.
  */
 class EngineInvariantProperties {
 
@@ -45,7 +45,17 @@ class EngineInvariantProperties {
                 if (s.numRunning() > maxSeqs) {
                     violations.add("running " + s.numRunning() + " > max_num_seqs " + maxSeqs);
                 }
-                if (!s.preemptedLastStep() && s.scheduledCount() < s.numRunning()) {
+                int lastTokenInFlight = 0; // async: a request whose step in flight samples its last token is skipped
+                for (int i = 0; i < s.numRunning(); i++) {
+                    var r = s.running(i);
+                    if (r.placeholders() > 0
+                            && (r.numComputedTokens() + 2 - r.placeholders()
+                                            >= r.promptLength() + r.request().outputTokens()
+                                    || r.numComputedTokens() >= s.settings().maxModelLen() - 1)) {
+                        lastTokenInFlight++;
+                    }
+                }
+                if (!s.preemptedLastStep() && s.scheduledCount() + lastTokenInFlight < s.numRunning()) {
                     violations.add("a running request got no token in a step without preemption");
                 }
                 long sum = 0;
@@ -135,7 +145,10 @@ class EngineInvariantProperties {
                                         "engine.kv_cache.num_gpu_blocks=" + nb,
                                         "engine.kv_cache.prefix_caching=" + c,
                                         "engine.scheduler.max_num_seqs=" + ms,
-                                        "engine.scheduler.max_num_batched_tokens=" + b,
+                                        // vLLM's start-up checks: a budget of at least max_num_seqs, a pool that
+                                        // holds one max_model_len request
+                                        "engine.scheduler.max_num_batched_tokens=" + Math.max(b, ms),
+                                        "engine.max_model_len=" + Math.min((nb - 1) * bs, 400),
                                         "engine.scheduler.long_prefill_token_threshold=" + t)),
                         router,
                         workload,
@@ -148,6 +161,7 @@ class EngineInvariantProperties {
                     boolean pulls = s % 2 == 1; // KVCR on for odd seeds (jqwik combines at most 8 arbitraries)
                     List<String> all = new ArrayList<>(engine);
                     all.add("cluster.dp_mode=" + mode);
+                    all.add("engine.scheduler.async_scheduling=" + (s % 5 < 2)); // vLLM's async engine loop
                     if (s % 3 == 0) {
                         all.add("cluster.events=[{at_ms: 300, worker: 0, action: drain}]");
                     } else if (s % 3 == 1) {
