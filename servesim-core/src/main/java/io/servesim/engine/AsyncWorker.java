@@ -20,6 +20,7 @@ import java.util.ArrayDeque;
 final class AsyncWorker implements StepDriver, EventHandler {
     private static final int CPU = 1;
     private static final int OUTPUT = 2;
+    private static final int SCHEDULED = 3; // the CPU finished scheduling (after its CPU time)
     private static final int QUEUE_SIZE =
             2; // max_concurrent_batches with async scheduling (uniproc/multiproc executor)
 
@@ -27,6 +28,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
     private static final class Pass {
         long[] stepped;
         boolean hasTokens;
+        long cpuNanos;
         long startNanos;
         long endNanos;
     }
@@ -39,6 +41,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
     private final ArrayDeque<Pass> spare = new ArrayDeque<>(QUEUE_SIZE + 1);
     private Pass blockedOn;
     private boolean armed;
+    private boolean cpuBusy;
     private long gpuFreeNanos;
     private int emptyRetries;
 
@@ -65,7 +68,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
 
     /** The CPU runs its loop at the current instant unless it already will or is blocked on a step. */
     private void armCpu() {
-        if (!armed && blockedOn == null && !ranks[0].failed()) {
+        if (!armed && !cpuBusy && blockedOn == null && !ranks[0].failed()) {
             armed = true;
             queue.schedule(queue.nowNanos(), Phase.STEP_START, stableId, this, CPU, 0);
         }
@@ -75,6 +78,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
     public void onEvent(int kind, long payload) {
         if (ranks[0].failed()) {
             armed = false; // the worker failed: pending events do nothing
+            cpuBusy = false;
             blockedOn = null;
             batches.clear();
             return;
@@ -87,17 +91,39 @@ final class AsyncWorker implements StepDriver, EventHandler {
             armCpu();
             return;
         }
+        if (kind == SCHEDULED) {
+            cpuBusy = false;
+            afterSchedule(batches.peekLast(), now);
+            return;
+        }
         armed = false;
         if (hasRequests()) {
             Pass pass = schedule(now);
             batches.addLast(pass);
-            if (pass.hasTokens && batches.size() < QUEUE_SIZE && batches.peekFirst().endNanos > now) {
-                armCpu(); // the GPU is busy with the previous step: do not block, schedule the next one
+            if (pass.cpuNanos > 0) {
+                cpuBusy = true; // schedule() takes CPU time: the loop goes on when it is done
+                queue.schedule(now + pass.cpuNanos, Phase.STEP_START, stableId, this, SCHEDULED, 0);
                 return;
             }
+            afterSchedule(pass, now);
+            return;
         } else if (batches.isEmpty()) {
             return; // idle until a rank gets work
         }
+        popOldest(now);
+    }
+
+    /** After scheduling: go on scheduling while the GPU is busy and the queue has room, else wait for the oldest. */
+    private void afterSchedule(Pass pass, long now) {
+        if (pass.hasTokens && batches.size() < QUEUE_SIZE && batches.peekFirst().endNanos > now) {
+            armCpu(); // the GPU is busy with the previous step: do not block, schedule the next one
+            return;
+        }
+        popOldest(now);
+    }
+
+    /** Blocks on the oldest step (future.result()) and applies its outputs when it ends. */
+    private void popOldest(long now) {
         Pass oldest = batches.pollFirst();
         if (oldest.hasTokens) {
             emptyRetries = 0;
@@ -167,8 +193,8 @@ final class AsyncWorker implements StepDriver, EventHandler {
         if (pass.stepped == null) {
             pass.stepped = new long[active.length];
         }
-        long start = Math.max(now, gpuFreeNanos);
         long gpu = 0;
+        long cpu = 0;
         boolean any = false;
         for (int w = 0; w < active.length; w++) {
             long bits = active[w];
@@ -177,17 +203,30 @@ final class AsyncWorker implements StepDriver, EventHandler {
                 int i = (w << 6) + Long.numberOfTrailingZeros(bits);
                 bits &= bits - 1;
                 EngineRank r = ranks[i];
-                if (r.hasWork() && r.beginStep(start) > 0) {
+                if (r.hasWork() && r.beginStep(Math.max(now, gpuFreeNanos)) > 0) {
                     ran |= 1L << i;
-                    gpu = Math.max(gpu, r.stepNanos());
+                    gpu = Math.max(gpu, r.gpuNanos());
+                    cpu = Math.max(cpu, r.cpuNanos());
                     any = true;
                 }
             }
             pass.stepped[w] = ran;
         }
         pass.hasTokens = any;
+        pass.cpuNanos = any ? cpu : 0;
+        long start = Math.max(now + pass.cpuNanos, gpuFreeNanos); // submitted once scheduled; the GPU runs FIFO
         pass.startNanos = start;
         if (any) {
+            if (cpu > 0) {
+                for (int w = 0; w < active.length; w++) {
+                    long bits = pass.stepped[w];
+                    while (bits != 0) {
+                        int i = (w << 6) + Long.numberOfTrailingZeros(bits);
+                        bits &= bits - 1;
+                        ranks[i].stepStartsAt(start);
+                    }
+                }
+            }
             pass.endNanos = start + gpu;
             gpuFreeNanos = pass.endNanos;
         } else {

@@ -280,13 +280,28 @@ public final class EngineRank {
         return tokens;
     }
 
-    /** This rank's step time for the batch just scheduled, from the timing model. */
+    /** This rank's synchronous step time for the batch just scheduled: its CPU part, then its GPU part. */
     long stepNanos() {
+        return cpuNanos() + gpuNanos();
+    }
+
+    /** The GPU (forward-pass) time of the batch just scheduled, from the timing model. */
+    long gpuNanos() {
         long dt = timing.stepNanos(batch);
         if (dt <= 0) {
             throw new IllegalStateException("timing model returned a non-positive step time: " + dt + "ns");
         }
         return dt;
+    }
+
+    /** The engine-core CPU time of the step just scheduled, from the timing model. */
+    long cpuNanos() {
+        return timing.cpuNanos(batch);
+    }
+
+    /** The step just scheduled reaches the GPU at {@code nanos}: its first admissions count as scheduled then. */
+    void stepStartsAt(long nanos) {
+        scheduler.firstScheduledAt(nanos);
     }
 
     /** Applies the outputs of the pass that ends now, which lasted {@code passNanos}. */

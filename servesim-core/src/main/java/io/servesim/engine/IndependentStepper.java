@@ -55,6 +55,10 @@ final class IndependentStepper implements StepDriver, EventHandler {
             }
             busy = true;
             passStart = now;
+            long cpu = rank.cpuNanos();
+            if (cpu > 0) {
+                rank.stepStartsAt(now + cpu); // the GPU starts once the engine core has scheduled the step
+            }
             queue.schedule(now + rank.stepNanos(), Phase.PASS_COMPLETION, rank.globalIndex(), this, END, 0);
         } else {
             busy = false;

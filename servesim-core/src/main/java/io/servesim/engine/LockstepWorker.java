@@ -67,6 +67,10 @@ final class LockstepWorker implements StepDriver, EventHandler {
                     EngineRank r = ranks[i];
                     if (r.beginStep(now) > 0) {
                         ran |= 1L << i;
+                        long cpu = r.cpuNanos();
+                        if (cpu > 0) {
+                            r.stepStartsAt(now + cpu); // the GPU starts once the engine core scheduled the step
+                        }
                         pass = Math.max(pass, r.stepNanos());
                         any = true;
                     }

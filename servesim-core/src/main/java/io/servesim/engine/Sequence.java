@@ -19,6 +19,7 @@ public final class Sequence {
     private int numComputedTokens;
     private int preemptions;
     private int cachedTokensAtFirstAdmission = -1;
+    private int reportedCachedTokens;
     private int g2TokensAtFirstAdmission;
     private int remoteTokensAtFirstAdmission;
     private long firstScheduledNanos = -1;
@@ -97,6 +98,22 @@ public final class Sequence {
         return cachedTokensAtFirstAdmission;
     }
 
+    /**
+     * What vLLM reports as the request's {@code num_cached_tokens} ({@code PrefillStats}, set at each prefix lookup
+     * until the first output): the hit (local plus external) of its last lookup before its first token. It differs
+     * from {@link #cachedTokensAtFirstAdmission()} when the request was preempted before its first token.
+     */
+    public int reportedCachedTokens() {
+        return reportedCachedTokens;
+    }
+
+    /** A prefix lookup for it found {@code hitTokens} (local and external); vLLM reports the last one before output. */
+    void lookedUp(int hitTokens) {
+        if (firstTokenNanos < 0) {
+            reportedCachedTokens = hitTokens;
+        }
+    }
+
     /** Prompt tokens loaded from G2 at first admission. */
     public int g2TokensAtFirstAdmission() {
         return g2TokensAtFirstAdmission;
@@ -169,6 +186,11 @@ public final class Sequence {
         remoteTokensAtFirstAdmission = remoteTokens;
         firstScheduledNanos = nowNanos;
         return true;
+    }
+
+    /** Its first admission's step reached the GPU at {@code nanos}. */
+    void firstScheduledAt(long nanos) {
+        firstScheduledNanos = nanos;
     }
 
     /** Preempted (recompute): its computed tokens are gone. */

@@ -202,6 +202,18 @@ public final class VllmScheduler {
         return waiting.isEmpty() ? null : waiting.peekFirst();
     }
 
+    /**
+     * The latest step reaches the GPU at {@code nanos} (after the scheduling CPU time): requests first admitted in it
+     * count as scheduled then (the time vLLM's oracle calls {@code first_scheduled_ns}).
+     */
+    void firstScheduledAt(long nanos) {
+        for (int k = 0; k < latest.count; k++) {
+            if (latest.firstAdmission[k]) {
+                latest.seqs[k].firstScheduledAt(nanos);
+            }
+        }
+    }
+
     /** Number of requests scheduled in the latest step. */
     public int scheduledCount() {
         return latest.count;
@@ -405,6 +417,7 @@ public final class VllmScheduler {
                             Math.min((r.numTokens() - 1) / blockSize, r.table().numHashes());
                     int external = connector.matchExternal(r, hitBlocks, maxHit);
                     if (external > 0) {
+                        r.lookedUp(computed + external * blockSize);
                         if (!kv.allocateForLoad(r.table(), hits, external)) {
                             break; // head-of-line blocking, as for any allocation failure
                         }
@@ -414,6 +427,9 @@ public final class VllmScheduler {
                         continue; // async copies use no token budget and no running slot
                     }
                 }
+            }
+            if (!r.loaded()) {
+                r.lookedUp(computed); // vLLM's prefill_stats, set before the allocation is tried
             }
             int numNew = r.numTokens() - computed;
             if (threshold > 0 && numNew > threshold) {
@@ -438,10 +454,12 @@ public final class VllmScheduler {
                 pendingPromptTokens -= Math.min(computed, r.promptLength());
             }
             counters.admitted(r.numTokens(), computed);
-            if (r.admitted(nowNanos, computed, g2Tokens, remoteTokens)) {
+            boolean first = r.admitted(nowNanos, computed, g2Tokens, remoteTokens);
+            if (first) {
                 counters.firstAdmission(r.promptLength(), computed, g2Tokens, remoteTokens);
             }
             step.add(r, numNew);
+            step.firstAdmission[step.count - 1] = first;
             budget -= numNew;
         }
         return budget;
@@ -545,6 +563,7 @@ public final class VllmScheduler {
         Sequence[] seqs = new Sequence[16];
         int[] tokens = new int[16];
         boolean[] samples = new boolean[16];
+        boolean[] firstAdmission = new boolean[16];
         int count;
 
         void add(Sequence r, int numNew) {
@@ -552,7 +571,9 @@ public final class VllmScheduler {
                 seqs = Arrays.copyOf(seqs, count * 2);
                 tokens = Arrays.copyOf(tokens, count * 2);
                 samples = Arrays.copyOf(samples, count * 2);
+                firstAdmission = Arrays.copyOf(firstAdmission, count * 2);
             }
+            firstAdmission[count] = false;
             seqs[count] = r;
             tokens[count] = numNew;
             count++;

@@ -84,6 +84,12 @@ public final class RequestColumns {
                     "tokens",
                     "prompt tokens not computed at first admission (G1 + G2 + remote)",
                     (r, sb) -> sb.append(r.cachedTokens())),
+            stored(
+                    "reported_cached_tokens",
+                    "reported_cached_tokens",
+                    "tokens",
+                    "vLLM's num_cached_tokens: the hit of the last prefix lookup before the first token",
+                    (r, sb) -> sb.append(r.reportedCachedTokens())),
             derived(
                     "g1_tokens",
                     "tokens",
@@ -251,6 +257,7 @@ public final class RequestColumns {
                 "input_tokens",
                 "output_tokens",
                 "cached_tokens",
+                "reported_cached_tokens",
                 "g2_tokens",
                 "remote_tokens",
                 "preemptions",
@@ -292,14 +299,15 @@ public final class RequestColumns {
                     Integer.parseInt(f[at[12]]),
                     Integer.parseInt(f[at[13]]),
                     Integer.parseInt(f[at[14]]),
-                    RequestStatus.of(f[at[15]], f[at[16]]),
-                    (int) optionalLong(f[at[17]]),
+                    Integer.parseInt(f[at[15]]),
+                    RequestStatus.of(f[at[16]], f[at[17]]),
                     (int) optionalLong(f[at[18]]),
-                    Integer.parseInt(f[at[19]]),
-                    Boolean.parseBoolean(f[at[20]]),
-                    Numbers.millisAsNanos(f[at[21]]),
-                    (int) optionalLong(f[at[22]]),
-                    Integer.parseInt(f[at[23]]));
+                    (int) optionalLong(f[at[19]]),
+                    Integer.parseInt(f[at[20]]),
+                    Boolean.parseBoolean(f[at[21]]),
+                    Numbers.millisAsNanos(f[at[22]]),
+                    (int) optionalLong(f[at[23]]),
+                    Integer.parseInt(f[at[24]]));
         }
 
         private static long optionalLong(String s) {

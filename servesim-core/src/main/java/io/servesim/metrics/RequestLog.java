@@ -20,6 +20,7 @@ public final class RequestLog {
     private final IntArrayList inputTokens = new IntArrayList();
     private final IntArrayList outputTokens = new IntArrayList();
     private final IntArrayList cachedTokens = new IntArrayList();
+    private final IntArrayList reportedCachedTokens = new IntArrayList();
     private final IntArrayList preemptions = new IntArrayList();
     private final it.unimi.dsi.fastutil.objects.ObjectArrayList<RequestStatus> status =
             new it.unimi.dsi.fastutil.objects.ObjectArrayList<>();
@@ -47,6 +48,7 @@ public final class RequestLog {
         inputTokens.add(r.inputTokens());
         outputTokens.add(r.outputTokens());
         cachedTokens.add(r.cachedTokens());
+        reportedCachedTokens.add(r.reportedCachedTokens());
         preemptions.add(r.preemptions());
         status.add(r.status());
         g2Tokens.add(r.g2Tokens());
@@ -75,6 +77,7 @@ public final class RequestLog {
                 inputTokens.getInt(i),
                 outputTokens.getInt(i),
                 cachedTokens.getInt(i),
+                reportedCachedTokens.getInt(i),
                 g2Tokens.getInt(i),
                 remoteTokens.getInt(i),
                 preemptions.getInt(i),

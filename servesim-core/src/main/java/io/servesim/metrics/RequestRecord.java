@@ -18,6 +18,8 @@ package io.servesim.metrics;
  * @param inputTokens prompt tokens
  * @param outputTokens output tokens generated
  * @param cachedTokens prompt tokens not computed at first admission (G1 hits, G2 loads and KVCR pulls)
+ * @param reportedCachedTokens vLLM's reported {@code num_cached_tokens}: the hit of the last lookup before the first
+ *     token
  * @param g2Tokens of {@code cachedTokens}, those loaded from the G2 host tier
  * @param remoteTokens of {@code cachedTokens}, those pulled from another worker (KVCR)
  * @param preemptions times preempted
@@ -43,6 +45,7 @@ public record RequestRecord(
         int inputTokens,
         int outputTokens,
         int cachedTokens,
+        int reportedCachedTokens,
         int g2Tokens,
         int remoteTokens,
         int preemptions,

@@ -81,6 +81,13 @@ public final class ReportWriter {
         o.put("total_throughput_tok_s", Numbers.fixed(s.totalThroughputTokS(), 6));
         o.put("prefix_reuse_ratio", Numbers.fixed(s.prefixReuseRatio(), 6));
         o.put("first_admission_prefix_reuse_ratio", Numbers.fixed(s.firstAdmissionPrefixReuseRatio(), 6));
+        ObjectNode tokens = o.putObject("token_counts"); // the raw counts behind the ratios
+        tokens.put("admission_tokens", s.tokenCounts().admissionTokens());
+        tokens.put("admission_hit_tokens", s.tokenCounts().admissionHitTokens());
+        tokens.put("first_admission_tokens", s.tokenCounts().firstAdmissionTokens());
+        tokens.put("first_admission_hit_tokens", s.tokenCounts().firstAdmissionHitTokens());
+        tokens.put("first_admission_g2_tokens", s.tokenCounts().firstAdmissionG2Tokens());
+        tokens.put("first_admission_remote_tokens", s.tokenCounts().firstAdmissionRemoteTokens());
         o.put("preemptions", s.preemptions());
         o.put("steps", s.steps());
         o.put("evictions", s.evictions());

@@ -59,6 +59,13 @@ public final class Summaries {
                 c.workersDrained(),
                 c.workersFailed(),
                 c.restarts(),
+                new Summary.TokenCounts(
+                        c.admissionTokens(),
+                        c.admissionHitTokens(),
+                        c.firstAdmissionTokens(),
+                        c.firstAdmissionHitTokens(),
+                        c.firstAdmissionG2Tokens(),
+                        c.firstAdmissionRemoteTokens()),
                 new Summary.Kvcr(
                         c.kvcrStaged(),
                         c.kvcrLanded(),

@@ -40,6 +40,7 @@ public record Summary(
         long workersDrained,
         long workersFailed,
         long restarts,
+        TokenCounts tokenCounts,
         Kvcr kvcr,
         java.util.List<io.servesim.run.RankStats> ranks,
         io.servesim.timing.Deployment deployment,
@@ -85,4 +86,22 @@ public record Summary(
             long registryWakeups,
             Stats pullMs,
             Stats parkedMs) {}
+
+    /**
+     * The raw token counts behind the reuse ratios.
+     *
+     * @param admissionTokens tokens known at every admission (first and resumed)
+     * @param admissionHitTokens of those, already in KV (prefix hits, loads, pulls)
+     * @param firstAdmissionTokens prompt tokens at first admissions
+     * @param firstAdmissionHitTokens of those, not computed (G1 hits, G2 loads, KVCR pulls)
+     * @param firstAdmissionG2Tokens of the hits, loaded from G2
+     * @param firstAdmissionRemoteTokens of the hits, pulled from another worker
+     */
+    public record TokenCounts(
+            long admissionTokens,
+            long admissionHitTokens,
+            long firstAdmissionTokens,
+            long firstAdmissionHitTokens,
+            long firstAdmissionG2Tokens,
+            long firstAdmissionRemoteTokens) {}
 }

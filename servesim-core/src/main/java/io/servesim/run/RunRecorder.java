@@ -77,6 +77,7 @@ final class RunRecorder {
                 r.promptLength(),
                 s == null ? 0 : s.numOutputTokens(),
                 s == null ? 0 : Math.max(0, s.cachedTokensAtFirstAdmission()),
+                s == null ? 0 : s.reportedCachedTokens(),
                 s == null ? 0 : s.g2TokensAtFirstAdmission(),
                 s == null ? 0 : s.remoteTokensAtFirstAdmission(),
                 s == null ? 0 : s.preemptions(),

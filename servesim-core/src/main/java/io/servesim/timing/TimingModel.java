@@ -1,7 +1,20 @@
 package io.servesim.timing;
 
-/** Predicts the duration of one engine step from its batch composition. Implementations are pure functions. */
+/**
+ * Predicts one engine step from its batch composition, split into its GPU part (the forward pass) and its CPU part
+ * (the engine core's scheduling, input preparation, sampling and output processing). The synchronous engine loop
+ * pays both in turn; the async loop overlaps the CPU part of the next step with the GPU part of the current one.
+ * Implementations are pure functions.
+ */
 public interface TimingModel {
-    /** Duration of a step, in nanoseconds, at least 1 for a non-empty batch. */
+    /** GPU (forward-pass) time of a step, in nanoseconds, at least 1 for a non-empty batch. */
     long stepNanos(StepBatch batch);
+
+    /**
+     * CPU time of a step on the engine core, in nanoseconds (0 when the model folds it into {@link #stepNanos}:
+     * fitted and measured step times include it).
+     */
+    default long cpuNanos(StepBatch batch) {
+        return 0;
+    }
 }

@@ -24,7 +24,13 @@ public final class TimingModels {
         return switch (d.timingType()) {
             case FIXED -> {
                 FixedTimingConfig f = t.fixed();
-                yield new FixedTiming(f.prefillMs(), f.decodeMs(), f.prefillPerTokenMs(), f.decodePerTokenMs());
+                yield new FixedTiming(
+                        f.stepMs(),
+                        f.prefillMs(),
+                        f.decodeMs(),
+                        f.prefillPerTokenMs(),
+                        f.decodePerTokenMs(),
+                        f.cpuMs());
             }
             case POLYNOMIAL -> {
                 PolynomialTimingConfig p = t.polynomial();

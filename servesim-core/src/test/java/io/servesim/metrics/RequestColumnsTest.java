@@ -21,6 +21,7 @@ class RequestColumnsTest {
                 900,
                 4,
                 512,
+                448,
                 128,
                 64,
                 1,
@@ -61,6 +62,7 @@ class RequestColumnsTest {
                 0,
                 0,
                 0,
+                0,
                 RequestStatus.REJECTED_NO_WORKER,
                 -1,
                 -1,
@@ -90,7 +92,30 @@ class RequestColumnsTest {
         m.record(r);
         assertThat(m.tpotPicos.stats(1e-9).mean()).isEqualTo(r.tpotMs());
         RequestRecord oneToken = new RequestRecord(
-                1, -1, 0, 0, 0, 0, 0, 10, 10, 5, 1, 0, 0, 0, 0, RequestStatus.COMPLETED, -1, -1, 0, false, -1, -1, 0);
+                1,
+                -1,
+                0,
+                0,
+                0,
+                0,
+                0,
+                10,
+                10,
+                5,
+                1,
+                0,
+                0,
+                0,
+                0,
+                0,
+                RequestStatus.COMPLETED,
+                -1,
+                -1,
+                0,
+                false,
+                -1,
+                -1,
+                0);
         assertThat(oneToken.tpotPicos()).isEqualTo(-1);
         assertThat(oneToken.tpotMs()).isNaN();
     }

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Regenerates the vLLM conformance fixtures (servesim-core/src/test/resources/conformance/) with the vLLM oracle
+harness (../shared/tools/vllm-oracle): seeded random scenarios from its gen.py, run through vLLM's own scheduler
+code (run_vllm.py, sync and async engine loop), written with vLLM's per-request results so that ConformanceTest can
+replay them in CI without vLLM. Needs the harness's setup.sh run first (the pinned vLLM sources).
+
+Usage: python3 scripts/conformance-fixtures.py [--oracle DIR] [--seeds 0:150] [--chaos 0:50]
+"""
+import argparse
+import gzip
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "servesim-core", "src", "test", "resources", "conformance")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--oracle", default=os.path.join(HERE, "..", "..", "shared", "tools", "vllm-oracle"))
+    ap.add_argument("--seeds", default="0:150")
+    ap.add_argument("--chaos", default="0:50")
+    a = ap.parse_args()
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, os.path.abspath(a.oracle))
+    import gen  # noqa: E402  (the harness's scenario generator)
+    import run_vllm  # noqa: E402  (vLLM's real scheduler, sync or async engine loop)
+
+    commit = getattr(run_vllm, "PINNED_COMMIT", None) or "9aaf83ef502fc37bc647f6e474314d48ba36cd1c"
+    lo, hi = (int(x) for x in a.seeds.split(":"))
+    clo, chi = (int(x) for x in a.chaos.split(":"))
+    scenarios = [gen.generate(s) for s in range(lo, hi)] + [gen.generate(s, "chaos") for s in range(clo, chi)]
+    for mode in ("sync", "async"):
+        path = os.path.join(OUT, f"vllm-{mode}.jsonl.gz")
+        n = 0
+        with gzip.open(path + ".tmp", "wt", encoding="utf-8") as f:
+            f.write(json.dumps({"vllm_commit": commit, "mode": mode, "generator": "vllm-oracle gen.py",
+                                "seeds": a.seeds, "chaos_seeds": a.chaos}) + "\n")
+            for sc in scenarios:
+                v = run_vllm.run(sc, async_mode=(mode == "async"))
+                if "error" in v:
+                    continue
+                keep = ("status", "finish_reason", "output_tokens", "first_scheduled_ns", "first_token_ns",
+                        "last_token_ns", "preemptions", "cached_tokens", "vllm_reported_cached")
+                exp = {"steps": v.get("steps"), "requests": [{k: r.get(k) for k in keep} for r in v["requests"]]}
+                f.write(json.dumps({"scenario": sc, "vllm": exp}, separators=(",", ":")) + "\n")
+                n += 1
+        os.replace(path + ".tmp", path)
+        print(f"{path}: {n} scenarios ({mode}), vLLM {commit}")
+
+
+if __name__ == "__main__":
+    main()
