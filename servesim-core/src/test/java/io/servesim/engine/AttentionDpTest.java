@@ -43,6 +43,8 @@ class AttentionDpTest {
                         "cluster.dp_mode=" + dpMode,
                         "cluster.router.policy=round_robin",
                         "timing.type=fixed",
+                        "engine.scheduler.async_scheduling=false", // these hand-computed times follow the synchronous
+                        // loop
                         "timing.fixed.prefill_ms=10",
                         "timing.fixed.prefill_per_token_ms=1",
                         "timing.fixed.decode_ms=10")));

@@ -60,6 +60,7 @@ class KvcrLifecycleTest {
                 "engine.kvcr.bandwidth_gbytes_per_s=50",
                 "engine.kvcr.first_byte_ms=1",
                 "timing.type=fixed",
+                "engine.scheduler.async_scheduling=false", // these hand-computed times follow the synchronous loop
                 "timing.fixed.prefill_ms=10",
                 "timing.fixed.prefill_per_token_ms=1",
                 "timing.fixed.decode_ms=10"));
@@ -222,6 +223,8 @@ class KvcrLifecycleTest {
                         "engine.kv_cache.bytes_per_token=1000000",
                         "engine.kvcr.enabled=true",
                         "timing.type=fixed",
+                        "engine.scheduler.async_scheduling=false", // these hand-computed times follow the synchronous
+                        // loop
                         "timing.fixed.prefill_ms=10",
                         "timing.fixed.prefill_per_token_ms=1",
                         "timing.fixed.decode_ms=10")));

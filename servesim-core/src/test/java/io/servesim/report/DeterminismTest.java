@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
  * must be intended, and the digest updated in the same commit with the reason in the message.
  */
 class DeterminismTest {
-    /** SHA-256 of canonical.json for examples/quickstart.yaml. */
+    /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "03841e6191b598c61e0187aab84a07ae6bfa6424e771f6fa399628dd27cba538";
+            "6dd94373a54e484542ed11b89e2cca2318ef5a36f583c7718d909c39126d117b";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -58,6 +58,18 @@ class DeterminismTest {
         assertThat(sha256(c)).isEqualTo(QUICKSTART_CANONICAL_SHA256);
     }
 
+    /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
+    static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
+            "72ee3ca647f2508e3d5b49ea060e239983adcc20603af8238bfaaca41756542a";
+
+    @Test
+    void quickstartSyncCanonicalDigest_isPinned() throws Exception {
+        String c = canonical(
+                Path.of("..", "examples", "quickstart.yaml"), List.of("engine.scheduler.async_scheduling=false"));
+        assertThat(c).contains("\"async_scheduling\":false");
+        assertThat(sha256(c)).isEqualTo(QUICKSTART_SYNC_CANONICAL_SHA256);
+    }
+
     @Test
     void differentSeeds_giveDifferentCanonicalOutput() throws IOException {
         Path p = Path.of("..", "examples", "quickstart.yaml");
@@ -67,7 +79,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "6d93ddeaa66e76fe6213a1ee403f8a458bf423fdc4b8193bd14dca7568102df6";
+    static final String KVCR_CANONICAL_SHA256 = "5a2aa428a0f0e559061bc77878652a7a3ef7bbdd478e609b7185d01a1a297858";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

@@ -17,6 +17,7 @@ class HandComputedRunTest {
     private static RunResult run(String... sets) {
         List<String> all = new ArrayList<>(List.of(
                 "timing.type=fixed",
+                "engine.scheduler.async_scheduling=false", // these hand-computed times follow the synchronous loop
                 "timing.fixed.prefill_ms=20",
                 "timing.fixed.decode_ms=10",
                 "workload.type=synthetic",

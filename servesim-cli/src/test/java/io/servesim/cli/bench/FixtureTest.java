@@ -21,14 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 class FixtureTest {
     /** Canonical SHA-256 of every W8 cell, by "dp/arm". */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "fc730d40f09a07ed684c494c8b14f674842643c1ad30a1af9e694366434f58d8",
-            "1/kvcr-off", "0077625009dda0f181c66c6dce814fba94082af0ffd71261f34a3ee8f6929f96",
-            "1/kvcr-idle", "0ea5b2219445ef5948205463dbbf8bb211be9b7e678b221f629a952ad347cbb6",
-            "1/kvcr-hinted", "ea97e76a797330335864d51ae18c2e8b5aaee24f0cf595afd861ca75e636659a",
-            "8/g2-only", "c622e6acde505df184a30bedf000a09122c93fd1aa9ceb697d895f3780cc3db7",
-            "8/kvcr-off", "0c59937528e51de330af66c8617f0af8539d4b53ede8ec3be74a1f776f27b198",
-            "8/kvcr-idle", "aeaddbf22a6d921be845436bdde0c0f8b94c27cafacfb35b9af3f07ac3e6e87b",
-            "8/kvcr-hinted", "57dfe28b897ea8e71443affbf47f8486aa88a410344d1e58c18e766fcaed4973");
+            "1/g2-only", "d954e584828781fdca0c778ad470f7a5fbd81f1b12db92fc0ee70ca6fd6761be",
+            "1/kvcr-off", "b9aa81f2bbe3ce7dd73dd516d0ce16fb562ec469d04f9d8969552046dd7db940",
+            "1/kvcr-idle", "f117ead08f4df7c160db882c596706f3c9f95f1520f1a3f3259bf8a939c2a37f",
+            "1/kvcr-hinted", "f6b48c620559c671be8595740a2cf1f31ddbbdc3a3f7966dfca1ac1f5e2d247e",
+            "8/g2-only", "a3a1886234856f849e73323e9125f2af476a3d0d9d00523f4a9a6f66121af6a0",
+            "8/kvcr-off", "1ed97b10dd47d4d053899b8705e824efc3280256868e35c20d67ad9a85bfae63",
+            "8/kvcr-idle", "ee293dcd4026527d767d5140d84aa26a8ff880f24f7f6ba50e143fe721e6de3e",
+            "8/kvcr-hinted", "db894806f022becc4720d9e6b38169c9aed0b655699ed8e2f4fd0be379fdc4da");
 
     @Test
     void w8CellDigests_arePinned() {
