@@ -320,7 +320,7 @@ public final class KvcrRegistry {
         long pull = firstByteNanos + (bw > 0 ? (long) Math.ceil(blocks * blockBytes / bw) : 0);
         estimate.reset(0);
         estimate.add(blocks * blockSize, contextTokens, false);
-        if (pull < timing.stepNanos(estimate)) {
+        if (pull < timing.stepNanos(estimate) + timing.cpuNanos(estimate)) { // the whole (sync) prefill step
             return true;
         }
         rejectedCost++;

@@ -76,6 +76,29 @@ public final class RooflineTiming implements TimingModel {
 
     @Override
     public long stepNanos(StepBatch batch) {
+        long total = totalNanos(batch);
+        return Math.max(1, total - cpuNanos(batch, total));
+    }
+
+    /**
+     * The CPU part: {@code step_overhead_us + sequences × per_sequence_overhead_us} (the engine core's scheduling,
+     * input preparation, sampling and output processing), so the async loop can overlap it with the GPU part. The
+     * synchronous step (CPU + GPU) is the same total as before the split.
+     */
+    @Override
+    public long cpuNanos(StepBatch batch) {
+        return cpuNanos(batch, totalNanos(batch));
+    }
+
+    private long cpuNanos(StepBatch batch, long total) {
+        if (batch.size() == 0) {
+            return 0;
+        }
+        long cpu = Math.round((params.stepOverheadUs() + batch.size() * params.perSequenceOverheadUs()) * 1e3);
+        return Math.max(0, Math.min(cpu, total - 1)); // the GPU part stays at least 1 ns
+    }
+
+    private long totalNanos(StepBatch batch) {
         int n = batch.size();
         if (n == 0) {
             return 1;

@@ -29,7 +29,8 @@ class RooflineTimingTest {
         assertThat(linearCompute).isLessThan(weights); // memory-bound: the weight read wins
         assertThat(attentionCompute).isLessThan(kv);
         long expected = Math.round((weights + kv + overhead) * 1e9); // 5.60 + 6.41 + 4.92 = 16.93 ms
-        assertThat(t.stepNanos(b)).isEqualTo(expected);
+        assertThat(t.stepNanos(b) + t.cpuNanos(b)).isEqualTo(expected); // the synchronous step: CPU then GPU
+        assertThat(t.cpuNanos(b)).isEqualTo(4_920_000L); // the overheads are the CPU part: 3 ms + 64 x 30 us
         assertThat(expected).isBetween(16_000_000L, 18_000_000L);
     }
 
@@ -45,7 +46,8 @@ class RooflineTimingTest {
         double linear = 2 * 7_504_658_432.0 * 8192 / flops; // 0.207 s
         double attention = 4.0 * 32 * 4096 * 8192 * (8192 + 1) / 2.0 / flops;
         double overhead = (3000 + 30) * 1e-6;
-        assertThat(t.stepNanos(b)).isEqualTo(Math.round((linear + attention + overhead) * 1e9));
+        assertThat(t.stepNanos(b) + t.cpuNanos(b)).isEqualTo(Math.round((linear + attention + overhead) * 1e9));
+        assertThat(t.cpuNanos(b)).isEqualTo(3_030_000L);
     }
 
     @Test
