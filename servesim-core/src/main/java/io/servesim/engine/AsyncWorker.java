@@ -237,28 +237,8 @@ final class AsyncWorker implements StepDriver, EventHandler {
 
     /** Applies a pass's outputs (update_from_output) at {@code now} on every rank that stepped in it. */
     private void complete(Pass pass, long now) {
-        long passNanos = pass.endNanos - pass.startNanos;
-        for (int w = 0; w < pass.stepped.length; w++) {
-            long bits = pass.stepped[w];
-            while (bits != 0) {
-                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
-                bits &= bits - 1;
-                ranks[i].endStep(now, passNanos);
-            }
-            pass.stepped[w] = 0;
-        }
-        for (int w = 0; w < active.length; w++) {
-            long bits = active[w];
-            long keep = 0;
-            while (bits != 0) {
-                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
-                bits &= bits - 1;
-                if (ranks[i].hasWork()) {
-                    keep |= 1L << i;
-                }
-            }
-            active[w] = keep;
-        }
+        RankBits.endSteps(ranks, pass.stepped, now, pass.endNanos - pass.startNanos);
+        RankBits.retainRanksWithWork(ranks, active);
         spare.addFirst(pass);
     }
 }

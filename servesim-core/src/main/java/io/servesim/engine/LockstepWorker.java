@@ -102,29 +102,8 @@ final class LockstepWorker implements StepDriver, EventHandler {
         } else {
             busy = false;
             long pass = now - passStart;
-            boolean more = false;
-            for (int w = 0; w < stepped.length; w++) {
-                long bits = stepped[w];
-                while (bits != 0) {
-                    int i = (w << 6) + Long.numberOfTrailingZeros(bits);
-                    bits &= bits - 1;
-                    ranks[i].endStep(now, pass);
-                }
-                stepped[w] = 0;
-            }
-            for (int w = 0; w < active.length; w++) {
-                long bits = active[w];
-                long keep = 0;
-                while (bits != 0) {
-                    int i = (w << 6) + Long.numberOfTrailingZeros(bits);
-                    bits &= bits - 1;
-                    if (ranks[i].hasWork()) {
-                        keep |= 1L << i;
-                    }
-                }
-                active[w] = keep;
-                more |= keep != 0;
-            }
+            RankBits.endSteps(ranks, stepped, now, pass);
+            boolean more = RankBits.retainRanksWithWork(ranks, active);
             if (more) {
                 armed = true;
                 queue.schedule(now, Phase.STEP_START, stableId, this, START, 0);
