@@ -1,16 +1,44 @@
 package io.servesim.config;
 
 /**
- * Efficiencies and overheads of the roofline step-time model (docs/timing.md gives each default's source).
+ * Efficiencies and overheads of the roofline step-time model (docs/timing.md gives each default's source and the
+ * corpus fit behind it).
  *
  * @param mfu fraction of peak tensor FLOP/s that matrix multiplies and attention reach, (0, 1]
- * @param mbu fraction of peak memory bandwidth that weight and KV reads reach, (0, 1]
- * @param stepOverheadUs fixed cost of every engine step (scheduling, input preparation, sampling launch), µs
- * @param perSequenceOverheadUs cost per request in the batch (sampling, detokenisation, output handling), µs
- * @param collectiveLatencyUs latency of one TP all-reduce or EP all-to-all, µs
+ * @param mbu fraction of peak memory bandwidth that weight reads reach, (0, 1]
+ * @param stepOverheadUs CPU cost of every engine step (scheduling, input preparation, sampling launch), µs
+ * @param perSequenceOverheadUs CPU cost per request in the batch (sampling, detokenisation, output handling), µs
+ * @param collectiveLatencyUs latency of one all-reduce (or all-to-all) between two GPUs over NVLink, µs; a group of
+ *     TP GPUs pays {@code log2(TP)} times it
+ * @param pcieCollectiveLatencyUs the same over PCIe (GPUs without NVLink), µs
+ * @param layerOverheadUs GPU time per decoder layer per step that no GEMM or attention term explains (norms, rotary,
+ *     activation, attention metadata, kernel launch gaps), µs
+ * @param kvMbu fraction of peak memory bandwidth that attention's paged KV reads reach, (0, 1]
+ * @param moeEfficiency fraction of the dense GEMM efficiencies that the grouped expert GEMMs of a MoE layer reach,
+ *     (0, 1]
  */
 public record RooflineConfig(
-        double mfu, double mbu, double stepOverheadUs, double perSequenceOverheadUs, double collectiveLatencyUs) {
+        double mfu,
+        double mbu,
+        double stepOverheadUs,
+        double perSequenceOverheadUs,
+        double collectiveLatencyUs,
+        double pcieCollectiveLatencyUs,
+        double layerOverheadUs,
+        double kvMbu,
+        double moeEfficiency) {
+    /** Keys of the roofline section, in declaration order (config files and calibration profiles). */
+    public static final java.util.List<String> KEYS = java.util.List.of(
+            "mfu",
+            "mbu",
+            "step_overhead_us",
+            "per_sequence_overhead_us",
+            "collective_latency_us",
+            "pcie_collective_latency_us",
+            "layer_overhead_us",
+            "kv_mbu",
+            "moe_efficiency");
+
     /** Validates ranges. */
     public RooflineConfig {
         fraction("mfu", mfu);
@@ -18,6 +46,40 @@ public record RooflineConfig(
         Check.atLeast("step_overhead_us", stepOverheadUs, 0.0);
         Check.atLeast("per_sequence_overhead_us", perSequenceOverheadUs, 0.0);
         Check.atLeast("collective_latency_us", collectiveLatencyUs, 0.0);
+        Check.atLeast("pcie_collective_latency_us", pcieCollectiveLatencyUs, 0.0);
+        Check.atLeast("layer_overhead_us", layerOverheadUs, 0.0);
+        fraction("kv_mbu", kvMbu);
+        fraction("moe_efficiency", moeEfficiency);
+    }
+
+    /** The value of a key of {@link #KEYS}. */
+    public double get(String key) {
+        return switch (key) {
+            case "mfu" -> mfu;
+            case "mbu" -> mbu;
+            case "step_overhead_us" -> stepOverheadUs;
+            case "per_sequence_overhead_us" -> perSequenceOverheadUs;
+            case "collective_latency_us" -> collectiveLatencyUs;
+            case "pcie_collective_latency_us" -> pcieCollectiveLatencyUs;
+            case "layer_overhead_us" -> layerOverheadUs;
+            case "kv_mbu" -> kvMbu;
+            case "moe_efficiency" -> moeEfficiency;
+            default -> throw new IllegalArgumentException("unknown roofline key " + key);
+        };
+    }
+
+    /** A copy with one key of {@link #KEYS} replaced. */
+    public RooflineConfig with(String key, double value) {
+        double[] v = new double[KEYS.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = get(KEYS.get(i));
+        }
+        int at = KEYS.indexOf(key);
+        if (at < 0) {
+            throw new IllegalArgumentException("unknown roofline key " + key);
+        }
+        v[at] = value;
+        return new RooflineConfig(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
     }
 
     static void fraction(String field, double v) {

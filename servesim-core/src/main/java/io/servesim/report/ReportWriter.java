@@ -1,6 +1,7 @@
 package io.servesim.report;
 
 import io.servesim.config.ConfigLoader;
+import io.servesim.config.RooflineConfig;
 import io.servesim.metrics.Numbers;
 import io.servesim.metrics.RequestColumns;
 import io.servesim.metrics.RequestLog;
@@ -205,11 +206,9 @@ public final class ReportWriter {
         }
         if (d.roofline() != null) {
             ObjectNode r = o.putObject("roofline");
-            r.put("mfu", Numbers.fixed(d.roofline().mfu(), 6));
-            r.put("mbu", Numbers.fixed(d.roofline().mbu(), 6));
-            r.put("step_overhead_us", Numbers.fixed(d.roofline().stepOverheadUs(), 3));
-            r.put("per_sequence_overhead_us", Numbers.fixed(d.roofline().perSequenceOverheadUs(), 3));
-            r.put("collective_latency_us", Numbers.fixed(d.roofline().collectiveLatencyUs(), 3));
+            for (String key : RooflineConfig.KEYS) {
+                r.put(key, Numbers.fixed(d.roofline().get(key), 6));
+            }
         }
         return o;
     }

@@ -193,26 +193,24 @@ public record Deployment(
             throw new ConfigException("timing.calibration", path + ": missing the 'roofline' section");
         }
         for (String k : r.propertyNames()) {
-            if (!java.util.List.of(
-                            "mfu", "mbu", "step_overhead_us", "per_sequence_overhead_us", "collective_latency_us")
-                    .contains(k)) {
-                throw new ConfigException("timing.calibration", path + ": unknown key roofline." + k);
+            if (!RooflineConfig.KEYS.contains(k)) {
+                throw new ConfigException(
+                        "timing.calibration",
+                        path + ": unknown key roofline." + k + " (allowed: " + String.join(", ", RooflineConfig.KEYS)
+                                + ")");
+            }
+            if (!r.get(k).isNumber()) {
+                throw new ConfigException("timing.calibration", path + ": roofline." + k + ": expected a number");
             }
         }
         try {
-            return new RooflineConfig(
-                    value(r, "mfu", base.mfu()),
-                    value(r, "mbu", base.mbu()),
-                    value(r, "step_overhead_us", base.stepOverheadUs()),
-                    value(r, "per_sequence_overhead_us", base.perSequenceOverheadUs()),
-                    value(r, "collective_latency_us", base.collectiveLatencyUs()));
+            RooflineConfig out = base;
+            for (String k : r.propertyNames()) {
+                out = out.with(k, r.get(k).asDouble());
+            }
+            return out;
         } catch (ConfigException ex) {
             throw ex.under("timing.calibration(" + path + ").roofline");
         }
-    }
-
-    private static double value(JsonNode r, String key, double fallback) {
-        JsonNode v = r.get(key);
-        return v == null ? fallback : v.asDouble();
     }
 }

@@ -6,35 +6,47 @@ import io.servesim.config.TimingConfig;
 /**
  * Step time from first principles: the batch's work on one GPU of a TP group, each operation bounded by compute
  * or memory, whichever is slower (the roofline model; Williams et al., CACM 2009, applied to LLM serving as in
- * vllm-semantics.md §7.6):
+ * vllm-semantics.md §7.6), plus the fixed costs a forward pass pays regardless of its work. The terms, each a
+ * physical quantity over a datasheet rate (docs/timing.md; the efficiencies and overheads are fitted once on the
+ * measured corpus, docs/accuracy.md):
  *
  * <ul>
- *   <li><b>Linear layers</b>: {@code 2 × linear params per token × new tokens / TP} FLOPs (MoE: the experts a
- *       token is routed to) against reading the weights once per step: every non-expert weight, plus for MoE the
- *       experts the batch actually hits, {@code E × (1 − (1 − k/E)^tokens)} per layer.
+ *   <li><b>Dense linear layers</b>: {@code 2 × dense linear params per token × new tokens / TP} FLOPs against reading
+ *       every non-expert weight once per step.
+ *   <li><b>Experts</b> (MoE): the experts a token is routed to, FLOPs as above, against reading the experts the
+ *       batch actually hits, {@code E × (1 − (1 − k/E)^tokens)} per layer; grouped expert GEMMs reach
+ *       {@code moe_efficiency} of the dense efficiencies.
  *   <li><b>Attention</b>: {@code 4 × layers × q width} FLOPs per (new token, context token) pair — a prefill chunk
  *       of n tokens after c cached ones attends {@code n × (c + (n + 1) / 2)} pairs (causal), a decode
- *       {@code c + 1} — against reading each request's KV once ({@code KV bytes/token × (c + n)}). Sliding-window
+ *       {@code c + 1} — against reading each request's KV once ({@code KV bytes/token × (c + n)}) at
+ *       {@code kv_mbu} of the bandwidth (paged-attention kernels stream KV less efficiently than GEMMs stream
+ *       weights). Sliding-window
  *       layers (gpt-oss: every other layer) see at most the window.
  *   <li><b>Collectives</b>: with TP, two all-reduces per layer of {@code tokens × hidden × 2} bytes, ring cost
- *       {@code 2 (TP − 1) / TP} over the GPU link plus a latency each; with expert parallelism, two all-to-alls per
- *       MoE layer.
- *   <li><b>Overheads</b>: a fixed cost per step plus one per request in the batch (CPU scheduling, sampling,
- *       output processing).
+ *       {@code 2 (TP − 1) / TP} over the GPU link plus a latency of {@code log2(TP)} link latencies (NVLink or
+ *       PCIe); with expert parallelism, two all-to-alls per MoE layer.
+ *   <li><b>Per-layer overhead</b>: {@code layer_overhead_us} per decoder layer per step (norms, rotary, activation,
+ *       attention metadata and launch gaps: small kernels whose time does not scale with the GEMMs).
+ *   <li><b>CPU part</b> ({@link #cpuNanos}): {@code step_overhead_us} per step plus {@code per_sequence_overhead_us}
+ *       per request in the batch (the engine core's scheduling, input preparation, sampling and output processing).
  * </ul>
  *
- * Every operation takes {@code max(FLOPs / (peak × mfu), bytes / (bandwidth × mbu))}.
+ * Every compute/memory operation takes {@code max(FLOPs / (peak × mfu), bytes / (bandwidth × mbu))}.
  */
 public final class RooflineTiming implements TimingModel {
     private final ModelSpec model;
-    private final double linearFlopsPerToken;
+    private final double denseFlopsPerToken;
+    private final double expertFlopsPerToken;
     private final double attentionFlopsPerPair;
     private final double denseWeightBytes;
     private final double expertBytesPerLayer;
     private final double kvBytesPerToken;
     private final double flops;
     private final double bytesPerSecond;
+    private final double kvBytesPerSecond;
     private final double linkBytesPerSecond;
+    private final double collectiveLatencySeconds;
+    private final double fixedSeconds;
     private final int tensorParallel;
     private final int expertParallel;
     private final RooflineConfig params;
@@ -58,47 +70,50 @@ public final class RooflineTiming implements TimingModel {
         this.tensorParallel = tensorParallel;
         this.expertParallel = expertParallel;
         this.params = params;
-        this.linearFlopsPerToken = 2.0 * model.linearParamsPerToken() / tensorParallel;
+        int expertShards = expertParallel > 1 ? expertParallel : tensorParallel;
+        long expertParamsPerToken =
+                model.moe() ? (long) model.numLayers() * model.expertsPerToken() * model.paramsPerExpert() : 0;
+        this.denseFlopsPerToken = 2.0 * (model.linearParamsPerToken() - expertParamsPerToken) / tensorParallel;
+        this.expertFlopsPerToken = 2.0 * expertParamsPerToken / expertShards;
         this.attentionFlopsPerPair = 4.0 * model.numLayers() * model.numHeads() * model.headDim() / tensorParallel;
         long inputEmbedding = model.tiedEmbeddings() ? 0 : (long) model.vocabSize() * model.hiddenSize();
         this.denseWeightBytes = (double) (model.nonExpertParams() - inputEmbedding) * weightBytes / tensorParallel;
-        this.expertBytesPerLayer = model.moe()
-                ? (double) model.paramsPerExpert()
-                        * weightBytes
-                        / (expertParallel > 1 ? expertParallel : tensorParallel)
-                : 0;
+        this.expertBytesPerLayer = model.moe() ? (double) model.paramsPerExpert() * weightBytes / expertShards : 0;
         this.kvBytesPerToken = model.kvBytesPerToken(kvBytes, tensorParallel);
         this.flops = gpu.flopsPerSecond(weightDtype) * params.mfu();
         this.bytesPerSecond = gpu.bandwidthGbytesPerS() * 1e9 * params.mbu();
+        this.kvBytesPerSecond = gpu.bandwidthGbytesPerS() * 1e9 * params.kvMbu();
         this.linkBytesPerSecond = gpu.linkGbytesPerS() * 1e9;
+        int group = Math.max(tensorParallel, expertParallel);
+        double linkLatencyUs = gpu.hasNvlink() ? params.collectiveLatencyUs() : params.pcieCollectiveLatencyUs();
+        this.collectiveLatencySeconds = group > 1 ? linkLatencyUs * 1e-6 * log2(group) : 0;
+        this.fixedSeconds = model.numLayers() * params.layerOverheadUs() * 1e-6;
         this.slidingShare = model.slidingWindow() > 0 ? 0.5 : 0; // gpt-oss alternates sliding and full layers
+    }
+
+    private static double log2(int n) {
+        return Math.log(n) / Math.log(2);
     }
 
     @Override
     public long stepNanos(StepBatch batch) {
-        long total = totalNanos(batch);
-        return Math.max(1, total - cpuNanos(batch, total));
+        return gpuNanos(batch);
     }
 
     /**
      * The CPU part: {@code step_overhead_us + sequences × per_sequence_overhead_us} (the engine core's scheduling,
-     * input preparation, sampling and output processing), so the async loop can overlap it with the GPU part. The
-     * synchronous step (CPU + GPU) is the same total as before the split.
+     * input preparation, sampling and output processing): the synchronous loop adds it to the GPU part, the async
+     * loop overlaps it with the previous step's GPU part.
      */
     @Override
     public long cpuNanos(StepBatch batch) {
-        return cpuNanos(batch, totalNanos(batch));
-    }
-
-    private long cpuNanos(StepBatch batch, long total) {
         if (batch.size() == 0) {
             return 0;
         }
-        long cpu = Math.round((params.stepOverheadUs() + batch.size() * params.perSequenceOverheadUs()) * 1e3);
-        return Math.max(0, Math.min(cpu, total - 1)); // the GPU part stays at least 1 ns
+        return Math.round((params.stepOverheadUs() + batch.size() * params.perSequenceOverheadUs()) * 1e3);
     }
 
-    private long totalNanos(StepBatch batch) {
+    private long gpuNanos(StepBatch batch) {
         int n = batch.size();
         if (n == 0) {
             return 1;
@@ -120,29 +135,29 @@ public final class RooflineTiming implements TimingModel {
             }
             kvTokens += c + t;
         }
-        double weightBytes = denseWeightBytes;
+        double linear = Math.max(denseFlopsPerToken * tokens / flops, denseWeightBytes / bytesPerSecond);
+        double experts = 0;
         if (model.moe()) {
             double e = model.numExperts();
             double k = model.expertsPerToken();
             double hit = e * (1 - Math.pow(1 - k / e, tokens)); // distinct experts the batch touches per layer
             double local = expertParallel > 1 ? hit / expertParallel : hit; // each GPU reads its share of them
-            weightBytes += model.numLayers() * local * expertBytesPerLayer;
+            double bytes = model.numLayers() * local * expertBytesPerLayer;
+            experts = Math.max(expertFlopsPerToken * tokens / flops, bytes / bytesPerSecond) / params.moeEfficiency();
         }
-        double linear = Math.max(linearFlopsPerToken * tokens / flops, weightBytes / bytesPerSecond);
-        double attention = Math.max(attentionFlopsPerPair * pairs / flops, kvBytesPerToken * kvTokens / bytesPerSecond);
+        double attention =
+                Math.max(attentionFlopsPerPair * pairs / flops, kvBytesPerToken * kvTokens / kvBytesPerSecond);
         double collectives = 0;
-        double latency = params.collectiveLatencyUs() * 1e-6;
         if (tensorParallel > 1) {
             double bytes = tokens * model.hiddenSize() * 2.0;
             double ring = 2.0 * (tensorParallel - 1) / tensorParallel * bytes / linkBytesPerSecond;
-            collectives += 2.0 * model.numLayers() * (latency + ring);
+            collectives += 2.0 * model.numLayers() * (collectiveLatencySeconds + ring);
         }
         if (model.moe() && expertParallel > 1) {
             double bytes = tokens * model.hiddenSize() * 2.0 * (expertParallel - 1) / expertParallel;
-            collectives += 2.0 * model.numLayers() * (latency + bytes / linkBytesPerSecond);
+            collectives += 2.0 * model.numLayers() * (collectiveLatencySeconds + bytes / linkBytesPerSecond);
         }
-        double overhead = (params.stepOverheadUs() + n * params.perSequenceOverheadUs()) * 1e-6;
-        long nanos = Math.round((linear + attention + collectives + overhead) * 1e9);
+        long nanos = Math.round((linear + experts + attention + collectives + fixedSeconds) * 1e9);
         return Math.max(1, nanos);
     }
 }

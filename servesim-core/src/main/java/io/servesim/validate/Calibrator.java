@@ -151,12 +151,9 @@ public final class Calibrator {
 
     private RooflineConfig params(double[] x) {
         RooflineConfig b = base.timing().roofline();
-        return new RooflineConfig(
-                clamp(sigmoid(x[0]), MIN_EFFICIENCY, MAX_EFFICIENCY),
-                clamp(sigmoid(x[1]), MIN_EFFICIENCY, MAX_EFFICIENCY),
-                clamp(Math.exp(x[2]), MIN_OVERHEAD_US, MAX_OVERHEAD_US),
-                b.perSequenceOverheadUs(),
-                b.collectiveLatencyUs());
+        return b.with("mfu", clamp(sigmoid(x[0]), MIN_EFFICIENCY, MAX_EFFICIENCY))
+                .with("mbu", clamp(sigmoid(x[1]), MIN_EFFICIENCY, MAX_EFFICIENCY))
+                .with("step_overhead_us", clamp(Math.exp(x[2]), MIN_OVERHEAD_US, MAX_OVERHEAD_US));
     }
 
     private static double logit(double p) {

@@ -51,6 +51,14 @@ public record Validation(Map<String, Metric> metrics, double measuredOutputTokS,
 
     /** Compares a measured run with a simulated one (completed requests only). */
     public static Validation of(MeasuredRun measured, RunResult sim) {
+        return of(measured, sim, 0);
+    }
+
+    /**
+     * Compares a measured run with a simulated one whose TTFT and E2E gain {@code clientOverheadMs}: the frontend,
+     * HTTP and tokenisation time a client-side measurement includes and the engine does not see.
+     */
+    public static Validation of(MeasuredRun measured, RunResult sim, double clientOverheadMs) {
         RequestLog log = sim.log();
         int n = log.size();
         double[] ttft = new double[n];
@@ -64,8 +72,8 @@ public record Validation(Map<String, Metric> metrics, double measuredOutputTokS,
             if (!r.completed()) {
                 continue;
             }
-            ttft[nc] = r.ttftNanos() / 1e6;
-            e2e[nc] = r.e2eNanos() / 1e6;
+            ttft[nc] = r.ttftNanos() / 1e6 + clientOverheadMs;
+            e2e[nc] = r.e2eNanos() / 1e6 + clientOverheadMs;
             nc++;
             outputs += r.outputTokens();
             if (r.outputTokens() >= 2) {

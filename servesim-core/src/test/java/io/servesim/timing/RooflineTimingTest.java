@@ -3,67 +3,119 @@ package io.servesim.timing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.servesim.config.RooflineConfig;
+import io.servesim.config.TimingConfig.Dtype;
 import org.junit.jupiter.api.Test;
 
-/** The roofline step time, by hand (vllm-semantics.md §7.6 sanity numbers). */
+/** The roofline step time, one hand-computed step per term (vllm-semantics.md §7.6 sanity numbers). */
 class RooflineTimingTest {
-    private static final RooflineConfig PARAMS = new RooflineConfig(0.6, 0.8, 3000, 30, 10);
+    /** mfu, mbu, step and per-sequence CPU, NVLink and PCIe latency, layer overhead, kv_mbu, MoE efficiency. */
+    private static final RooflineConfig PARAMS = new RooflineConfig(0.6, 0.8, 3000, 30, 10, 25, 0, 0.8, 1);
 
-    @Test
-    void decodeStep_isWeightReadPlusKvReadPlusOverheads_whenMemoryBound() {
-        ModelSpec m = Specs.model("llama-3.1-8b", "t");
-        GpuSpec h100 = Specs.gpu("h100-sxm", "t");
-        RooflineTiming t = new RooflineTiming(m, h100, 1, 1, io.servesim.config.TimingConfig.Dtype.BF16, 2, 2, PARAMS);
+    private static final RooflineConfig BARE = new RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0.8, 1);
+
+    private static RooflineTiming timing(String model, String gpu, int tp, RooflineConfig p) {
+        return new RooflineTiming(Specs.model(model, "t"), Specs.gpu(gpu, "t"), tp, 1, Dtype.BF16, 2, 2, p);
+    }
+
+    private static StepBatch decodes(int n, int context) {
         StepBatch b = new StepBatch();
         b.reset(1 << 20);
-        for (int i = 0; i < 64; i++) {
-            b.add(1, 2048, true); // 64 decodes at 2,048 tokens of context
+        for (int i = 0; i < n; i++) {
+            b.add(1, context, true);
         }
+        return b;
+    }
+
+    @Test
+    void decodeStep_isWeightReadPlusKvRead_whenMemoryBound_andTheOverheadsAreItsCpuPart() {
+        RooflineTiming t = timing("llama-3.1-8b", "h100-sxm", 1, PARAMS);
+        StepBatch b = decodes(64, 2048); // 64 decodes at 2,048 tokens of context
         double bw = 3350e9 * 0.8;
         // every weight but the input embedding: 32 x (attention 41,943,040 + MLP 176,160,768) + the LM head
         double weights = (8_029_995_008.0 - 128256.0 * 4096) * 2 / bw;
         double linearCompute = 2 * 7_504_658_432.0 * 64 / (989.4e12 * 0.6);
         double kv = 131072.0 * 64 * 2049 / bw; // each request's KV read once
         double attentionCompute = 4.0 * 32 * 4096 * 64 * 2049 / (989.4e12 * 0.6);
-        double overhead = (3000 + 64 * 30) * 1e-6;
         assertThat(linearCompute).isLessThan(weights); // memory-bound: the weight read wins
         assertThat(attentionCompute).isLessThan(kv);
-        long expected = Math.round((weights + kv + overhead) * 1e9); // 5.60 + 6.41 + 4.92 = 16.93 ms
-        assertThat(t.stepNanos(b) + t.cpuNanos(b)).isEqualTo(expected); // the synchronous step: CPU then GPU
-        assertThat(t.cpuNanos(b)).isEqualTo(4_920_000L); // the overheads are the CPU part: 3 ms + 64 x 30 us
-        assertThat(expected).isBetween(16_000_000L, 18_000_000L);
+        assertThat(t.stepNanos(b)).isEqualTo(Math.round((weights + kv) * 1e9)); // 5.60 + 6.41 ms on the GPU
+        assertThat(t.cpuNanos(b)).isEqualTo(4_920_000L); // the CPU part: 3 ms + 64 x 30 us
     }
 
     @Test
     void prefillStep_isComputeBound_andCausalAttentionCountsHalfTheSquare() {
-        ModelSpec m = Specs.model("llama-3.1-8b", "t");
-        RooflineTiming t = new RooflineTiming(
-                m, Specs.gpu("h100-sxm", "t"), 1, 1, io.servesim.config.TimingConfig.Dtype.BF16, 2, 2, PARAMS);
+        RooflineTiming t = timing("llama-3.1-8b", "h100-sxm", 1, PARAMS);
         StepBatch b = new StepBatch();
         b.reset(1 << 20);
         b.add(8192, 0, false);
         double flops = 989.4e12 * 0.6;
         double linear = 2 * 7_504_658_432.0 * 8192 / flops; // 0.207 s
         double attention = 4.0 * 32 * 4096 * 8192 * (8192 + 1) / 2.0 / flops;
-        double overhead = (3000 + 30) * 1e-6;
-        assertThat(t.stepNanos(b) + t.cpuNanos(b)).isEqualTo(Math.round((linear + attention + overhead) * 1e9));
+        assertThat(t.stepNanos(b)).isEqualTo(Math.round((linear + attention) * 1e9));
         assertThat(t.cpuNanos(b)).isEqualTo(3_030_000L);
     }
 
     @Test
-    void tensorParallel_splitsTheWork_andAddsTwoAllReducesPerLayer() {
+    void kvMbu_slowsOnlyTheAttentionKvRead() {
+        RooflineConfig slowKv = BARE.with("kv_mbu", 0.4);
+        StepBatch b = decodes(64, 2048);
+        long base = timing("llama-3.1-8b", "h100-sxm", 1, BARE).stepNanos(b);
+        long slow = timing("llama-3.1-8b", "h100-sxm", 1, slowKv).stepNanos(b);
+        double kvAt08 = 131072.0 * 64 * 2049 / (3350e9 * 0.8);
+        // half the efficiency doubles the KV read (6.41 ms -> 12.82 ms); the weight read is unchanged
+        assertThat((double) (slow - base)).isCloseTo(kvAt08 * 1e9, org.assertj.core.data.Offset.offset(2.0));
+    }
+
+    @Test
+    void layerOverhead_addsItsTimeOncePerDecoderLayerPerStep() {
+        StepBatch one = decodes(1, 100);
+        StepBatch many = decodes(100, 100);
+        RooflineConfig withLayers = BARE.with("layer_overhead_us", 20);
+        for (StepBatch b : new StepBatch[] {one, many}) {
+            long base = timing("llama-3.1-8b", "h100-sxm", 1, BARE).stepNanos(b);
+            long more = timing("llama-3.1-8b", "h100-sxm", 1, withLayers).stepNanos(b);
+            assertThat(more - base).isBetween(640_000L - 1, 640_000L + 1); // 32 layers x 20 us, whatever the batch
+        }
+    }
+
+    @Test
+    void tensorParallel_splitsTheWork_andAddsTwoAllReducesPerLayer_withLog2TpLatencies() {
         ModelSpec m = Specs.model("llama-3.1-70b", "t");
-        GpuSpec h100 = Specs.gpu("h100-sxm", "t");
-        StepBatch b = new StepBatch();
-        b.reset(1 << 20);
-        b.add(1, 1000, true);
-        RooflineConfig noOverhead = new RooflineConfig(0.6, 0.8, 0, 0, 10);
-        long tp4 = new RooflineTiming(m, h100, 4, 1, io.servesim.config.TimingConfig.Dtype.BF16, 2, 2, noOverhead)
-                .stepNanos(b);
+        StepBatch b = decodes(1, 1000);
+        long tp4 = timing("llama-3.1-70b", "h100-sxm", 4, BARE).stepNanos(b);
         double bw = 3350e9 * 0.8;
         double weights = (m.totalParams() - 128256.0 * 8192) * 2 / 4 / bw;
         double kv = m.kvBytesPerToken(2, 4) * 1001.0 / bw;
-        double allReduce = 2 * 80 * (10e-6 + 2.0 * 3 / 4 * 8192 * 2 / 450e9);
-        assertThat(tp4).isEqualTo(Math.round((weights + kv + allReduce) * 1e9)); // about 10.5 + 1.6 ms
+        // NVLink: each all-reduce of 4 GPUs pays log2(4) = 2 latencies of 10 us plus the ring over 450 GB/s
+        double allReduce = 2 * 80 * (2 * 10e-6 + 2.0 * 3 / 4 * 8192 * 2 / 450e9);
+        assertThat(tp4).isEqualTo(Math.round((weights + kv + allReduce) * 1e9)); // about 10.5 + 3.2 ms
+    }
+
+    @Test
+    void pcieGpus_payThePcieCollectiveLatency() {
+        ModelSpec m = Specs.model("llama-3.1-8b", "t");
+        StepBatch b = decodes(1, 1000);
+        long tp2 = timing("llama-3.1-8b", "l40s", 2, BARE).stepNanos(b);
+        double bw = 864e9 * 0.8;
+        double weights = (m.totalParams() - 128256.0 * 4096) * 2 / 2 / bw;
+        double kv = m.kvBytesPerToken(2, 2) * 1001.0 / bw;
+        // no NVLink: log2(2) = 1 PCIe latency of 25 us per all-reduce, ring over 32 GB/s
+        double allReduce = 2 * 32 * (25e-6 + 2.0 * 1 / 2 * 4096 * 2 / 32e9);
+        assertThat(tp2).isEqualTo(Math.round((weights + kv + allReduce) * 1e9));
+        assertThat(Specs.gpu("l40s", "t").hasNvlink()).isFalse();
+        assertThat(Specs.gpu("h100-sxm", "t").hasNvlink()).isTrue();
+    }
+
+    @Test
+    void moeEfficiency_stretchesOnlyTheExpertGemms() {
+        ModelSpec m = Specs.model("mixtral-8x7b", "t");
+        StepBatch b = decodes(64, 100); // 64 tokens x top-2 of 8 experts: every expert is hit
+        long full = timing("mixtral-8x7b", "h100-sxm", 2, BARE).stepNanos(b);
+        long half = timing("mixtral-8x7b", "h100-sxm", 2, BARE.with("moe_efficiency", 0.5))
+                .stepNanos(b);
+        double hit = 8 * (1 - Math.pow(1 - 2.0 / 8, 64));
+        double expertRead = 32 * hit * m.paramsPerExpert() * 2.0 / 2 / (3350e9 * 0.8); // sharded by TP 2
+        // at half the efficiency the expert read takes twice as long; nothing else changes
+        assertThat((double) (half - full)).isCloseTo(expertRead * 1e9, org.assertj.core.data.Offset.offset(2.0));
     }
 }

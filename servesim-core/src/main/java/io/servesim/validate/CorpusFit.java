@@ -1,0 +1,457 @@
+package io.servesim.validate;
+
+import io.servesim.api.Servesim;
+import io.servesim.config.ConfigException;
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.RooflineConfig;
+import io.servesim.config.SimConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Predicate;
+import org.apache.commons.math3.exception.TooManyEvaluationsException;
+import org.apache.commons.math3.exception.TooManyIterationsException;
+import org.apache.commons.math3.fitting.leastsquares.LeastSquaresBuilder;
+import org.apache.commons.math3.fitting.leastsquares.LeastSquaresOptimizer;
+import org.apache.commons.math3.fitting.leastsquares.LevenbergMarquardtOptimizer;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+
+/**
+ * Fits one global set of step-time coefficients to a corpus of measured runs and scores it honestly: the fit on all
+ * runs, then leave-one-run-out, leave-one-GPU-out and leave-one-model-out refits, each scored on the runs it left
+ * out.
+ *
+ * <p>The fitted coefficients are physical ({@link #FITTED}): compute and memory efficiencies (fractions of the
+ * datasheet peaks), the per-layer GPU overhead, the NVLink collective latency, the grouped-GEMM efficiency of MoE
+ * layers, the CPU time per scheduled sequence, and — only for client-side measurements — a constant
+ * frontend/HTTP/tokenisation time added to TTFT and E2E ({@code client_overhead_ms}, never folded into GPU terms).
+ *
+ * <p>Method: Levenberg–Marquardt least squares (Apache Commons Math) with the simulator in the loop and a
+ * forward-difference Jacobian, in transformed coordinates (logit of fractions, log of times) so every candidate
+ * stays physical. Residuals per run are the log-ratios simulated/measured of the TTFT, TPOT and E2E means (weight
+ * 1) and the TTFT and E2E p99s (weight 1/2), softly capped at ±3 so a run that saturates in one candidate does not
+ * swamp the others. During the fit each run is replayed over a window of its arrivals ({@link Case#window}); every
+ * reported error replays the whole run.
+ */
+public final class CorpusFit {
+    /** The frontend term's name. */
+    public static final String CLIENT_OVERHEAD = "client_overhead_ms";
+
+    /**
+     * The frontend time servesim assumes for client-side measurements when no profile gives one: the corpus fit
+     * (docs/accuracy.md).
+     */
+    public static final double DEFAULT_CLIENT_OVERHEAD_MS = 3.0;
+
+    /** Coefficients fitted, in order; all but the last are {@link RooflineConfig} keys. */
+    public static final List<String> FITTED = List.of(
+            "mfu",
+            "mbu",
+            "kv_mbu",
+            "layer_overhead_us",
+            "collective_latency_us",
+            "moe_efficiency",
+            "per_sequence_overhead_us",
+            CLIENT_OVERHEAD);
+
+    private static final double CAP = 3.0;
+    private static final double FD_STEP = 0.02;
+
+    /**
+     * One measured run ready to replay.
+     *
+     * @param name run name
+     * @param gpu GPU preset
+     * @param model model preset
+     * @param config the deployment and workload
+     * @param measured the measured per-request latencies (all successful requests)
+     * @param window the measured latencies of the requests arriving in [{@code windowStartS}, {@code windowEndS})
+     * @param windowStartS fit window start, seconds after the first arrival
+     * @param windowEndS fit window end (infinite: the whole run)
+     * @param clientSide whether latencies were measured by an HTTP client (then the frontend term applies)
+     */
+    public record Case(
+            String name,
+            String gpu,
+            String model,
+            SimConfig config,
+            MeasuredRun measured,
+            MeasuredRun window,
+            double windowStartS,
+            double windowEndS,
+            boolean clientSide) {}
+
+    /** Runs with more requests than this are fitted over a window of their arrivals (the middle fifth). */
+    public static final int WINDOW_ABOVE_REQUESTS = 2000;
+
+    /**
+     * A case from a run folder of the measured layout: {@code workload.jsonl} gives each request's arrival, and
+     * {@code measured.jsonl} its latencies in the same order (rows with {@code error: true} are left out of both).
+     */
+    public static Case caseOf(
+            String name, String gpu, String model, SimConfig config, Path runDir, boolean clientSide) {
+        double[] arrival = LayoutRows.arrivals(runDir.resolve("workload.jsonl"));
+        LayoutRows m = LayoutRows.read(runDir.resolve("measured.jsonl"), arrival.length);
+        double span = 0;
+        for (double a : arrival) {
+            span = Math.max(span, a);
+        }
+        MeasuredRun all = m.select(arrival, Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY);
+        if (arrival.length <= WINDOW_ABOVE_REQUESTS) {
+            return new Case(name, gpu, model, config, all, all, 0, Double.POSITIVE_INFINITY, clientSide);
+        }
+        double from = 0.4 * span;
+        double to = 0.6 * span;
+        return new Case(name, gpu, model, config, all, m.select(arrival, from, to), from, to, clientSide);
+    }
+
+    /**
+     * A parameter set: the roofline coefficients and the client-side frontend time.
+     *
+     * @param roofline roofline coefficients
+     * @param clientOverheadMs frontend time added to client-measured TTFT and E2E
+     */
+    public record Profile(RooflineConfig roofline, double clientOverheadMs) {
+        /** The value of a {@link #FITTED} name. */
+        public double get(String key) {
+            return key.equals(CLIENT_OVERHEAD) ? clientOverheadMs : roofline.get(key);
+        }
+
+        /** A copy with one {@link #FITTED} value replaced. */
+        public Profile with(String key, double value) {
+            return key.equals(CLIENT_OVERHEAD)
+                    ? new Profile(roofline, value)
+                    : new Profile(roofline.with(key, value), clientOverheadMs);
+        }
+    }
+
+    /**
+     * One run's errors under a profile.
+     *
+     * @param run the run
+     * @param validation measured versus simulated (client overhead applied)
+     */
+    public record Score(Case run, Validation validation) {
+        /** Mean error of a metric ({@code ttft_ms}, …) in %. */
+        public double meanErrorPct(String metric) {
+            return validation.metrics().get(metric).errorPct("mean");
+        }
+    }
+
+    /**
+     * A leave-out fold: what was held out, the profile fitted without it, and its scores on the held-out runs.
+     *
+     * @param kind {@code run}, {@code gpu} or {@code model}
+     * @param heldOut the run, GPU or model held out
+     * @param profile fitted on the other runs
+     * @param scores the held-out runs' scores
+     */
+    public record Fold(String kind, String heldOut, Profile profile, List<Score> scores) {}
+
+    private final List<Case> cases;
+    private final int threads;
+    private final int maxIterations;
+    private int simulations;
+    private java.util.function.Consumer<String> progress = line -> {};
+
+    /** Creates a fitter over {@code cases}, replaying up to {@code threads} runs at once. */
+    public CorpusFit(List<Case> cases, int threads, int maxIterations) {
+        this.cases = List.copyOf(cases);
+        this.threads = Math.max(1, threads);
+        this.maxIterations = maxIterations;
+    }
+
+    /** Sends one line per corpus evaluation (simulations so far, the cost, the candidate) to {@code sink}. */
+    public CorpusFit onProgress(java.util.function.Consumer<String> sink) {
+        this.progress = sink;
+        return this;
+    }
+
+    /** Simulations run so far. */
+    public int simulations() {
+        return simulations;
+    }
+
+    /** Fits a profile on the runs accepted by {@code use}, starting from {@code start}. */
+    public Profile fit(Profile start, Predicate<Case> use) {
+        List<Case> train = cases.stream().filter(use).toList();
+        double[] x0 = encode(start);
+        Map<String, double[]> cache = new LinkedHashMap<>();
+        java.util.function.Function<double[], double[]> residuals = x -> {
+            String key = Arrays.toString(x);
+            double[] r = cache.get(key);
+            if (r == null) {
+                r = residuals(decode(x, start), train);
+                cache.clear(); // keep only the latest point: the Jacobian reuses it
+                cache.put(key, r);
+            }
+            return r;
+        };
+        LeastSquaresBuilder b = new LeastSquaresBuilder()
+                .start(x0)
+                .target(new double[residualCount(train)])
+                .model(x -> residuals.apply(x), x -> {
+                    double[] f0 = residuals.apply(x);
+                    double[][] j = new double[f0.length][x.length];
+                    for (int d = 0; d < x.length; d++) {
+                        double[] xd = x.clone();
+                        xd[d] += FD_STEP;
+                        double[] fd = residuals(decode(xd, start), train);
+                        for (int i = 0; i < f0.length; i++) {
+                            j[i][d] = (fd[i] - f0[i]) / FD_STEP;
+                        }
+                    }
+                    return j;
+                })
+                .lazyEvaluation(false)
+                .maxIterations(maxIterations)
+                .maxEvaluations(maxIterations * 4);
+        LeastSquaresOptimizer.Optimum best;
+        try {
+            best = new LevenbergMarquardtOptimizer()
+                    .withCostRelativeTolerance(1e-4)
+                    .withParameterRelativeTolerance(1e-4)
+                    .optimize(b.build());
+        } catch (TooManyIterationsException | TooManyEvaluationsException e) {
+            return lastBest == null ? start : decode(lastBest, start);
+        }
+        return decode(best.getPoint().toArray(), start);
+    }
+
+    private double[] lastBest;
+    private double lastBestCost = Double.POSITIVE_INFINITY;
+
+    /** Scores every run accepted by {@code use}, replaying each whole. */
+    public List<Score> score(Profile p, Predicate<Case> use) {
+        List<Case> runs = cases.stream().filter(use).toList();
+        return parallel(runs, c -> new Score(c, validation(c, p, false)));
+    }
+
+    /** Leave-one-out folds over the distinct values of {@code key} (run name, GPU or model). */
+    public List<Fold> leaveOneOut(String kind, Profile start, java.util.function.Function<Case, String> key) {
+        List<String> values = cases.stream().map(key).distinct().sorted().toList();
+        List<Fold> folds = new ArrayList<>();
+        for (String v : values) {
+            Profile p = fit(start, c -> !key.apply(c).equals(v));
+            folds.add(new Fold(kind, v, p, score(p, c -> key.apply(c).equals(v))));
+        }
+        return folds;
+    }
+
+    private int residualCount(List<Case> train) {
+        return train.size() * 5;
+    }
+
+    private double[] residuals(Profile p, List<Case> train) {
+        List<double[]> parts = parallel(train, c -> residuals(validation(c, p, true)));
+        double[] out = new double[train.size() * 5];
+        for (int i = 0; i < parts.size(); i++) {
+            System.arraycopy(parts.get(i), 0, out, i * 5, 5);
+        }
+        double cost = 0;
+        for (double v : out) {
+            cost += v * v;
+        }
+        if (cost < lastBestCost) {
+            lastBestCost = cost;
+            lastBest = encode(p);
+        }
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "sims %d cost %.5f", simulations, cost));
+        for (String k : FITTED) {
+            line.append(String.format(Locale.ROOT, " %s=%.4g", k, p.get(k)));
+        }
+        progress.accept(line.toString());
+        return out;
+    }
+
+    private static double[] residuals(Validation v) {
+        return new double[] {
+            capped(v, "ttft_ms", "mean", 1),
+            capped(v, "tpot_ms", "mean", 1),
+            capped(v, "e2e_ms", "mean", 1),
+            capped(v, "ttft_ms", "p99", 0.5),
+            capped(v, "e2e_ms", "p99", 0.5)
+        };
+    }
+
+    private static double capped(Validation v, String metric, String stat, double weight) {
+        Validation.Metric m = v.metrics().get(metric);
+        double meas = Validation.Metric.value(m.measured(), stat);
+        double sim = Validation.Metric.value(m.simulated(), stat);
+        if (!(meas > 0) || !(sim > 0)) {
+            return 0;
+        }
+        return weight * CAP * Math.tanh(Math.log(sim / meas) / CAP);
+    }
+
+    /** Measured versus simulated for one run under a profile (the whole run unless {@code windowed}). */
+    public Validation validation(Case c, Profile p, boolean windowed) {
+        List<String> sets = new ArrayList<>();
+        sets.add("timing.calibration=null");
+        for (String k : RooflineConfig.KEYS) {
+            sets.add(String.format(
+                    Locale.ROOT, "timing.roofline.%s=%.17g", k, p.roofline().get(k)));
+        }
+        MeasuredRun measured = c.measured();
+        if (windowed && Double.isFinite(c.windowEndS())) {
+            sets.add(String.format(Locale.ROOT, "workload.trace.start_ms=%.3f", c.windowStartS() * 1e3));
+            sets.add(String.format(Locale.ROOT, "workload.trace.end_ms=%.3f", c.windowEndS() * 1e3));
+            measured = c.window();
+        }
+        SimConfig cfg = ConfigLoader.fromYaml(ConfigLoader.toYaml(c.config()), c.name(), sets);
+        synchronized (this) {
+            simulations++;
+        }
+        return Validation.of(measured, Servesim.run(cfg).raw(), c.clientSide() ? p.clientOverheadMs() : 0);
+    }
+
+    private <T> List<T> parallel(List<Case> runs, java.util.function.Function<Case, T> f) {
+        if (threads == 1 || runs.size() == 1) {
+            return runs.stream().map(f).toList();
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, runs.size()));
+        try {
+            List<Future<T>> futures = new ArrayList<>();
+            for (Case c : runs) {
+                futures.add(pool.submit(() -> f.apply(c)));
+            }
+            List<T> out = new ArrayList<>();
+            for (Future<T> fu : futures) {
+                out.add(fu.get());
+            }
+            return out;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException(e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static boolean isFraction(String key) {
+        return key.equals("mfu") || key.equals("mbu") || key.equals("kv_mbu") || key.equals("moe_efficiency");
+    }
+
+    private static double[] encode(Profile p) {
+        double[] x = new double[FITTED.size()];
+        for (int i = 0; i < x.length; i++) {
+            String k = FITTED.get(i);
+            double v = p.get(k);
+            if (isFraction(k)) {
+                double q = Math.max(1e-4, Math.min(1 - 1e-4, v));
+                x[i] = Math.log(q / (1 - q));
+            } else {
+                x[i] = Math.log(Math.max(1e-3, v));
+            }
+        }
+        return x;
+    }
+
+    private static Profile decode(double[] x, Profile base) {
+        Profile p = base;
+        for (int i = 0; i < x.length; i++) {
+            String k = FITTED.get(i);
+            double v = isFraction(k) ? 1 / (1 + Math.exp(-x[i])) : Math.exp(x[i]);
+            if (isFraction(k)) {
+                v = Math.max(0.01, Math.min(1.0, v));
+            } else {
+                v = Math.min(1e6, v);
+            }
+            p = p.with(k, v);
+        }
+        return p;
+    }
+
+    /**
+     * The client-side frontend time a config implies: its calibration profile's {@code frontend.client_overhead_ms}
+     * when {@code timing.calibration} names one that has it, else {@link #DEFAULT_CLIENT_OVERHEAD_MS}.
+     */
+    public static double clientOverheadMs(SimConfig config) {
+        String path = config.timing().calibration();
+        if (path == null) {
+            return DEFAULT_CLIENT_OVERHEAD_MS;
+        }
+        try {
+            JsonNode root = YAMLMapper.builder().build().readTree(Files.readString(Path.of(path)));
+            JsonNode v = root.path("frontend").get(CLIENT_OVERHEAD);
+            if (v == null) {
+                return DEFAULT_CLIENT_OVERHEAD_MS;
+            }
+            if (!v.isNumber() || !(v.asDouble() >= 0)) {
+                throw new ConfigException(
+                        "timing.calibration", path + ": frontend." + CLIENT_OVERHEAD + ": expected a number >= 0");
+            }
+            return v.asDouble();
+        } catch (IOException | JacksonException e) {
+            throw new ConfigException("timing.calibration", path + " is not a calibration profile: " + e.getMessage());
+        }
+    }
+
+    /** The calibration profile YAML ({@code timing.calibration} loads its {@code roofline} section). */
+    public static String profileYaml(Profile p, String corpus, List<Score> inSample, List<Fold> folds) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(
+                "# servesim calibration profile (servesim calibrate --corpus); load with timing.calibration: <this file>\n");
+        sb.append("roofline:\n");
+        for (String k : RooflineConfig.KEYS) {
+            sb.append(String.format(Locale.ROOT, "  %s: %.6g%n", k, p.roofline().get(k)));
+        }
+        sb.append("frontend:                 # added to TTFT and E2E of client-side (HTTP) measurements only\n");
+        sb.append(String.format(Locale.ROOT, "  %s: %.4f%n", CLIENT_OVERHEAD, p.clientOverheadMs()));
+        sb.append("fit:\n");
+        sb.append("  corpus: \"").append(corpus.replace("\"", "'")).append("\"\n");
+        sb.append("  fitted: ").append(FITTED).append('\n');
+        sb.append("  in_sample_mean_abs_error_pct:\n");
+        appendErrors(sb, inSample);
+        for (String kind : List.of("run", "gpu", "model")) {
+            List<Score> held = new ArrayList<>();
+            for (Fold f : folds) {
+                if (f.kind().equals(kind)) {
+                    held.addAll(f.scores());
+                }
+            }
+            if (!held.isEmpty()) {
+                sb.append("  leave_one_").append(kind).append("_out_mean_abs_error_pct:\n");
+                appendErrors(sb, held);
+            }
+        }
+        return sb.toString();
+    }
+
+    private static void appendErrors(StringBuilder sb, List<Score> scores) {
+        for (String m : List.of("ttft_ms", "tpot_ms", "e2e_ms")) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "    %s: {mean: %.2f, p99: %.2f}%n",
+                    m.replace("_ms", ""),
+                    meanAbsErrorPct(scores, m, "mean"),
+                    meanAbsErrorPct(scores, m, "p99")));
+        }
+    }
+
+    /** Mean |error| in % of a statistic over scores. */
+    public static double meanAbsErrorPct(List<Score> scores, String metric, String stat) {
+        double s = 0;
+        for (Score sc : scores) {
+            s += Math.abs(sc.validation().metrics().get(metric).errorPct(stat));
+        }
+        return scores.isEmpty() ? 0 : s / scores.size();
+    }
+}
