@@ -54,7 +54,10 @@ public final class TraceCommand implements Runnable {
         @Parameters(index = "0", paramLabel = "FILE", description = "Trace file (.gz and .zst are decompressed).")
         Path file;
 
-        @Option(names = "--format", defaultValue = "mooncake", description = "mooncake | azure | vllm_bench | servesim")
+        @Option(
+                names = "--format",
+                defaultValue = "mooncake",
+                description = "mooncake | azure | vllm_bench | measured | servesim")
         String format;
 
         @Option(names = "--trace-block-size", defaultValue = "512", description = "Tokens per Mooncake hash id.")
@@ -130,7 +133,7 @@ public final class TraceCommand implements Runnable {
         @Option(
                 names = "--format",
                 required = true,
-                description = "Input format: mooncake | azure | vllm_bench | servesim")
+                description = "Input format: mooncake | azure | vllm_bench | measured | servesim")
         String format;
 
         @Option(

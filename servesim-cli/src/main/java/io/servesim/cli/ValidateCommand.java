@@ -7,7 +7,9 @@ import io.servesim.config.SimConfig;
 import io.servesim.metrics.Numbers;
 import io.servesim.report.AtomicFiles;
 import io.servesim.run.RunResult;
+import io.servesim.validate.Corpus;
 import io.servesim.validate.MeasuredRun;
+import io.servesim.validate.RunFolder;
 import io.servesim.validate.Validation;
 import io.servesim.workload.trace.TraceFormatException;
 import java.io.PrintWriter;
@@ -15,24 +17,56 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
-/** {@code servesim validate}: replay a workload and compare its latency distributions with a measured run. */
+/**
+ * {@code servesim validate}: replay a workload and compare its latency distributions with a measured run, given as
+ * files ({@code --config}, {@code --measured}), as a run folder ({@code --run}) or as a corpus of them
+ * ({@code --corpus}).
+ */
 @Command(
         name = "validate",
         mixinStandardHelpOptions = true,
         description = "Replay --workload with --config and compare TTFT, TPOT and E2E with a measured run;"
-                + " writes validation.json; exit 1 when a --tolerance is exceeded.")
+                + " writes validation.json; exit 1 when a --tolerance is exceeded. With --run DIR the run folder"
+                + " (meta.json, workload.jsonl, measured.jsonl) gives the deployment, workload and measurement;"
+                + " with --corpus DIR every run folder in DIR is validated (OUT/<run>/validation.json,"
+                + " OUT/corpus.csv).")
 public final class ValidateCommand implements Callable<Integer> {
-    @Option(names = "--config", required = true, paramLabel = "CONFIG", description = "Deployment config (YAML).")
+    /** Default output directory of the single-run modes. */
+    static final Path DEFAULT_OUT = Path.of("out/validate");
+
+    /** corpus.csv's header. */
+    static final String CORPUS_HEADER = "run,gpu,model,tensor_parallel,data_parallel,ttft_mean_err_pct,"
+            + "tpot_mean_err_pct,e2e_mean_err_pct,ttft_p99_err_pct,e2e_p99_err_pct,tpot_p99_err_pct,requests,"
+            + "num_gpu_blocks_stated,num_gpu_blocks_derived,client_side";
+
+    /** The error columns of corpus.csv and its table: metric and statistic, in column order. */
+    static final List<String[]> CORPUS_ERRORS = List.of(
+            new String[] {"ttft_ms", "mean"},
+            new String[] {"tpot_ms", "mean"},
+            new String[] {"e2e_ms", "mean"},
+            new String[] {"ttft_ms", "p99"},
+            new String[] {"e2e_ms", "p99"},
+            new String[] {"tpot_ms", "p99"});
+
+    @Option(
+            names = "--config",
+            paramLabel = "CONFIG",
+            description = "Deployment config (YAML); with --run or --corpus the base config the run's deployment is"
+                    + " applied to (default: servesim's defaults).")
     Path config;
 
     @Option(
@@ -43,11 +77,26 @@ public final class ValidateCommand implements Callable<Integer> {
 
     @Option(
             names = "--measured",
-            required = true,
             paramLabel = "FILE",
-            description = "Measured per-request JSONL (queued_ts, first_token_ts, last_token_ts) or CSV"
-                    + " request_id,ttft_ms,tpot_ms,e2e_ms.")
+            description = "Measured per-request JSONL (queued_ts, first_token_ts, last_token_ts, or a run folder's"
+                    + " ttft_ms, tpot_ms, e2e_ms) or CSV request_id,ttft_ms,tpot_ms,e2e_ms.")
     Path measured;
+
+    @Option(
+            names = "--run",
+            paramLabel = "DIR",
+            description = "A measured-run folder: meta.json, workload.jsonl, measured.jsonl (docs/accuracy.md).")
+    Path run;
+
+    @Option(names = "--corpus", paramLabel = "DIR", description = "A folder of measured-run folders; needs --out.")
+    Path corpus;
+
+    @Option(
+            names = "--threads",
+            defaultValue = "1",
+            paramLabel = "N",
+            description = "Runs of a --corpus evaluated at once (default: ${DEFAULT-VALUE}); output is identical.")
+    int threads;
 
     @Option(
             names = "--tolerance",
@@ -61,8 +110,8 @@ public final class ValidateCommand implements Callable<Integer> {
 
     @Option(
             names = "--out",
-            defaultValue = "out/validate",
-            description = "Output directory (default: ${DEFAULT-VALUE}).")
+            paramLabel = "DIR",
+            description = "Output directory (default: out/validate; required with --corpus).")
     Path out;
 
     @picocli.CommandLine.Spec
@@ -109,7 +158,6 @@ public final class ValidateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintWriter o = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Map<String, Double> limits;
         try {
@@ -118,6 +166,48 @@ public final class ValidateCommand implements Callable<Integer> {
             err.println("error: --tolerance: " + e.getMessage());
             return Main.USAGE;
         }
+        checkModes();
+        if (corpus != null) {
+            return corpus(limits);
+        }
+        if (run != null) {
+            return run(limits);
+        }
+        return files(limits);
+    }
+
+    /** Rejects option combinations that mix the modes, naming what to give instead. */
+    private void checkModes() {
+        CommandLine cl = spec.commandLine();
+        if (run != null && corpus != null) {
+            throw new ParameterException(
+                    cl, "--run and --corpus are mutually exclusive (one run folder, or a folder" + " of them)");
+        }
+        if ((run != null || corpus != null) && (measured != null || workload != null)) {
+            throw new ParameterException(
+                    cl,
+                    (run != null ? "--run" : "--corpus") + " reads each run folder's workload.jsonl and measured.jsonl;"
+                            + " leave out " + (measured != null ? "--measured" : "--workload"));
+        }
+        if (corpus != null && out == null) {
+            throw new ParameterException(
+                    cl, "--corpus needs --out DIR (it writes DIR/<run>/validation.json and DIR/corpus.csv)");
+        }
+        if (threads < 1) {
+            throw new ParameterException(cl, "--threads must be >= 1, got " + threads);
+        }
+        if (run == null && corpus == null && (config == null || measured == null)) {
+            throw new ParameterException(
+                    cl,
+                    "missing " + (config == null ? "--config" : "--measured")
+                            + " (give --config and --measured, or --run DIR, or --corpus DIR --out OUT)");
+        }
+    }
+
+    /** {@code --config C --measured M [--workload W]}: today's single-file mode. */
+    private int files(Map<String, Double> limits) {
+        PrintWriter o = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         Validation v = reportingUserErrors(err, () -> {
             SimConfig cfg = load(config, workload, overrides, err);
             MeasuredRun m = MeasuredRun.read(measured);
@@ -128,6 +218,72 @@ public final class ValidateCommand implements Callable<Integer> {
             return Main.USAGE;
         }
         o.print(table(v));
+        List<String> exceeded = exceeded(v, limits);
+        Path dir = out == null ? DEFAULT_OUT : out;
+        AtomicFiles.writeString(dir.resolve("validation.json"), json(v, limits, exceeded));
+        o.println("wrote " + dir.resolve("validation.json").toAbsolutePath().normalize());
+        o.flush();
+        return verdict(err, exceeded);
+    }
+
+    /** {@code --run DIR}: one run folder. */
+    private int run(Map<String, Double> limits) {
+        PrintWriter o = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        Corpus.Result r = reportingUserErrors(err, () -> Corpus.evaluate(RunFolder.read(run), config, overrides));
+        if (r == null) {
+            return Main.USAGE;
+        }
+        Main.warn(err, r.warnings());
+        o.print(describe(r));
+        o.print(table(r.validation()));
+        List<String> exceeded = exceeded(r.validation(), limits);
+        Path dir = out == null ? DEFAULT_OUT : out;
+        AtomicFiles.writeString(dir.resolve("validation.json"), json(r.validation(), limits, exceeded, r));
+        o.println("wrote " + dir.resolve("validation.json").toAbsolutePath().normalize());
+        o.flush();
+        return verdict(err, exceeded);
+    }
+
+    /** {@code --corpus DIR --out OUT}: every run folder of DIR, one table row each. */
+    private int corpus(Map<String, Double> limits) {
+        PrintWriter o = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        List<RunFolder> runs = reportingUserErrors(err, () -> RunFolder.corpus(corpus));
+        if (runs == null) {
+            return Main.USAGE;
+        }
+        Set<String> warned = new LinkedHashSet<>();
+        List<String> exceeded = new ArrayList<>();
+        int[] done = {0};
+        List<Corpus.Result> results = reportingUserErrors(
+                err,
+                () -> Corpus.evaluate(runs, config, overrides, threads, r -> {
+                    List<String> ex = exceeded(r.validation(), limits);
+                    ex.forEach(e -> exceeded.add(r.run().name() + ": " + e));
+                    AtomicFiles.writeString(
+                            out.resolve(r.run().name()).resolve("validation.json"),
+                            json(r.validation(), limits, ex, r));
+                    for (String w : r.warnings()) {
+                        if (warned.add(w)) {
+                            Main.warn(err, List.of(w));
+                        }
+                    }
+                    err.printf(Locale.ROOT, "validated %s (%d/%d)%n", r.run().name(), ++done[0], runs.size());
+                    err.flush();
+                }));
+        if (results == null) {
+            return Main.USAGE;
+        }
+        o.print(corpusTable(results));
+        AtomicFiles.writeString(out.resolve("corpus.csv"), corpusCsv(results));
+        o.println("wrote " + out.resolve("corpus.csv").toAbsolutePath().normalize() + " and " + results.size()
+                + " validation.json files");
+        o.flush();
+        return verdict(err, exceeded);
+    }
+
+    private static List<String> exceeded(Validation v, Map<String, Double> limits) {
         List<String> exceeded = new ArrayList<>();
         for (var e : limits.entrySet()) {
             String[] k = e.getKey().split("_", 2);
@@ -137,15 +293,152 @@ public final class ValidateCommand implements Callable<Integer> {
                 exceeded.add(String.format(Locale.ROOT, "%s %s error %.1f%% > %.1f%%", k[0], stat, err2, e.getValue()));
             }
         }
-        AtomicFiles.writeString(out.resolve("validation.json"), json(v, limits, exceeded));
-        o.println("wrote " + out.resolve("validation.json").toAbsolutePath().normalize());
-        o.flush();
+        return exceeded;
+    }
+
+    private static int verdict(PrintWriter err, List<String> exceeded) {
         if (!exceeded.isEmpty()) {
             err.println("tolerance exceeded: " + String.join("; ", exceeded));
             err.flush();
             return Main.FAILURE;
         }
         return Main.OK;
+    }
+
+    /** The run's deployment and KV pool check, one line each. */
+    static String describe(Corpus.Result r) {
+        RunFolder f = r.run();
+        RunFolder.NumGpuBlocksCheck b = r.numGpuBlocks();
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(
+                Locale.ROOT,
+                "run %s: %s, %s, TP %d, DP %d, EP %d, %s timing%s%n",
+                f.name(),
+                f.gpu(),
+                f.model(),
+                f.tensorParallel(),
+                f.dataParallel(),
+                f.expertParallel(),
+                f.clientSide() ? "client-side" : "engine-side",
+                r.measuredFailed() > 0 ? ", " + r.measuredFailed() + " failed requests skipped" : ""));
+        sb.append(String.format(
+                Locale.ROOT,
+                "num_gpu_blocks: stated %s, derived %s%s, used %d%n",
+                b.stated() == null ? "-" : b.stated().toString(),
+                b.derived() == null
+                        ? "- (" + b.derivedProblem() + ")"
+                        : b.derived().toString(),
+                Double.isNaN(b.derivedVsStatedPct())
+                        ? ""
+                        : String.format(Locale.ROOT, " (%+.1f%% vs stated)", b.derivedVsStatedPct()),
+                b.used()));
+        return sb.toString();
+    }
+
+    /** corpus.csv: one row per run, the error columns in %, empty where unknown. */
+    static String corpusCsv(List<Corpus.Result> results) {
+        StringBuilder sb = new StringBuilder(CORPUS_HEADER).append('\n');
+        for (Corpus.Result r : results) {
+            RunFolder f = r.run();
+            List<String> cells = new ArrayList<>(List.of(
+                    f.name(),
+                    f.gpu(),
+                    f.model(),
+                    Integer.toString(f.tensorParallel()),
+                    Integer.toString(f.dataParallel())));
+            for (String[] c : CORPUS_ERRORS) {
+                double e = r.validation().metrics().get(c[0]).errorPct(c[1]);
+                cells.add(Double.isFinite(e) ? Numbers.fixedString(e, 3) : "");
+            }
+            cells.add(Long.toString(
+                    r.validation().metrics().get("e2e_ms").measured().count()));
+            cells.add(
+                    r.numGpuBlocks().stated() == null
+                            ? ""
+                            : r.numGpuBlocks().stated().toString());
+            cells.add(
+                    r.numGpuBlocks().derived() == null
+                            ? ""
+                            : r.numGpuBlocks().derived().toString());
+            cells.add(Boolean.toString(f.clientSide()));
+            sb.append(String.join(",", cells)).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** The corpus as an aligned table, one row per run, then the mean |error| of each error column. */
+    static String corpusTable(List<Corpus.Result> results) {
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {
+            "run",
+            "gpu",
+            "model",
+            "TP",
+            "DP",
+            "TTFT mean%",
+            "TPOT mean%",
+            "E2E mean%",
+            "TTFT p99%",
+            "E2E p99%",
+            "TPOT p99%",
+            "requests",
+            "blocks stated",
+            "blocks derived",
+            "timing"
+        });
+        double[] sum = new double[CORPUS_ERRORS.size()];
+        int[] n = new int[CORPUS_ERRORS.size()];
+        for (Corpus.Result r : results) {
+            RunFolder f = r.run();
+            String[] row = new String[15];
+            row[0] = f.name();
+            row[1] = f.gpu();
+            row[2] = f.model();
+            row[3] = Integer.toString(f.tensorParallel());
+            row[4] = Integer.toString(f.dataParallel());
+            for (int i = 0; i < CORPUS_ERRORS.size(); i++) {
+                String[] c = CORPUS_ERRORS.get(i);
+                double e = r.validation().metrics().get(c[0]).errorPct(c[1]);
+                row[5 + i] = Double.isFinite(e) ? String.format(Locale.ROOT, "%+.1f", e) : "-";
+                if (Double.isFinite(e)) {
+                    sum[i] += Math.abs(e);
+                    n[i]++;
+                }
+            }
+            row[11] = Long.toString(
+                    r.validation().metrics().get("e2e_ms").measured().count());
+            RunFolder.NumGpuBlocksCheck b = r.numGpuBlocks();
+            row[12] = b.stated() == null ? "-" : b.stated().toString();
+            row[13] = b.derived() == null ? "-" : b.derived().toString();
+            row[14] = f.clientSide() ? "client" : "engine";
+            rows.add(row);
+        }
+        String[] mean = new String[15];
+        java.util.Arrays.fill(mean, "");
+        mean[0] = "mean |error|";
+        for (int i = 0; i < sum.length; i++) {
+            mean[5 + i] = n[i] == 0 ? "-" : String.format(Locale.ROOT, "%.1f", sum[i] / n[i]);
+        }
+        rows.add(mean);
+        int[] width = new int[15];
+        for (String[] row : rows) {
+            for (int i = 0; i < row.length; i++) {
+                width[i] = Math.max(width[i], row[i].length());
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String[] row : rows) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < row.length; i++) {
+                boolean text = i < 3 || i == 14;
+                String cell = text
+                        ? String.format(Locale.ROOT, "%-" + width[i] + "s", row[i])
+                        : String.format(Locale.ROOT, "%" + width[i] + "s", row[i]);
+                line.append(i == 0 ? "" : "  ").append(cell);
+            }
+            sb.append(line.toString().stripTrailing()).append('\n');
+        }
+        return sb.toString();
     }
 
     static Map<String, Double> parseTolerance(List<String> specs) {
@@ -210,8 +503,51 @@ public final class ValidateCommand implements Callable<Integer> {
     }
 
     static String json(Validation v, Map<String, Double> limits, List<String> exceeded) {
+        return json(v, limits, exceeded, null);
+    }
+
+    /** validation.json: the comparison, and with a run folder ({@code r} non-null) a {@code run} object first. */
+    static String json(Validation v, Map<String, Double> limits, List<String> exceeded, Corpus.Result r) {
         JsonNodeFactory f = JsonNodeFactory.instance;
         ObjectNode root = f.objectNode();
+        if (r != null) {
+            RunFolder folder = r.run();
+            ObjectNode run = root.putObject("run");
+            run.put("name", folder.name());
+            run.put("gpu", folder.gpu());
+            run.put("model", folder.model());
+            run.put("tensor_parallel", folder.tensorParallel());
+            run.put("data_parallel", folder.dataParallel());
+            run.put("expert_parallel", folder.expertParallel());
+            run.put("client_side", folder.clientSide());
+            run.put("measured_failed", r.measuredFailed());
+            if (folder.sharedPrefix() != null && !folder.tokenIds()) {
+                ObjectNode sp = run.putObject("shared_prefix");
+                sp.put("tokens", folder.sharedPrefix().tokens());
+                sp.put("groups", folder.sharedPrefix().groups());
+            } else {
+                run.putNull("shared_prefix");
+            }
+            RunFolder.NumGpuBlocksCheck b = r.numGpuBlocks();
+            ObjectNode blocks = run.putObject("num_gpu_blocks");
+            if (b.stated() == null) {
+                blocks.putNull("stated");
+            } else {
+                blocks.put("stated", b.stated());
+            }
+            if (b.derived() == null) {
+                blocks.putNull("derived");
+                blocks.put("derived_problem", b.derivedProblem());
+            } else {
+                blocks.put("derived", b.derived());
+            }
+            blocks.put("used", b.used());
+            if (Double.isNaN(b.derivedVsStatedPct())) {
+                blocks.putNull("derived_vs_stated_pct");
+            } else {
+                blocks.put("derived_vs_stated_pct", Numbers.fixed(b.derivedVsStatedPct(), 3));
+            }
+        }
         ObjectNode metrics = root.putObject("metrics");
         for (var e : v.metrics().entrySet()) {
             ObjectNode m = metrics.putObject(e.getKey());

@@ -34,7 +34,9 @@ class TraceCommandTest {
     void stats_unknownFormat_isAUsageError() {
         CliRun r = run("trace", "stats", FIXTURES.resolve("sessions.jsonl").toString(), "--format", "csv");
         assertThat(r.exit()).isEqualTo(Main.USAGE);
-        assertThat(r.err()).contains("unknown trace format 'csv'").contains("mooncake, azure, vllm_bench, servesim");
+        assertThat(r.err())
+                .contains("unknown trace format 'csv'")
+                .contains("mooncake, azure, vllm_bench, measured, servesim");
     }
 
     @Test

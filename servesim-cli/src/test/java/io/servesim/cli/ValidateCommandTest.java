@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -83,5 +84,130 @@ class ValidateCommandTest {
                 "validate", "--config", cfg.toString(), "--measured", measured.toString(), "--tolerance", "speed=3");
         assertThat(tol.exit()).isEqualTo(Main.USAGE);
         assertThat(tol.err()).contains("unknown metric 'speed'");
+    }
+
+    private static final Path CORPUS = Path.of("../servesim-core/src/test/resources/corpus");
+
+    @Test
+    void corpus_writesOneCsvRowAndOneValidationJsonPerRun_andATableWithTheMeanErrors() throws IOException {
+        Path out = tmp.resolve("corpus");
+        CliRun r = CliRun.of("validate", "--corpus", CORPUS.toString(), "--out", out.toString(), "--threads", "2");
+        assertThat(r.exit()).as(r.err()).isZero();
+        List<String> csv = Files.readAllLines(out.resolve("corpus.csv"));
+        assertThat(csv.get(0))
+                .startsWith("run,gpu,model,tensor_parallel,data_parallel,ttft_mean_err_pct,tpot_mean_err_pct,"
+                        + "e2e_mean_err_pct,ttft_p99_err_pct,e2e_p99_err_pct")
+                .isEqualTo(ValidateCommand.CORPUS_HEADER)
+                .endsWith("tpot_p99_err_pct,requests,num_gpu_blocks_stated,num_gpu_blocks_derived,client_side");
+        assertThat(csv).hasSize(3);
+        String[] blis = csv.get(1).split(",", -1);
+        String[] sharegpt = csv.get(2).split(",", -1);
+        assertThat(blis).startsWith("blis_H100_Llama-2-7b_tp1_codegen", "h100-sxm", "llama-2-7b", "1", "1");
+        assertThat(sharegpt).startsWith("llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1", "rtx-pro-6000", "llama-3.1-8b");
+        for (String[] row : List.of(blis, sharegpt)) {
+            assertThat(row).hasSize(15);
+            for (int i = 3; i < 14; i++) {
+                if (!row[i].isEmpty()) {
+                    assertThat(Double.parseDouble(row[i]))
+                            .as(row[0] + " column " + i)
+                            .isFinite();
+                }
+            }
+            assertThat(row[14]).isIn("true", "false");
+            assertThat(Files.isRegularFile(out.resolve(row[0]).resolve("validation.json")))
+                    .isTrue();
+        }
+        assertThat(blis[11]).isEqualTo("120");
+        assertThat(blis[12]).isEqualTo("7462"); // stated, and derived beside it
+        assertThat(blis[13]).isNotEmpty();
+        assertThat(blis[14]).isEqualTo("true"); // client-side timing
+        assertThat(sharegpt[11]).isEqualTo("60");
+        assertThat(sharegpt[12]).isEmpty(); // not stated
+        assertThat(sharegpt[14]).isEqualTo("false");
+        List<String> table = r.out().lines().toList();
+        assertThat(table.get(0)).startsWith("run").contains("TTFT mean%").contains("blocks derived");
+        assertThat(table.get(1)).startsWith("blis_H100_Llama-2-7b_tp1_codegen");
+        assertThat(table.get(2)).startsWith("llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1");
+        assertThat(table.get(3)).startsWith("mean |error|");
+        assertThat(table.get(1).indexOf("h100-sxm")).isEqualTo(table.get(2).indexOf("rtx-pro-6000")); // aligned
+
+        JsonNode run = JsonMapper.builder()
+                .build()
+                .readTree(out.resolve("blis_H100_Llama-2-7b_tp1_codegen/validation.json")
+                        .toFile())
+                .get("run");
+        assertThat(run.get("model").asString()).isEqualTo("llama-2-7b");
+        assertThat(run.get("client_side").asBoolean()).isTrue();
+        assertThat(run.get("num_gpu_blocks").get("stated").asInt()).isEqualTo(7462);
+        assertThat(run.get("num_gpu_blocks").get("used").asInt()).isEqualTo(7462);
+        assertThat(run.get("num_gpu_blocks").get("derived").asInt()).isEqualTo(Integer.parseInt(blis[13]));
+
+        Path single = tmp.resolve("single");
+        CliRun one = CliRun.of("validate", "--corpus", CORPUS.toString(), "--out", single.toString());
+        assertThat(one.out())
+                .isEqualTo(r.out()
+                        .replace(
+                                out.toAbsolutePath().normalize().toString(),
+                                single.toAbsolutePath().normalize().toString()));
+        assertThat(Files.readString(single.resolve("corpus.csv")))
+                .isEqualTo(Files.readString(out.resolve("corpus.csv")));
+    }
+
+    @Test
+    void run_printsTheDeploymentAndWritesValidationJsonWithTheRunObject() throws IOException {
+        Path out = tmp.resolve("one");
+        CliRun r = CliRun.of(
+                "validate",
+                "--run",
+                CORPUS.resolve("blis_H100_Llama-2-7b_tp1_codegen").toString(),
+                "--out",
+                out.toString(),
+                "--set",
+                "timing.roofline.mfu=0.5");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out())
+                .contains("run blis_H100_Llama-2-7b_tp1_codegen: h100-sxm, llama-2-7b, TP 1, DP 1, EP 1, client-side")
+                .contains("num_gpu_blocks: stated 7462, derived ")
+                .contains("ttft mean");
+        JsonNode v = JsonMapper.builder()
+                .build()
+                .readTree(out.resolve("validation.json").toFile());
+        assertThat(v.get("run").get("name").asString()).isEqualTo("blis_H100_Llama-2-7b_tp1_codegen");
+        assertThat(v.get("run").get("shared_prefix").get("tokens").asInt()).isEqualTo(100);
+        assertThat(v.get("metrics").get("ttft_ms").get("measured_count").asInt())
+                .isEqualTo(120);
+        assertThat(v.get("passed").asBoolean()).isTrue();
+    }
+
+    @Test
+    void modesThatDoNotMix_andRunErrors_areOneLineUsageErrors() throws IOException {
+        String dir = CORPUS.resolve("blis_H100_Llama-2-7b_tp1_codegen").toString();
+        CliRun both = CliRun.of("validate", "--run", dir, "--corpus", CORPUS.toString(), "--out", "x");
+        assertThat(both.exit()).isEqualTo(Main.USAGE);
+        assertThat(both.err()).contains("--run and --corpus are mutually exclusive");
+        CliRun noOut = CliRun.of("validate", "--corpus", CORPUS.toString());
+        assertThat(noOut.exit()).isEqualTo(Main.USAGE);
+        assertThat(noOut.err()).contains("--corpus needs --out");
+        CliRun mixed = CliRun.of("validate", "--run", dir, "--measured", "m.csv");
+        assertThat(mixed.exit()).isEqualTo(Main.USAGE);
+        assertThat(mixed.err()).contains("leave out --measured");
+        CliRun nothing = CliRun.of("validate");
+        assertThat(nothing.exit()).isEqualTo(Main.USAGE);
+        assertThat(nothing.err()).contains("missing --config");
+        CliRun threads = CliRun.of("validate", "--corpus", CORPUS.toString(), "--out", "x", "--threads", "0");
+        assertThat(threads.exit()).isEqualTo(Main.USAGE);
+        assertThat(threads.err()).contains("--threads must be >= 1");
+
+        Path bad = tmp.resolve("corpus/bad_run");
+        Files.createDirectories(bad);
+        for (String f : List.of("workload.jsonl", "measured.jsonl")) {
+            Files.copy(Path.of(dir).resolve(f), bad.resolve(f));
+        }
+        Files.writeString(
+                bad.resolve("meta.json"),
+                Files.readString(Path.of(dir).resolve("meta.json")).replace("\"tensor_parallel\": 1,", ""));
+        CliRun broken = CliRun.of("validate", "--corpus", tmp.resolve("corpus").toString(), "--out", "x");
+        assertThat(broken.exit()).isEqualTo(Main.USAGE);
+        assertThat(broken.err().strip()).isEqualTo("config error: run bad_run: meta.json: tensor_parallel: missing");
     }
 }

@@ -1,6 +1,7 @@
 package io.servesim.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
  * A trace replay: which file and format, and how to replay it.
@@ -18,6 +19,8 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  * @param outputTokensOverride replace every row's output length, or null
  * @param outputTokensCap cap every row's output length, or null
  * @param skipBadLines count and skip malformed rows (listed in summary.json) instead of failing
+ * @param sharedPrefix an approximate shared system prompt for rows without token or hash ids, or null (left out of
+ *     written configs while null, so configs and canonical.json recorded before the key existed are unchanged)
  */
 public record TraceConfig(
         TraceFormat format,
@@ -31,7 +34,8 @@ public record TraceConfig(
         Integer concurrency,
         Integer outputTokensOverride,
         Integer outputTokensCap,
-        boolean skipBadLines) {
+        boolean skipBadLines,
+        @JsonInclude(JsonInclude.Include.NON_NULL) SharedPrefixConfig sharedPrefix) {
     /** When first turns arrive ({@code workload.trace.arrival}). */
     public enum Arrival implements Named {
         /** Authored timestamps. */

@@ -13,6 +13,13 @@ public enum TraceFormat implements Named {
     AZURE("azure", "Azure LLM inference CSV: timestamps and lengths only", false, false, false),
     /** vLLM-bench / LLMServingSim JSONL. */
     VLLM_BENCH("vllm_bench", "vLLM-bench / LLMServingSim JSONL with real token ids", true, true, false),
+    /** The workload.jsonl of a measured-run folder. */
+    MEASURED(
+            "measured",
+            "a measured run's workload.jsonl: arrival_s, input_tokens, output_tokens, optional prompt_token_ids",
+            false,
+            true,
+            false),
     /** servesim's own JSONL. */
     SERVESIM("servesim", "servesim's native JSONL, the superset every format converts to", true, true, true);
 

@@ -25,6 +25,11 @@ public record GpuSpec(
         double linkGbytesPerS,
         String source) {
 
+    /** Whether GPUs talk over NVLink ({@code link} starts with {@code nvlink}) rather than PCIe. */
+    public boolean hasNvlink() {
+        return link.startsWith("nvlink");
+    }
+
     /** Device memory in bytes. */
     public double memoryBytes() {
         return memoryGib * (1L << 30);

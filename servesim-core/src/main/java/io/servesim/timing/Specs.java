@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import tools.jackson.core.JacksonException;
@@ -189,6 +190,85 @@ public final class Specs {
             throw new ConfigException(field, name + ": '" + key + "' must be a positive integer, got " + v);
         }
         return v.asInt();
+    }
+
+    /** The Hugging Face ids a preset model answers to ({@code hf_ids} in models.yaml). */
+    public static List<String> hfIds(String preset) {
+        return strings(MODEL_PRESETS.get(preset), "hf_ids");
+    }
+
+    /** How tools print a preset GPU ({@code names} in gpus.yaml). */
+    public static List<String> gpuNames(String preset) {
+        return strings(GPU_PRESETS.get(preset), "names");
+    }
+
+    private static List<String> strings(JsonNode preset, String key) {
+        List<String> out = new ArrayList<>();
+        JsonNode list = preset == null ? null : preset.get(key);
+        if (list != null) {
+            for (JsonNode n : list) {
+                out.add(n.asString());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The preset model a Hugging Face id names (e.g. {@code meta-llama/Llama-2-7b-hf}): one of a preset's
+     * {@code hf_ids}, or the preset's own name, compared ignoring case.
+     *
+     * @param field where the id came from, reported in errors (e.g. {@code meta.json: model})
+     */
+    public static ModelSpec modelByHfId(String id, String field) {
+        String want = id == null ? "" : id.strip();
+        for (String preset : MODEL_PRESETS.keySet()) {
+            if (preset.equalsIgnoreCase(want) || hfIds(preset).stream().anyMatch(a -> a.equalsIgnoreCase(want))) {
+                return model(preset, field);
+            }
+        }
+        List<String> known = new ArrayList<>();
+        MODEL_PRESETS.keySet().forEach(p -> known.addAll(hfIds(p)));
+        throw new ConfigException(
+                field, "unknown model '" + id + "' (known Hugging Face ids: " + String.join(", ", known) + ")");
+    }
+
+    /**
+     * The preset GPU a printed name stands for: one of a preset's {@code names} or the preset's own name, ignoring
+     * case; else the preset with the longest name that the printed one starts with, followed by a space or
+     * {@code (} (so {@code NVIDIA RTX PRO 6000 (96 GB GDDR7, ...)} is {@code rtx-pro-6000}).
+     *
+     * @param field where the name came from, reported in errors (e.g. {@code meta.json: gpu})
+     */
+    public static GpuSpec gpuByName(String printed, String field) {
+        String want = printed == null ? "" : printed.strip();
+        String lower = want.toLowerCase(Locale.ROOT);
+        String best = null;
+        int bestLength = -1;
+        for (String preset : GPU_PRESETS.keySet()) {
+            List<String> aliases = new ArrayList<>(gpuNames(preset));
+            aliases.add(preset);
+            for (String alias : aliases) {
+                String a = alias.toLowerCase(Locale.ROOT);
+                if (a.equals(lower)) {
+                    return gpu(preset, field);
+                }
+                if (lower.startsWith(a)
+                        && (lower.charAt(a.length()) == ' ' || lower.charAt(a.length()) == '(')
+                        && a.length() > bestLength) {
+                    best = preset;
+                    bestLength = a.length();
+                }
+            }
+        }
+        if (best != null) {
+            return gpu(best, field);
+        }
+        List<String> known = new ArrayList<>();
+        GPU_PRESETS.keySet().forEach(p -> known.addAll(gpuNames(p)));
+        throw new ConfigException(
+                field,
+                "unknown GPU '" + printed + "' (known: " + String.join(", ", known) + "; or a preset name: "
+                        + String.join(", ", GPU_PRESETS.keySet()) + ")");
     }
 
     /** A GPU preset by name. */

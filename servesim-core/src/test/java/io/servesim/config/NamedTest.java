@@ -97,7 +97,8 @@ class NamedTest {
                 seen.add(n.configName());
             }
         }
-        assertThat(Named.names(TraceFormat.class)).containsExactly("mooncake", "azure", "vllm_bench", "servesim");
+        assertThat(Named.names(TraceFormat.class))
+                .containsExactly("mooncake", "azure", "vllm_bench", "measured", "servesim");
         assertThat(Named.find(TraceFormat.class, "csv")).isNull();
         assertThat(Named.find(TimingType.class, "profile")).isEqualTo(TimingType.PROFILE);
     }

@@ -29,7 +29,10 @@ class SpecsTest {
                         "qwen3-30b-a3b",
                         "qwen3-235b-a22b",
                         "mixtral-8x7b",
-                        "gpt-oss-120b");
+                        "gpt-oss-120b",
+                        "llama-2-7b",
+                        "llama-2-70b",
+                        "codellama-34b");
         for (String name : Specs.modelPresets()) {
             ModelSpec m = Specs.model(name, "timing.model");
             assertThat(m.totalParams() / 1e9)
@@ -40,6 +43,90 @@ class SpecsTest {
                 assertThat(m.activeParams() / 1e9).as(name + " active").isCloseTo(active, Percentage.withPercentage(2));
             }
         }
+    }
+
+    @Test
+    void llama2AndCodeLlama_matchTheirPublishedTotals() {
+        // Llama-2-7B: MHA (32 KV heads), 4,096-token context, 32,000-token vocabulary, untied
+        ModelSpec small = Specs.model("llama-2-7b", "timing.model");
+        assertThat(small.totalParams() / 1e9).isCloseTo(6.74, Percentage.withPercentage(2));
+        assertThat(small.kvBytesPerToken(2, 1)).isEqualTo(524_288); // 2 x 32 layers x 32 heads x 128 x 2 B
+        assertThat(small.maxPositionEmbeddings()).isEqualTo(4096);
+        ModelSpec large = Specs.model("llama-2-70b", "timing.model");
+        assertThat(large.totalParams() / 1e9).isCloseTo(68.98, Percentage.withPercentage(2));
+        assertThat(large.numKvHeads()).isEqualTo(8);
+        ModelSpec code = Specs.model("codellama-34b", "timing.model");
+        assertThat(code.totalParams() / 1e9).isCloseTo(33.7, Percentage.withPercentage(2));
+        assertThat(code.maxPositionEmbeddings()).isEqualTo(16384);
+    }
+
+    @Test
+    void huggingFaceIds_resolveToPresets_ignoringCase() {
+        assertThat(Specs.modelByHfId("meta-llama/Llama-3.1-8B", "model").name()).isEqualTo("llama-3.1-8b");
+        assertThat(Specs.modelByHfId("meta-llama/llama-3.1-8b-instruct", "model")
+                        .name())
+                .isEqualTo("llama-3.1-8b");
+        assertThat(Specs.modelByHfId("mistralai/Mixtral-8x7B-Instruct-v0.1", "model")
+                        .name())
+                .isEqualTo("mixtral-8x7b");
+        assertThat(Specs.modelByHfId("meta-llama/Llama-2-7b-chat-hf", "model").name())
+                .isEqualTo("llama-2-7b");
+        assertThat(Specs.modelByHfId("codellama/CodeLlama-34b-Instruct-hf", "model")
+                        .name())
+                .isEqualTo("codellama-34b");
+        assertThat(Specs.modelByHfId("Qwen/Qwen3-8B", "model").name()).isEqualTo("qwen3-8b");
+        assertThat(Specs.modelByHfId("qwen3-32b", "model").name()).isEqualTo("qwen3-32b"); // a preset name too
+        assertThatThrownBy(() -> Specs.modelByHfId("meta-llama/Llama-2-13b-hf", "meta.json: model"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith(
+                        "meta.json: model: unknown model 'meta-llama/Llama-2-13b-hf' (known Hugging" + " Face ids: ")
+                .hasMessageContaining("meta-llama/Llama-2-70b-hf");
+        for (String preset : Specs.modelPresets()) {
+            assertThat(Specs.hfIds(preset)).as(preset).isNotEmpty();
+            for (String id : Specs.hfIds(preset)) {
+                assertThat(Specs.modelByHfId(id, "model").name()).as(id).isEqualTo(preset);
+            }
+        }
+    }
+
+    @Test
+    void printedGpuNames_resolveExactly_orByTheirLongestKnownStart() {
+        assertThat(Specs.gpuByName("NVIDIA H100 80GB HBM3", "gpu").name()).isEqualTo("h100-sxm");
+        assertThat(Specs.gpuByName("nvidia h100 80gb hbm3 (sxm)", "gpu").name()).isEqualTo("h100-sxm");
+        assertThat(Specs.gpuByName("H100-SXM", "gpu").name()).isEqualTo("h100-sxm");
+        assertThat(Specs.gpuByName("NVIDIA RTX PRO 6000 (96 GB GDDR7, 1,597 GB/s per the source config.json)", "gpu")
+                        .name())
+                .isEqualTo("rtx-pro-6000");
+        assertThat(Specs.gpuByName("NVIDIA RTX PRO 6000 Blackwell Server Edition", "gpu")
+                        .name())
+                .isEqualTo("rtx-pro-6000");
+        assertThat(Specs.gpuByName("RTXPRO6000", "gpu").name()).isEqualTo("rtx-pro-6000");
+        assertThat(Specs.gpuByName("NVIDIA A100-SXM4-80GB", "gpu").name()).isEqualTo("a100-sxm-80gb");
+        assertThat(Specs.gpuByName("NVIDIA L40S", "gpu").name()).isEqualTo("l40s");
+        assertThat(Specs.gpuByName("NVIDIA GeForce RTX 4090", "gpu").name()).isEqualTo("rtx-4090");
+        assertThat(Specs.gpuByName("NVIDIA H200", "gpu").name()).isEqualTo("h200-sxm");
+        assertThat(Specs.gpuByName("NVIDIA B200", "gpu").name()).isEqualTo("b200");
+        assertThat(Specs.gpuByName("b200", "gpu").name()).isEqualTo("b200"); // a preset name too
+        // a longer name is not a prefix match without a separator
+        assertThatThrownBy(() -> Specs.gpuByName("NVIDIA L40SX", "meta.json: gpu"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("meta.json: gpu: unknown GPU 'NVIDIA L40SX' (known: ")
+                .hasMessageContaining("NVIDIA A100-SXM4-80GB");
+        assertThatThrownBy(() -> Specs.gpuByName("NVIDIA H100 PCIe", "gpu")).hasMessageContaining("unknown GPU");
+        for (String preset : Specs.gpuPresets()) {
+            assertThat(Specs.gpuNames(preset)).as(preset).isNotEmpty();
+            for (String name : Specs.gpuNames(preset)) {
+                assertThat(Specs.gpuByName(name, "gpu").name()).as(name).isEqualTo(preset);
+            }
+        }
+    }
+
+    @Test
+    void nvlink_isTheLinkOfTheSxmParts_pcieOfTheOthers() {
+        assertThat(Specs.gpuPresets().stream()
+                        .filter(g -> Specs.gpu(g, "timing.gpu").hasNvlink())
+                        .toList())
+                .containsExactlyInAnyOrder("a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200");
     }
 
     @Test

@@ -23,6 +23,7 @@ public final class TraceFormats {
             case MOONCAKE -> new MooncakeReader(path, traceBlockSize);
             case AZURE -> new AzureReader(path);
             case VLLM_BENCH -> new VllmBenchReader(path);
+            case MEASURED -> new MeasuredReader(path);
             case SERVESIM -> new NativeReader(path);
         };
     }

@@ -1,5 +1,6 @@
 package io.servesim.workload.trace;
 
+import io.servesim.config.SharedPrefixConfig;
 import io.servesim.config.TraceConfig;
 import io.servesim.sim.EventHandler;
 import io.servesim.sim.EventQueue;
@@ -33,7 +34,9 @@ import java.util.SplittableRandom;
  *
  * <p>Prompt tokens: real token ids when the row has them; otherwise each hash id expands deterministically to
  * {@code block size} token ids (the same id always gives the same tokens, different ids different tokens), so
- * equal hash-id prefixes give equal engine block hashes at any engine block size; otherwise unique random tokens.
+ * equal hash-id prefixes give equal engine block hashes at any engine block size; otherwise unique random tokens,
+ * after the first min({@code shared_prefix.tokens}, length) tokens of shared-prefix group (request id mod
+ * {@code shared_prefix.groups}) when {@code shared_prefix} is set.
  *
  * <p>Why one class of this size: streaming rows, the time window and speedup, session chaining (later turns wait for
  * the previous one) and closed-loop concurrency interleave on the same reader position and session table.
@@ -42,6 +45,7 @@ public final class TraceWorkload implements Workload, EventHandler {
     private static final int FIRST_TURN = 1;
     private static final int NEXT_TURN = 2;
     private static final long HASH_TOKEN_SEED = 0x7EACE5EEDL;
+    private static final long SHARED_PREFIX_SEED = 0x5A4EDC0DEL;
     private static final int MAX_SAMPLES = 20;
 
     private final TraceConfig config;
@@ -324,12 +328,25 @@ public final class TraceWorkload implements Workload, EventHandler {
                 p[i] = hashToken(ids[i / bs], i % bs);
             }
         } else {
+            SharedPrefixConfig shared = config.sharedPrefix();
+            int common = shared == null ? 0 : Math.min(n, shared.tokens());
+            if (common > 0) {
+                long group = requestId % shared.groups();
+                for (int i = 0; i < common; i++) {
+                    p[i] = sharedPrefixToken(group, i);
+                }
+            }
             SplittableRandom rng = streams.stream(RandomStreams.REQUESTS, requestId);
-            for (int i = 0; i < n; i++) {
+            for (int i = common; i < n; i++) {
                 p[i] = rng.nextInt(Request.VOCAB);
             }
         }
         return p;
+    }
+
+    /** Token j of shared-prefix group {@code group} ({@code workload.trace.shared_prefix}). */
+    static int sharedPrefixToken(long group, int j) {
+        return (int) ((Mix64.mix(SHARED_PREFIX_SEED ^ group, j) >>> 1) % Request.VOCAB);
     }
 
     /** Token j of the block that trace hash id {@code hashId} stands for. */

@@ -1,0 +1,466 @@
+package io.servesim.validate;
+
+import io.servesim.config.ConfigException;
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.SharedPrefixConfig;
+import io.servesim.config.SimConfig;
+import io.servesim.config.TimingConfig;
+import io.servesim.timing.Deployment;
+import io.servesim.timing.ModelSpec;
+import io.servesim.timing.Specs;
+import io.servesim.workload.trace.TraceFormatException;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * One measured vLLM run in the uniform layout: a folder with {@code meta.json} (deployment and provenance),
+ * {@code workload.jsonl} (what was sent) and {@code measured.jsonl} (per-request latencies). Reading checks the
+ * deployment fields and resolves the GPU and model to presets; {@link #config} turns the deployment into a servesim
+ * config (docs/accuracy.md has the mapping). Every error is one line naming the run, the file and the field.
+ *
+ * @param name the folder's name
+ * @param dir the folder
+ * @param gpu GPU preset (from {@code gpu}, a printed GPU name)
+ * @param model model preset (from {@code model}, a Hugging Face id)
+ * @param tensorParallel {@code tensor_parallel}
+ * @param dataParallel {@code data_parallel} (null: 1)
+ * @param expertParallel {@code expert_parallel} (null: 1)
+ * @param maxNumSeqs {@code max_num_seqs}
+ * @param maxNumBatchedTokens {@code max_num_batched_tokens}
+ * @param maxModelLen {@code max_model_len}, or null (then the model's {@code max_position_embeddings}, capped by the
+ *     KV pool)
+ * @param blockSize {@code block_size}
+ * @param prefixCaching {@code enable_prefix_caching} (null: true)
+ * @param chunkedPrefill {@code enable_chunked_prefill} (null: true)
+ * @param statedNumGpuBlocks {@code num_gpu_blocks}, or null (then derived as vLLM does)
+ * @param gpuMemoryUtilization {@code gpu_memory_utilization} (null: 0.9)
+ * @param weightDtype from {@code dtype} (null: bf16)
+ * @param kvDtype from {@code kv_cache_dtype} (null or {@code auto}: the weight dtype)
+ * @param clientSide whether {@code measured_definitions} says the latencies were timed client-side (they then include
+ *     HTTP and tokenisation, which an engine simulation does not see)
+ * @param sharedPrefix the shared system prompt of {@code workload_profile.shared_prefix}, or null
+ * @param tokenIds whether the workload rows carry {@code prompt_token_ids} (judged by the first row)
+ */
+public record RunFolder(
+        String name,
+        Path dir,
+        String gpu,
+        String model,
+        int tensorParallel,
+        int dataParallel,
+        int expertParallel,
+        int maxNumSeqs,
+        int maxNumBatchedTokens,
+        Integer maxModelLen,
+        int blockSize,
+        boolean prefixCaching,
+        boolean chunkedPrefill,
+        Integer statedNumGpuBlocks,
+        double gpuMemoryUtilization,
+        TimingConfig.Dtype weightDtype,
+        TimingConfig.Dtype kvDtype,
+        boolean clientSide,
+        SharedPrefixConfig sharedPrefix,
+        boolean tokenIds) {
+
+    /** The deployment file of a run folder. */
+    public static final String META = "meta.json";
+
+    /** The workload file of a run folder. */
+    public static final String WORKLOAD = "workload.jsonl";
+
+    /** The per-request latencies of a run folder. */
+    public static final String MEASURED = "measured.jsonl";
+
+    /** meta.json fields that must be present and non-null. */
+    public static final List<String> REQUIRED = List.of(
+            "gpu",
+            "model",
+            "tensor_parallel",
+            "max_num_seqs",
+            "max_num_batched_tokens",
+            "block_size",
+            "measured_definitions");
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    /**
+     * What servesim derives for a run that states its KV pool size: the stated count, the count derived as vLLM
+     * derives it (the same config without {@code num_gpu_blocks}), and the count the simulation used.
+     *
+     * @param stated the run's {@code num_gpu_blocks}, or null
+     * @param derived servesim's derivation, or null when it failed ({@code derivedProblem} says why)
+     * @param used what the simulated config resolves to (stated unless a {@code --set} changed it)
+     * @param derivedProblem why the derivation failed, or null
+     */
+    public record NumGpuBlocksCheck(Integer stated, Integer derived, int used, String derivedProblem) {
+        /** (derived − stated) / stated in %, or NaN when either is unknown. */
+        public double derivedVsStatedPct() {
+            return stated == null || derived == null ? Double.NaN : (derived - (double) stated) / stated * 100;
+        }
+    }
+
+    /** Every subfolder of {@code dir} holding a meta.json, read, sorted by name; none is an error. */
+    public static List<RunFolder> corpus(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            throw new ConfigException("", "corpus " + dir + ": no such directory");
+        }
+        List<Path> folders;
+        try (Stream<Path> list = Files.list(dir)) {
+            folders = list.filter(p -> Files.isRegularFile(p.resolve(META)))
+                    .sorted((a, b) ->
+                            a.getFileName().toString().compareTo(b.getFileName().toString()))
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("corpus " + dir + ": cannot list: " + e.getMessage(), e);
+        }
+        if (folders.isEmpty()) {
+            throw new ConfigException("", "corpus " + dir + ": no run folders (subdirectories with a " + META + ")");
+        }
+        List<RunFolder> runs = new ArrayList<>();
+        for (Path f : folders) {
+            runs.add(read(f));
+        }
+        return runs;
+    }
+
+    /** Reads and checks a run folder's meta.json and the presence of its workload and measured files. */
+    public static RunFolder read(Path dir) {
+        Path abs = dir.toAbsolutePath().normalize();
+        String name =
+                abs.getFileName() == null ? abs.toString() : abs.getFileName().toString();
+        Meta m = new Meta(name, abs.resolve(META));
+        for (String f : List.of(WORKLOAD, MEASURED)) {
+            if (!Files.isRegularFile(abs.resolve(f))) {
+                throw new ConfigException("", "run " + name + ": " + f + ": missing");
+            }
+        }
+        for (String f : REQUIRED) {
+            m.require(f);
+        }
+        String gpu = m.wrap("gpu", () -> Specs.gpuByName(m.string("gpu"), "gpu").name());
+        ModelSpec model = m.wrap("model", () -> Specs.modelByHfId(m.string("model"), "model"));
+        int tp = m.integer("tensor_parallel", null);
+        int dp = m.integer("data_parallel", 1);
+        int pp = m.integer("pipeline_parallel", 1);
+        if (pp > 1) {
+            throw m.error(
+                    "pipeline_parallel",
+                    "is " + pp + " but servesim does not simulate pipeline parallelism (only tensor, data and"
+                            + " expert parallelism)");
+        }
+        int ep = m.integer("expert_parallel", 1);
+        if (ep > 1 && ep != tp * dp) {
+            throw m.error(
+                    "expert_parallel",
+                    "is " + ep + " but servesim splits experts over all tensor_parallel x data_parallel = " + tp * dp
+                            + " GPUs");
+        }
+        m.string("measured_definitions");
+        TimingConfig.Dtype weights = m.dtype("dtype", TimingConfig.Dtype.BF16);
+        TimingConfig.Dtype kv = m.dtype("kv_cache_dtype", weights);
+        double utilization = m.fraction("gpu_memory_utilization", 0.9);
+        int blockSize = m.integer("block_size", null);
+        Integer maxModelLen = m.has("max_model_len") ? m.integer("max_model_len", null) : null;
+        Integer blocks = m.has("num_gpu_blocks") ? m.integer("num_gpu_blocks", null) : null;
+        return new RunFolder(
+                name,
+                abs,
+                gpu,
+                model.name(),
+                tp,
+                dp,
+                ep,
+                m.integer("max_num_seqs", null),
+                m.integer("max_num_batched_tokens", null),
+                maxModelLen,
+                blockSize,
+                m.bool("enable_prefix_caching", true),
+                m.bool("enable_chunked_prefill", true),
+                blocks,
+                utilization,
+                weights,
+                kv,
+                m.string("measured_definitions").toLowerCase(Locale.ROOT).contains("client-side"),
+                m.sharedPrefix(),
+                firstRowHasTokenIds(name, abs.resolve(WORKLOAD)));
+    }
+
+    /** The {@code --set} overrides that put this run's deployment and workload into a config, in order. */
+    public List<String> overrides() {
+        List<String> sets = new ArrayList<>();
+        sets.add("workload.type=trace");
+        sets.add("workload.trace.format=measured");
+        sets.add("workload.trace.path=" + quoted(dir.resolve(WORKLOAD).toString()));
+        if (sharedPrefix != null && !tokenIds) {
+            sets.add("workload.trace.shared_prefix={tokens: " + sharedPrefix.tokens() + ", groups: "
+                    + sharedPrefix.groups() + "}");
+        }
+        sets.add("cluster.workers=1");
+        sets.add("cluster.attention_dp=" + dataParallel);
+        if (dataParallel > 1) {
+            // vLLM keeps the data-parallel ranks of an MoE model in step (dummy batches); dense ranks run freely
+            boolean moe = Specs.model(model, "timing.model").moe();
+            sets.add("cluster.dp_mode=" + (moe ? "lockstep" : "independent"));
+        }
+        sets.add("timing.model=" + model);
+        sets.add("timing.gpu=" + gpu);
+        sets.add("timing.tensor_parallel=" + tensorParallel);
+        sets.add("timing.expert_parallel=" + (expertParallel > 1));
+        sets.add("timing.weight_dtype=" + weightDtype.configName());
+        sets.add("timing.kv_dtype=" + kvDtype.configName());
+        sets.add(String.format(Locale.ROOT, "timing.gpu_memory_utilization=%s", gpuMemoryUtilization));
+        sets.add("engine.scheduler.max_num_seqs=" + maxNumSeqs);
+        sets.add("engine.scheduler.max_num_batched_tokens=" + maxNumBatchedTokens);
+        sets.add("engine.scheduler.enable_chunked_prefill=" + chunkedPrefill);
+        sets.add("engine.kv_cache.block_size=" + blockSize);
+        sets.add("engine.kv_cache.prefix_caching=" + prefixCaching);
+        sets.add("engine.kv_cache.num_gpu_blocks=" + (statedNumGpuBlocks == null ? "null" : statedNumGpuBlocks));
+        sets.add("engine.max_model_len=" + (maxModelLen == null ? "null" : maxModelLen));
+        return sets;
+    }
+
+    /**
+     * The config that replays this run: {@code base} (servesim's defaults when null) with {@link #overrides()} and
+     * then the user's {@code sets} applied, and the loader's warnings.
+     */
+    public ConfigLoader.Loaded load(Path base, List<String> sets) {
+        List<String> all = new ArrayList<>(overrides());
+        all.addAll(sets);
+        try {
+            return base == null
+                    ? ConfigLoader.fromYamlWithWarnings("", "defaults", all)
+                    : ConfigLoader.loadWithWarnings(base, all);
+        } catch (RuntimeException e) {
+            throw named(e);
+        }
+    }
+
+    /** The config that replays this run (see {@link #load}). */
+    public SimConfig config(Path base, List<String> sets) {
+        return load(base, sets).config();
+    }
+
+    /** The measured latencies (measured.jsonl, joined with workload.jsonl for the output throughput). */
+    public MeasuredRun measured() {
+        try {
+            return MeasuredRun.readRunLayout(dir.resolve(MEASURED), dir.resolve(WORKLOAD), "run " + name + ": ");
+        } catch (RuntimeException e) {
+            throw named(e);
+        }
+    }
+
+    /**
+     * Stated versus derived KV pool size for {@code config} (this run's config): the block count servesim derives as
+     * vLLM does without {@code num_gpu_blocks}, next to the stated one and the one {@code config} uses.
+     */
+    public NumGpuBlocksCheck numGpuBlocksCheck(SimConfig config) {
+        int used;
+        try {
+            used = Deployment.resolve(config).numGpuBlocks();
+        } catch (RuntimeException e) {
+            throw named(e);
+        }
+        Integer derived = null;
+        String problem = null;
+        try {
+            SimConfig without = ConfigLoader.fromYaml(
+                    ConfigLoader.toYaml(config), "run " + name, List.of("engine.kv_cache.num_gpu_blocks=null"));
+            Deployment d = Deployment.resolve(without);
+            if (d.blocksSource().equals("derived")) {
+                derived = d.numGpuBlocks();
+            } else {
+                problem = "no model and GPU to derive from";
+            }
+        } catch (ConfigException e) {
+            problem = e.getMessage();
+        }
+        return new NumGpuBlocksCheck(statedNumGpuBlocks, derived, used, problem);
+    }
+
+    /** {@code e} with its message prefixed {@code run NAME: } (unless it already is), keeping its kind. */
+    RuntimeException named(RuntimeException e) {
+        String prefix = "run " + name + ": ";
+        String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        if (msg.startsWith(prefix)) {
+            return e;
+        }
+        return switch (e) {
+            case ConfigException c -> new ConfigException("", prefix + c.getMessage());
+            case TraceFormatException t -> new TraceFormatException(prefix + t.getMessage());
+            case UncheckedIOException u -> new UncheckedIOException(prefix + u.getMessage(), u.getCause());
+            default -> e;
+        };
+    }
+
+    private static String quoted(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    private static boolean firstRowHasTokenIds(String name, Path workload) {
+        int n = 0;
+        try (BufferedReader r = Files.newBufferedReader(workload, StandardCharsets.UTF_8)) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                n++;
+                if (!line.isBlank()) {
+                    JsonNode ids = JSON.readTree(line).get("prompt_token_ids");
+                    return ids != null && !ids.isNull();
+                }
+            }
+            return false;
+        } catch (JacksonException e) {
+            throw new TraceFormatException(
+                    "run " + name + ": " + WORKLOAD + ":" + n + ": not valid JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new UncheckedIOException("run " + name + ": cannot read " + workload + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** meta.json's fields, each failure naming the run, the file and the field. */
+    private static final class Meta {
+        private final String run;
+        private final JsonNode root;
+
+        Meta(String run, Path file) {
+            this.run = run;
+            try {
+                this.root = JSON.readTree(Files.readString(file, StandardCharsets.UTF_8));
+            } catch (JacksonException e) {
+                throw new ConfigException(
+                        "", "run " + run + ": " + META + ": not valid JSON: " + e.getOriginalMessage());
+            } catch (IOException e) {
+                throw new UncheckedIOException("run " + run + ": cannot read " + file + ": " + e.getMessage(), e);
+            }
+            if (root == null || !root.isObject()) {
+                throw new ConfigException("", "run " + run + ": " + META + ": expected a JSON object");
+            }
+        }
+
+        ConfigException error(String field, String problem) {
+            return new ConfigException("", "run " + run + ": " + META + ": " + field + ": " + problem);
+        }
+
+        <T> T wrap(String field, java.util.function.Supplier<T> body) {
+            try {
+                return body.get();
+            } catch (ConfigException e) {
+                throw error(field, e.problem());
+            }
+        }
+
+        boolean has(String field) {
+            JsonNode v = root.get(field);
+            return v != null && !v.isNull();
+        }
+
+        void require(String field) {
+            if (!has(field)) {
+                throw error(field, "missing");
+            }
+        }
+
+        String string(String field) {
+            require(field);
+            JsonNode v = root.get(field);
+            if (!v.isString()) {
+                throw error(field, "expected a string, got " + v);
+            }
+            return v.stringValue();
+        }
+
+        /** A positive integer; {@code fallback} when null or absent (null fallback: required). */
+        int integer(String field, Integer fallback) {
+            if (!has(field)) {
+                if (fallback == null) {
+                    throw error(field, "missing");
+                }
+                return fallback;
+            }
+            JsonNode v = root.get(field);
+            if (!v.isIntegralNumber() || !v.canConvertToInt() || v.intValue() < 1) {
+                throw error(field, "expected a positive integer, got " + v);
+            }
+            return v.intValue();
+        }
+
+        boolean bool(String field, boolean fallback) {
+            if (!has(field)) {
+                return fallback;
+            }
+            JsonNode v = root.get(field);
+            if (!v.isBoolean()) {
+                throw error(field, "expected true, false or null, got " + v);
+            }
+            return v.booleanValue();
+        }
+
+        double fraction(String field, double fallback) {
+            if (!has(field)) {
+                return fallback;
+            }
+            JsonNode v = root.get(field);
+            if (!v.isNumber() || !(v.doubleValue() > 0) || v.doubleValue() > 1) {
+                throw error(field, "expected a number in (0, 1], got " + v);
+            }
+            return v.doubleValue();
+        }
+
+        /**
+         * A dtype as vLLM's {@code --dtype} / {@code --kv-cache-dtype} spell it: {@code fp8*} is fp8; bfloat16,
+         * float16 (and half, bf16, fp16) and {@code auto ...} are 2-byte bf16 timing; null or absent is
+         * {@code fallback}, and so is {@code auto} for the KV cache (vLLM then stores the model's dtype).
+         */
+        TimingConfig.Dtype dtype(String field, TimingConfig.Dtype fallback) {
+            if (!has(field)) {
+                return fallback;
+            }
+            String s = string(field).strip().toLowerCase(Locale.ROOT);
+            if (s.startsWith("fp8")) {
+                return TimingConfig.Dtype.FP8;
+            }
+            if (s.startsWith("auto")) {
+                return field.equals("kv_cache_dtype") ? fallback : TimingConfig.Dtype.BF16;
+            }
+            if (List.of("bfloat16", "bf16", "float16", "fp16", "half").contains(s)) {
+                return TimingConfig.Dtype.BF16;
+            }
+            throw error(
+                    field,
+                    "unsupported dtype '" + root.get(field).stringValue()
+                            + "' (bfloat16, float16, auto or fp8*; servesim times 2-byte and 1-byte elements)");
+        }
+
+        /** {@code workload_profile.shared_prefix}'s system prompt, or null when the run does not describe one. */
+        SharedPrefixConfig sharedPrefix() {
+            JsonNode p = root.path("workload_profile").path("shared_prefix");
+            if (!p.isObject()) {
+                return null;
+            }
+            JsonNode len = p.get("system_prompt_len");
+            JsonNode groups = p.get("num_unique_system_prompts");
+            if (len == null || len.isNull() || groups == null || groups.isNull()) {
+                return null;
+            }
+            String where = "workload_profile.shared_prefix.";
+            if (!len.isIntegralNumber() || !len.canConvertToInt() || len.intValue() < 1) {
+                throw error(where + "system_prompt_len", "expected a positive integer, got " + len);
+            }
+            if (!groups.isIntegralNumber() || !groups.canConvertToInt() || groups.intValue() < 1) {
+                throw error(where + "num_unique_system_prompts", "expected a positive integer, got " + groups);
+            }
+            return new SharedPrefixConfig(len.intValue(), groups.intValue());
+        }
+    }
+}

@@ -1,0 +1,306 @@
+package io.servesim.validate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.servesim.config.ConfigException;
+import io.servesim.config.SharedPrefixConfig;
+import io.servesim.config.SimConfig;
+import io.servesim.config.TimingConfig;
+import io.servesim.config.TraceFormat;
+import io.servesim.workload.trace.TraceFormatException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.assertj.core.data.Offset;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/** A measured-run folder: meta.json checked and mapped onto a config, measured.jsonl read, KV pool size checked. */
+class RunFolderTest {
+    private static final String CORPUS = "src/test/resources/corpus/";
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    @TempDir
+    Path tmp;
+
+    /** A minimal valid meta.json (H100, Llama-2-7B, every nullable field null), with {@code changes} applied. */
+    private Path run(String name, Map<String, Object> changes) throws IOException {
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("gpu", "NVIDIA H100 80GB HBM3");
+        meta.put("model", "meta-llama/Llama-2-7b-hf");
+        meta.put("dtype", null);
+        meta.put("tensor_parallel", 1);
+        meta.put("pipeline_parallel", null);
+        meta.put("data_parallel", null);
+        meta.put("expert_parallel", null);
+        meta.put("max_num_seqs", 64);
+        meta.put("max_num_batched_tokens", 1024);
+        meta.put("max_model_len", null);
+        meta.put("block_size", 16);
+        meta.put("enable_prefix_caching", null);
+        meta.put("enable_chunked_prefill", null);
+        meta.put("num_gpu_blocks", null);
+        meta.put("gpu_memory_utilization", null);
+        meta.put("measured_definitions", "Engine-side timestamps.");
+        meta.putAll(changes);
+        Path dir = tmp.resolve(name);
+        Files.createDirectories(dir);
+        ObjectNode node = JSON.valueToTree(meta);
+        Files.writeString(dir.resolve("meta.json"), JSON.writeValueAsString(node));
+        Files.writeString(dir.resolve("workload.jsonl"), """
+                {"request_id": "r0", "arrival_s": 0.0, "input_tokens": 100, "output_tokens": 3}
+                {"request_id": "r1", "arrival_s": 0.5, "input_tokens": 200, "output_tokens": 1}
+                {"request_id": "r2", "arrival_s": 1.0, "input_tokens": 300, "output_tokens": 5}
+                """);
+        Files.writeString(dir.resolve("measured.jsonl"), """
+                {"request_id": "r0", "ttft_ms": 20.0, "tpot_ms": 5.0, "e2e_ms": 30.0, "error": false}
+                {"request_id": "r1", "ttft_ms": 25.0, "tpot_ms": null, "e2e_ms": 25.0, "error": false}
+                {"request_id": "r2", "ttft_ms": null, "tpot_ms": null, "e2e_ms": null, "error": true}
+                """);
+        return dir;
+    }
+
+    private Path run(Map<String, Object> changes) throws IOException {
+        return run("x", changes);
+    }
+
+    @Test
+    void nullFields_takeTheirDocumentedDefaults() throws IOException {
+        RunFolder r = RunFolder.read(run(Map.of()));
+        assertThat(r.name()).isEqualTo("x");
+        assertThat(r.gpu()).isEqualTo("h100-sxm");
+        assertThat(r.model()).isEqualTo("llama-2-7b");
+        assertThat(r.dataParallel()).isEqualTo(1);
+        assertThat(r.expertParallel()).isEqualTo(1);
+        assertThat(r.maxModelLen()).isNull();
+        assertThat(r.prefixCaching()).isTrue();
+        assertThat(r.chunkedPrefill()).isTrue();
+        assertThat(r.statedNumGpuBlocks()).isNull();
+        assertThat(r.gpuMemoryUtilization()).isEqualTo(0.9);
+        assertThat(r.weightDtype()).isEqualTo(TimingConfig.Dtype.BF16);
+        assertThat(r.kvDtype()).isEqualTo(TimingConfig.Dtype.BF16);
+        assertThat(r.clientSide()).isFalse();
+        assertThat(r.sharedPrefix()).isNull();
+        assertThat(r.tokenIds()).isFalse();
+
+        SimConfig c = r.config(null, List.of());
+        assertThat(c.workload().trace().format()).isEqualTo(TraceFormat.MEASURED);
+        assertThat(Path.of(c.workload().trace().path())).isEqualTo(r.dir().resolve("workload.jsonl"));
+        assertThat(c.workload().trace().sharedPrefix()).isNull();
+        assertThat(c.cluster().workers()).isEqualTo(1);
+        assertThat(c.cluster().attentionDp()).isEqualTo(1);
+        assertThat(c.timing().model()).isEqualTo("llama-2-7b");
+        assertThat(c.timing().gpu()).isEqualTo("h100-sxm");
+        assertThat(c.timing().gpuMemoryUtilization()).isEqualTo(0.9);
+        assertThat(c.engine().scheduler().maxNumSeqs()).isEqualTo(64);
+        assertThat(c.engine().scheduler().maxNumBatchedTokens()).isEqualTo(1024);
+        assertThat(c.engine().kvCache().numGpuBlocks()).isNull(); // derived as vLLM does
+        assertThat(c.engine().maxModelLen()).isNull(); // the model's max_position_embeddings, capped by the pool
+        assertThat(io.servesim.timing.Deployment.resolve(c).maxModelLen()).isEqualTo(4096);
+    }
+
+    @Test
+    void statedFields_reachTheConfig_andTheUsersSetsComeLast() throws IOException {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("tensor_parallel", 2);
+        m.put("data_parallel", 2);
+        m.put("model", "mistralai/Mixtral-8x7B-v0.1");
+        m.put("expert_parallel", 4);
+        m.put("max_model_len", 4096);
+        m.put("enable_prefix_caching", false);
+        m.put("enable_chunked_prefill", true);
+        m.put("num_gpu_blocks", 20000);
+        m.put("gpu_memory_utilization", 0.85);
+        m.put("dtype", "auto (not set; model config torch_dtype=bfloat16)");
+        m.put("kv_cache_dtype", "fp8_e4m3");
+        m.put("measured_definitions", "Client-side, measured by a load generator over HTTP.");
+        m.put(
+                "workload_profile",
+                Map.of("shared_prefix", Map.of("system_prompt_len", 100, "num_unique_system_prompts", 11)));
+        RunFolder r = RunFolder.read(run(m));
+        assertThat(r.clientSide()).isTrue();
+        assertThat(r.sharedPrefix()).isEqualTo(new SharedPrefixConfig(100, 11));
+        SimConfig c = r.config(null, List.of("engine.scheduler.max_num_seqs=7"));
+        assertThat(c.workload().trace().sharedPrefix()).isEqualTo(new SharedPrefixConfig(100, 11));
+        assertThat(c.cluster().attentionDp()).isEqualTo(2);
+        assertThat(c.cluster().dpMode().configName()).isEqualTo("lockstep"); // MoE ranks step together
+        assertThat(c.timing().tensorParallel()).isEqualTo(2);
+        assertThat(c.timing().expertParallel()).isTrue();
+        assertThat(c.timing().weightDtype()).isEqualTo(TimingConfig.Dtype.BF16);
+        assertThat(c.timing().kvDtype()).isEqualTo(TimingConfig.Dtype.FP8);
+        assertThat(c.timing().gpuMemoryUtilization()).isEqualTo(0.85);
+        assertThat(c.engine().maxModelLen()).isEqualTo(4096);
+        assertThat(c.engine().kvCache().prefixCaching()).isFalse();
+        assertThat(c.engine().kvCache().numGpuBlocks()).isEqualTo(20000);
+        assertThat(c.engine().scheduler().maxNumSeqs()).isEqualTo(7); // the user's --set wins
+    }
+
+    @Test
+    void aBaseConfig_keepsWhatTheRunDoesNotState() throws IOException {
+        Path base = tmp.resolve("base.yaml");
+        Files.writeString(base, "timing: {roofline: {mfu: 0.5}}\nworkload: {seed: 7}\n");
+        SimConfig c = RunFolder.read(run(Map.of())).config(base, List.of());
+        assertThat(c.timing().roofline().mfu()).isEqualTo(0.5);
+        assertThat(c.workload().seed()).isEqualTo(7);
+        assertThat(c.timing().model()).isEqualTo("llama-2-7b");
+    }
+
+    @Test
+    void dtypes_mapToTheTimingsElementSize() throws IOException {
+        record Case(Object dtype, Object kv, TimingConfig.Dtype weights, TimingConfig.Dtype cache) {}
+        List<Case> cases = List.of(
+                new Case("bfloat16", "auto", TimingConfig.Dtype.BF16, TimingConfig.Dtype.BF16),
+                new Case("float16", null, TimingConfig.Dtype.BF16, TimingConfig.Dtype.BF16),
+                new Case(
+                        "auto (not set; model config torch_dtype=float16)",
+                        null,
+                        TimingConfig.Dtype.BF16,
+                        TimingConfig.Dtype.BF16),
+                new Case("fp8", "auto", TimingConfig.Dtype.FP8, TimingConfig.Dtype.FP8),
+                new Case("FP8_E4M3", "bfloat16", TimingConfig.Dtype.FP8, TimingConfig.Dtype.BF16),
+                new Case("bfloat16", "fp8_e5m2", TimingConfig.Dtype.BF16, TimingConfig.Dtype.FP8));
+        int i = 0;
+        for (Case k : cases) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("dtype", k.dtype());
+            m.put("kv_cache_dtype", k.kv());
+            RunFolder r = RunFolder.read(run("d" + i++, m));
+            assertThat(r.weightDtype()).as(k.toString()).isEqualTo(k.weights());
+            assertThat(r.kvDtype()).as(k.toString()).isEqualTo(k.cache());
+        }
+        assertThatThrownBy(() -> RunFolder.read(run(Map.of("dtype", "int4-awq"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("run x: meta.json: dtype: unsupported dtype 'int4-awq'");
+    }
+
+    @Test
+    void eachMissingRequiredField_isAnErrorNamingTheRunAndTheField() throws IOException {
+        for (String field : RunFolder.REQUIRED) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put(field, null);
+            Path dir = run("run_" + field, m);
+            assertThatThrownBy(() -> RunFolder.read(dir))
+                    .as(field)
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessage("run run_" + field + ": meta.json: " + field + ": missing");
+        }
+    }
+
+    @Test
+    void badValues_areOneLineErrorsNamingTheRunAndTheField() throws IOException {
+        assertThatThrownBy(() -> RunFolder.read(run(Map.of("gpu", "Foo"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("run x: meta.json: gpu: unknown GPU 'Foo' (known: ")
+                .hasMessageContaining("NVIDIA H100 80GB HBM3");
+        assertThatThrownBy(() -> RunFolder.read(run(Map.of("model", "acme/Giant-1T"))))
+                .hasMessageStartingWith(
+                        "run x: meta.json: model: unknown model 'acme/Giant-1T' (known Hugging Face" + " ids: ")
+                .hasMessageContaining("meta-llama/Llama-2-7b-hf");
+        assertThatThrownBy(() -> RunFolder.read(run(Map.of("pipeline_parallel", 2))))
+                .hasMessageStartingWith("run x: meta.json: pipeline_parallel: is 2 but servesim does not simulate"
+                        + " pipeline parallelism");
+        assertThatThrownBy(() -> RunFolder.read(run(Map.of("tensor_parallel", "two"))))
+                .hasMessage("run x: meta.json: tensor_parallel: expected a positive integer, got \"two\"");
+        assertThatThrownBy(() -> RunFolder.read(run(Map.of("gpu_memory_utilization", 1.5))))
+                .hasMessage("run x: meta.json: gpu_memory_utilization: expected a number in (0, 1], got 1.5");
+        assertThatThrownBy(() -> RunFolder.read(run(Map.of("enable_prefix_caching", "yes"))))
+                .hasMessage("run x: meta.json: enable_prefix_caching: expected true, false or null, got \"yes\"");
+        assertThatThrownBy(() -> RunFolder.read(run(Map.of("tensor_parallel", 2, "expert_parallel", 8))))
+                .hasMessageStartingWith("run x: meta.json: expert_parallel: is 8 but servesim splits experts over");
+        Path noMeasured = run(Map.of());
+        Files.delete(noMeasured.resolve("measured.jsonl"));
+        assertThatThrownBy(() -> RunFolder.read(noMeasured)).hasMessage("run x: measured.jsonl: missing");
+        Path badJson = run("y", Map.of());
+        Files.writeString(badJson.resolve("meta.json"), "{\"gpu\": ");
+        assertThatThrownBy(() -> RunFolder.read(badJson)).hasMessageStartingWith("run y: meta.json: not valid JSON");
+    }
+
+    @Test
+    void measured_skipsAndCountsFailedRequests_tpotOnlyWhereStated_andJoinsTheWorkloadForThroughput()
+            throws IOException {
+        MeasuredRun m = RunFolder.read(run(Map.of())).measured();
+        assertThat(m.ttftMs()).containsExactly(20.0, 25.0);
+        assertThat(m.tpotMs()).containsExactly(5.0); // r1 has one output token: no TPOT
+        assertThat(m.e2eMs()).containsExactly(30.0, 25.0);
+        assertThat(m.failedRequests()).isEqualTo(1);
+        // successful requests: arrivals 0 and 0.5 s, last token at 0.5 + 0.025 s; 3 + 1 output tokens
+        assertThat(m.durationS()).isCloseTo(0.525, Offset.offset(1e-12));
+        assertThat(m.outputTokens()).isEqualTo(4);
+        // the same file read on its own: the layout is recognised by its ttft_ms rows
+        MeasuredRun alone = MeasuredRun.read(tmp.resolve("x/measured.jsonl"));
+        assertThat(alone.ttftMs()).containsExactly(20.0, 25.0);
+        assertThat(alone.durationS()).isNaN();
+    }
+
+    @Test
+    void malformedMeasuredRows_nameTheRunFileLineAndField() throws IOException {
+        Path dir = run(Map.of());
+        RunFolder r = RunFolder.read(dir);
+        Files.writeString(dir.resolve("measured.jsonl"), """
+                {"request_id": "r0", "ttft_ms": 20.0, "tpot_ms": 5.0, "e2e_ms": 30.0, "error": false}
+                {"request_id": "r1", "ttft_ms": "fast", "tpot_ms": null, "e2e_ms": 25.0}
+                {"request_id": "r2", "ttft_ms": 1, "tpot_ms": 1, "e2e_ms": 5}
+                """);
+        assertThatThrownBy(r::measured)
+                .isInstanceOf(TraceFormatException.class)
+                .hasMessage("run x: measured.jsonl:2: ttft_ms: expected a number, got \"fast\"");
+        Files.writeString(dir.resolve("measured.jsonl"), """
+                {"request_id": "r0", "ttft_ms": 20.0, "tpot_ms": 5.0, "e2e_ms": 30.0}
+                {"request_id": "r2", "ttft_ms": 1, "tpot_ms": 1, "e2e_ms": 5}
+                """);
+        assertThatThrownBy(r::measured)
+                .hasMessage("run x: measured.jsonl:2: request_id: is \"r2\" but workload.jsonl:2 has \"r1\"");
+    }
+
+    @Test
+    void numGpuBlocks_statedIsUsed_andComparedWithServesimsDerivation() throws IOException {
+        RunFolder r = RunFolder.read(run(Map.of("num_gpu_blocks", 7462)));
+        SimConfig c = r.config(null, List.of());
+        RunFolder.NumGpuBlocksCheck check = r.numGpuBlocksCheck(c);
+        assertThat(check.stated()).isEqualTo(7462);
+        assertThat(check.used()).isEqualTo(7462);
+        assertThat(check.derived()).isBetween(7000, 8000); // Llama-2-7B bf16 on one H100: 0.5 MiB KV per token
+        assertThat(check.derivedVsStatedPct()).isEqualTo((check.derived() - 7462.0) / 7462 * 100);
+        RunFolder unstated = RunFolder.read(run("u", Map.of()));
+        RunFolder.NumGpuBlocksCheck derivedOnly = unstated.numGpuBlocksCheck(unstated.config(null, List.of()));
+        assertThat(derivedOnly.stated()).isNull();
+        assertThat(derivedOnly.used()).isEqualTo(derivedOnly.derived());
+        assertThat(derivedOnly.derivedVsStatedPct()).isNaN();
+    }
+
+    @Test
+    void corpus_readsEveryFolderWithAMetaJson_sortedByName() throws IOException {
+        List<RunFolder> runs = RunFolder.corpus(Path.of(CORPUS));
+        assertThat(runs)
+                .extracting(RunFolder::name)
+                .containsExactly("blis_H100_Llama-2-7b_tp1_codegen", "llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1");
+        RunFolder blis = runs.get(0);
+        assertThat(blis.gpu()).isEqualTo("h100-sxm"); // "NVIDIA H100 80GB HBM3 (SXM)"
+        assertThat(blis.model()).isEqualTo("llama-2-7b");
+        assertThat(blis.statedNumGpuBlocks()).isEqualTo(7462);
+        assertThat(blis.maxModelLen()).isEqualTo(4096);
+        assertThat(blis.clientSide()).isTrue();
+        assertThat(blis.sharedPrefix()).isEqualTo(new SharedPrefixConfig(100, 11));
+        assertThat(blis.tokenIds()).isFalse();
+        RunFolder sharegpt = runs.get(1);
+        assertThat(sharegpt.gpu()).isEqualTo("rtx-pro-6000"); // "NVIDIA RTX PRO 6000 (96 GB GDDR7, ...)"
+        assertThat(sharegpt.model()).isEqualTo("llama-3.1-8b");
+        assertThat(sharegpt.statedNumGpuBlocks()).isNull();
+        assertThat(sharegpt.clientSide()).isFalse();
+        assertThat(sharegpt.tokenIds()).isTrue();
+
+        Files.createDirectories(tmp.resolve("empty/sub"));
+        assertThatThrownBy(() -> RunFolder.corpus(tmp.resolve("empty")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("no run folders");
+        run("b", Map.of());
+        run("a", Map.of("gpu", "Foo"));
+        assertThatThrownBy(() -> RunFolder.corpus(tmp)).hasMessageStartingWith("run a: meta.json: gpu: unknown GPU");
+    }
+}
