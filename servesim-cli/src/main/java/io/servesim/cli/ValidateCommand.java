@@ -312,7 +312,7 @@ public final class ValidateCommand implements Callable<Integer> {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(
                 Locale.ROOT,
-                "run %s: %s, %s, TP %d, DP %d, EP %d, %s timing%s%n",
+                "run %s: %s, %s, TP %d, DP %d, EP %d, %s timing%s%s%n",
                 f.name(),
                 f.gpu(),
                 f.model(),
@@ -320,6 +320,9 @@ public final class ValidateCommand implements Callable<Integer> {
                 f.dataParallel(),
                 f.expertParallel(),
                 f.clientSide() ? "client-side" : "engine-side",
+                f.clientSide()
+                        ? String.format(Locale.ROOT, " (+%.2f ms frontend on TTFT and E2E)", r.clientOverheadMs())
+                        : "",
                 r.measuredFailed() > 0 ? ", " + r.measuredFailed() + " failed requests skipped" : ""));
         sb.append(String.format(
                 Locale.ROOT,
@@ -520,11 +523,17 @@ public final class ValidateCommand implements Callable<Integer> {
             run.put("data_parallel", folder.dataParallel());
             run.put("expert_parallel", folder.expertParallel());
             run.put("client_side", folder.clientSide());
+            run.put("client_overhead_ms", Numbers.fixed(r.clientOverheadMs(), 6));
             run.put("measured_failed", r.measuredFailed());
             if (folder.sharedPrefix() != null && !folder.tokenIds()) {
                 ObjectNode sp = run.putObject("shared_prefix");
                 sp.put("tokens", folder.sharedPrefix().tokens());
                 sp.put("groups", folder.sharedPrefix().groups());
+                if (folder.sharedPrefix().repeatPeriod() == null) {
+                    sp.putNull("repeat_period_inferred");
+                } else {
+                    sp.put("repeat_period_inferred", folder.sharedPrefix().repeatPeriod());
+                }
             } else {
                 run.putNull("shared_prefix");
             }

@@ -40,9 +40,4 @@ public record GpuSpec(
         double tflops = dtype == TimingConfig.Dtype.FP8 && fp8Tflops > 0 ? fp8Tflops : bf16Tflops;
         return tflops * 1e12;
     }
-
-    /** Whether peers talk over NVLink (else PCIe: every TP/EP collective is slower). */
-    public boolean hasNvlink() {
-        return link.startsWith("nvlink");
-    }
 }

@@ -30,6 +30,7 @@ public final class Corpus {
      * @param numGpuBlocks stated, derived and used KV pool sizes
      * @param measuredFailed requests the measurement marks failed (left out of the measured samples)
      * @param warnings the config loader's warnings (e.g. a deprecated key in the base config)
+     * @param clientOverheadMs the frontend time added to the simulated TTFT and E2E (client-side runs; else 0)
      */
     public record Result(
             RunFolder run,
@@ -37,7 +38,8 @@ public final class Corpus {
             Validation validation,
             RunFolder.NumGpuBlocksCheck numGpuBlocks,
             int measuredFailed,
-            List<String> warnings) {
+            List<String> warnings,
+            double clientOverheadMs) {
         /** Defensive copy. */
         public Result {
             warnings = List.copyOf(warnings);
@@ -62,8 +64,15 @@ public final class Corpus {
         } catch (RuntimeException e) {
             throw run.named(e);
         }
+        double client = run.clientSide() ? CorpusFit.clientOverheadMs(config) : 0;
         return new Result(
-                run, config, Validation.of(measured, sim), blocks, measured.failedRequests(), loaded.warnings());
+                run,
+                config,
+                Validation.of(measured, sim, client),
+                blocks,
+                measured.failedRequests(),
+                loaded.warnings(),
+                client);
     }
 
     /** Evaluates every run on {@code threads} threads; the results are in the runs' order. */

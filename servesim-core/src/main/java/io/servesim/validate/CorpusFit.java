@@ -39,8 +39,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * frontend/HTTP/tokenisation time added to TTFT and E2E ({@code client_overhead_ms}, never folded into GPU terms).
  *
  * <p>Method: Levenberg–Marquardt least squares (Apache Commons Math) with the simulator in the loop and a
- * forward-difference Jacobian, in transformed coordinates (logit of fractions, log of times) so every candidate
- * stays physical. Residuals per run are the log-ratios simulated/measured of the TTFT, TPOT and E2E means (weight
+ * forward-difference Jacobian, in bounded coordinates (each coefficient a logistic function of the search variable
+ * over its physical range, {@link #bounds}) so every candidate stays physical. Residuals per run are the log-ratios simulated/measured of the TTFT, TPOT and E2E means (weight
  * 1) and the TTFT and E2E p99s (weight 1/2), softly capped at ±3 so a run that saturates in one candidate does not
  * swamp the others. During the fit each run is replayed over a window of its arrivals ({@link Case#window}); every
  * reported error replays the whole run.
@@ -67,7 +67,7 @@ public final class CorpusFit {
             CLIENT_OVERHEAD);
 
     private static final double CAP = 3.0;
-    private static final double FD_STEP = 0.02;
+    private static final double FD_STEP = 0.05;
 
     /**
      * One measured run ready to replay.
@@ -80,6 +80,9 @@ public final class CorpusFit {
      * @param window the measured latencies of the requests arriving in [{@code windowStartS}, {@code windowEndS})
      * @param windowStartS fit window start, seconds after the first arrival
      * @param windowEndS fit window end (infinite: the whole run)
+     * @param replayFromS where the windowed replay starts (before the window: it warms the engine and its prefix
+     *     cache up)
+     * @param scoredFromS the window start in the windowed replay's clock (its first replayed row arrives at 0)
      * @param clientSide whether latencies were measured by an HTTP client (then the frontend term applies)
      */
     public record Case(
@@ -91,14 +94,27 @@ public final class CorpusFit {
             MeasuredRun window,
             double windowStartS,
             double windowEndS,
+            double replayFromS,
+            double scoredFromS,
             boolean clientSide) {}
 
     /** Runs with more requests than this are fitted over a window of their arrivals (the middle fifth). */
     public static final int WINDOW_ABOVE_REQUESTS = 2000;
 
+    /** Seconds replayed before a fit window so the engine and its prefix cache are warm when the window opens. */
+    public static final double WARMUP_S = 60;
+
+    /** A case from a run folder, replayed with {@code base} (or servesim's defaults) under the run's deployment. */
+    public static Case caseOf(RunFolder run, Path base, List<String> sets) {
+        return caseOf(run.name(), run.gpu(), run.model(), run.config(base, sets), run.dir(), run.clientSide());
+    }
+
     /**
      * A case from a run folder of the measured layout: {@code workload.jsonl} gives each request's arrival, and
-     * {@code measured.jsonl} its latencies in the same order (rows with {@code error: true} are left out of both).
+     * {@code measured.jsonl} its latencies in the same order (rows with {@code error: true} are left out). Runs of
+     * more than {@link #WINDOW_ABOVE_REQUESTS} requests are fitted on the middle fifth of their span (for the
+     * two-stage runs of the shared corpus: the end of the first load stage and the start of the second), replayed
+     * from {@link #WARMUP_S} before it.
      */
     public static Case caseOf(
             String name, String gpu, String model, SimConfig config, Path runDir, boolean clientSide) {
@@ -110,11 +126,29 @@ public final class CorpusFit {
         }
         MeasuredRun all = m.select(arrival, Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY);
         if (arrival.length <= WINDOW_ABOVE_REQUESTS) {
-            return new Case(name, gpu, model, config, all, all, 0, Double.POSITIVE_INFINITY, clientSide);
+            return new Case(name, gpu, model, config, all, all, 0, Double.POSITIVE_INFINITY, 0, 0, clientSide);
         }
         double from = 0.4 * span;
         double to = 0.6 * span;
-        return new Case(name, gpu, model, config, all, m.select(arrival, from, to), from, to, clientSide);
+        double replayFrom = Math.max(0, from - WARMUP_S);
+        double firstReplayed = Double.POSITIVE_INFINITY;
+        for (double a : arrival) {
+            if (a >= replayFrom) {
+                firstReplayed = Math.min(firstReplayed, a);
+            }
+        }
+        return new Case(
+                name,
+                gpu,
+                model,
+                config,
+                all,
+                m.select(arrival, from, to),
+                from,
+                to,
+                replayFrom,
+                from - firstReplayed,
+                clientSide);
     }
 
     /**
@@ -221,6 +255,7 @@ public final class CorpusFit {
         LeastSquaresOptimizer.Optimum best;
         try {
             best = new LevenbergMarquardtOptimizer()
+                    .withInitialStepBoundFactor(1.0)
                     .withCostRelativeTolerance(1e-4)
                     .withParameterRelativeTolerance(1e-4)
                     .optimize(b.build());
@@ -305,16 +340,19 @@ public final class CorpusFit {
                     Locale.ROOT, "timing.roofline.%s=%.17g", k, p.roofline().get(k)));
         }
         MeasuredRun measured = c.measured();
+        long scoredFromNanos = Long.MIN_VALUE;
         if (windowed && Double.isFinite(c.windowEndS())) {
-            sets.add(String.format(Locale.ROOT, "workload.trace.start_ms=%.3f", c.windowStartS() * 1e3));
-            sets.add(String.format(Locale.ROOT, "workload.trace.end_ms=%.3f", c.windowEndS() * 1e3));
+            sets.add(String.format(Locale.ROOT, "workload.trace.start_ms=%.6f", c.replayFromS() * 1e3));
+            sets.add(String.format(Locale.ROOT, "workload.trace.end_ms=%.6f", c.windowEndS() * 1e3));
             measured = c.window();
+            scoredFromNanos = Math.round(c.scoredFromS() * 1e9);
         }
         SimConfig cfg = ConfigLoader.fromYaml(ConfigLoader.toYaml(c.config()), c.name(), sets);
         synchronized (this) {
             simulations++;
         }
-        return Validation.of(measured, Servesim.run(cfg).raw(), c.clientSide() ? p.clientOverheadMs() : 0);
+        return Validation.of(
+                measured, Servesim.run(cfg).raw(), c.clientSide() ? p.clientOverheadMs() : 0, scoredFromNanos);
     }
 
     private <T> List<T> parallel(List<Case> runs, java.util.function.Function<Case, T> f) {
@@ -345,21 +383,28 @@ public final class CorpusFit {
         }
     }
 
-    private static boolean isFraction(String key) {
-        return key.equals("mfu") || key.equals("mbu") || key.equals("kv_mbu") || key.equals("moe_efficiency");
+    /** The physical range each fitted coefficient is searched in (fractions of peak, µs or ms). */
+    static double[] bounds(String key) {
+        return switch (key) {
+            case "mfu" -> new double[] {0.2, 1.0};
+            case "mbu" -> new double[] {0.3, 1.0};
+            case "kv_mbu", "moe_efficiency" -> new double[] {0.2, 1.0};
+            case "layer_overhead_us" -> new double[] {0, 100};
+            case "collective_latency_us" -> new double[] {0.5, 50};
+            case "per_sequence_overhead_us" -> new double[] {0, 200};
+            case CLIENT_OVERHEAD -> new double[] {0, 30};
+            default -> throw new IllegalArgumentException(key);
+        };
     }
 
     private static double[] encode(Profile p) {
         double[] x = new double[FITTED.size()];
         for (int i = 0; i < x.length; i++) {
             String k = FITTED.get(i);
-            double v = p.get(k);
-            if (isFraction(k)) {
-                double q = Math.max(1e-4, Math.min(1 - 1e-4, v));
-                x[i] = Math.log(q / (1 - q));
-            } else {
-                x[i] = Math.log(Math.max(1e-3, v));
-            }
+            double[] b = bounds(k);
+            double q = (p.get(k) - b[0]) / (b[1] - b[0]);
+            q = Math.max(1e-3, Math.min(1 - 1e-3, q));
+            x[i] = Math.log(q / (1 - q));
         }
         return x;
     }
@@ -368,13 +413,8 @@ public final class CorpusFit {
         Profile p = base;
         for (int i = 0; i < x.length; i++) {
             String k = FITTED.get(i);
-            double v = isFraction(k) ? 1 / (1 + Math.exp(-x[i])) : Math.exp(x[i]);
-            if (isFraction(k)) {
-                v = Math.max(0.01, Math.min(1.0, v));
-            } else {
-                v = Math.min(1e6, v);
-            }
-            p = p.with(k, v);
+            double[] b = bounds(k);
+            p = p.with(k, b[0] + (b[1] - b[0]) / (1 + Math.exp(-x[i])));
         }
         return p;
     }

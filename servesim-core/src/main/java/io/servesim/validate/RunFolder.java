@@ -174,6 +174,7 @@ public record RunFolder(
         int blockSize = m.integer("block_size", null);
         Integer maxModelLen = m.has("max_model_len") ? m.integer("max_model_len", null) : null;
         Integer blocks = m.has("num_gpu_blocks") ? m.integer("num_gpu_blocks", null) : null;
+        boolean tokenIds = firstRowHasTokenIds(name, abs.resolve(WORKLOAD));
         return new RunFolder(
                 name,
                 abs,
@@ -193,8 +194,8 @@ public record RunFolder(
                 weights,
                 kv,
                 m.string("measured_definitions").toLowerCase(Locale.ROOT).contains("client-side"),
-                m.sharedPrefix(),
-                firstRowHasTokenIds(name, abs.resolve(WORKLOAD)));
+                withRepeats(m.sharedPrefix(), name, abs.resolve(WORKLOAD), tokenIds),
+                tokenIds);
     }
 
     /** The {@code --set} overrides that put this run's deployment and workload into a config, in order. */
@@ -205,7 +206,8 @@ public record RunFolder(
         sets.add("workload.trace.path=" + quoted(dir.resolve(WORKLOAD).toString()));
         if (sharedPrefix != null && !tokenIds) {
             sets.add("workload.trace.shared_prefix={tokens: " + sharedPrefix.tokens() + ", groups: "
-                    + sharedPrefix.groups() + "}");
+                    + sharedPrefix.groups() + ", repeat_period: "
+                    + (sharedPrefix.repeatPeriod() == null ? "null" : sharedPrefix.repeatPeriod()) + "}");
         }
         sets.add("cluster.workers=1");
         sets.add("cluster.attention_dp=" + dataParallel);
@@ -306,6 +308,68 @@ public record RunFolder(
 
     private static String quoted(String s) {
         return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    /** Rows whose length must equal the row {@code period} earlier for {@link #inferRepeatPeriod} to accept it. */
+    public static final double REPEAT_SHARE = 0.9;
+
+    /** The longest repeat period {@link #inferRepeatPeriod} considers. */
+    public static final int MAX_REPEAT_PERIOD = 1000;
+
+    /**
+     * The smallest period P (2 to {@link #MAX_REPEAT_PERIOD}, at most a quarter of the rows) such that at least
+     * {@link #REPEAT_SHARE} of the rows have the same prompt length as the row P earlier, or null. A benchmark that
+     * cycles through a fixed list of prompts shows this: every BLIS run of the shared corpus repeats its lengths with
+     * period 100 (98–99 % of rows), so its prompts are replayed as repeating, which decides their prefix-cache hits.
+     * An inference from lengths, reported with every validation (docs/accuracy.md).
+     */
+    public static Integer inferRepeatPeriod(int[] lengths) {
+        int n = lengths.length;
+        for (int period = 2; period <= Math.min(MAX_REPEAT_PERIOD, n / 4); period++) {
+            int same = 0;
+            int allowedMisses = (int) Math.floor((1 - REPEAT_SHARE) * (n - period));
+            int misses = 0;
+            for (int i = period; i < n && misses <= allowedMisses; i++) {
+                if (lengths[i] == lengths[i - period]) {
+                    same++;
+                } else {
+                    misses++;
+                }
+            }
+            if (misses <= allowedMisses && same > 0) {
+                return period;
+            }
+        }
+        return null;
+    }
+
+    private static SharedPrefixConfig withRepeats(
+            SharedPrefixConfig shared, String name, Path workload, boolean tokenIds) {
+        if (shared == null || tokenIds) {
+            return shared;
+        }
+        it.unimi.dsi.fastutil.ints.IntArrayList lengths = new it.unimi.dsi.fastutil.ints.IntArrayList();
+        int n = 0;
+        try (BufferedReader r = Files.newBufferedReader(workload, StandardCharsets.UTF_8)) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                n++;
+                if (!line.isBlank()) {
+                    JsonNode v = JSON.readTree(line).get("input_tokens");
+                    if (v == null || !v.canConvertToInt()) {
+                        throw new TraceFormatException(
+                                "run " + name + ": " + WORKLOAD + ":" + n + ": input_tokens: expected an integer");
+                    }
+                    lengths.add(v.intValue());
+                }
+            }
+        } catch (JacksonException e) {
+            throw new TraceFormatException(
+                    "run " + name + ": " + WORKLOAD + ":" + n + ": not valid JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new UncheckedIOException("run " + name + ": cannot read " + workload + ": " + e.getMessage(), e);
+        }
+        return new SharedPrefixConfig(shared.tokens(), shared.groups(), inferRepeatPeriod(lengths.toIntArray()));
     }
 
     private static boolean firstRowHasTokenIds(String name, Path workload) {

@@ -59,6 +59,14 @@ public record Validation(Map<String, Metric> metrics, double measuredOutputTokS,
      * HTTP and tokenisation time a client-side measurement includes and the engine does not see.
      */
     public static Validation of(MeasuredRun measured, RunResult sim, double clientOverheadMs) {
+        return of(measured, sim, clientOverheadMs, Long.MIN_VALUE);
+    }
+
+    /**
+     * As {@link #of(MeasuredRun, RunResult, double)}, counting only the simulated requests that arrived at or after
+     * {@code fromArrivalNanos} (a replay that starts early to warm the engine up).
+     */
+    public static Validation of(MeasuredRun measured, RunResult sim, double clientOverheadMs, long fromArrivalNanos) {
         RequestLog log = sim.log();
         int n = log.size();
         double[] ttft = new double[n];
@@ -69,7 +77,7 @@ public record Validation(Map<String, Metric> metrics, double measuredOutputTokS,
         long outputs = 0;
         for (int i = 0; i < n; i++) {
             RequestRecord r = log.get(i);
-            if (!r.completed()) {
+            if (!r.completed() || r.arrivalNanos() < fromArrivalNanos) {
                 continue;
             }
             ttft[nc] = r.ttftNanos() / 1e6 + clientOverheadMs;

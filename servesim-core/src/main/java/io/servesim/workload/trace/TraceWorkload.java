@@ -35,8 +35,10 @@ import java.util.SplittableRandom;
  * <p>Prompt tokens: real token ids when the row has them; otherwise each hash id expands deterministically to
  * {@code block size} token ids (the same id always gives the same tokens, different ids different tokens), so
  * equal hash-id prefixes give equal engine block hashes at any engine block size; otherwise unique random tokens,
- * after the first min({@code shared_prefix.tokens}, length) tokens of shared-prefix group (request id mod
- * {@code shared_prefix.groups}) when {@code shared_prefix} is set.
+ * or, when {@code shared_prefix} is set, a prompt keyed by the row's line L (so a time window replays the same
+ * content): the first min({@code shared_prefix.tokens}, length) tokens of shared-prefix group (L mod
+ * {@code shared_prefix.groups}) then tokens drawn from L's own stream; with {@code repeat_period} P, a row as long
+ * as the row P lines earlier takes that row's key (the same whole prompt).
  *
  * <p>Why one class of this size: streaming rows, the time window and speedup, session chaining (later turns wait for
  * the previous one) and closed-loop concurrency interleave on the same reader position and session table.
@@ -329,20 +331,53 @@ public final class TraceWorkload implements Workload, EventHandler {
             }
         } else {
             SharedPrefixConfig shared = config.sharedPrefix();
-            int common = shared == null ? 0 : Math.min(n, shared.tokens());
-            if (common > 0) {
-                long group = requestId % shared.groups();
+            if (shared == null) {
+                SplittableRandom rng = streams.stream(RandomStreams.REQUESTS, requestId);
+                for (int i = 0; i < n; i++) {
+                    p[i] = rng.nextInt(Request.VOCAB);
+                }
+            } else {
+                long key = promptKey(r.line(), n, shared.repeatPeriod());
+                int common = Math.min(n, shared.tokens());
+                long group = key % shared.groups();
                 for (int i = 0; i < common; i++) {
                     p[i] = sharedPrefixToken(group, i);
                 }
-            }
-            SplittableRandom rng = streams.stream(RandomStreams.REQUESTS, requestId);
-            for (int i = common; i < n; i++) {
-                p[i] = rng.nextInt(Request.VOCAB);
+                SplittableRandom rng = streams.stream(RandomStreams.REQUESTS, key);
+                for (int i = common; i < n; i++) {
+                    p[i] = rng.nextInt(Request.VOCAB);
+                }
             }
         }
         return p;
     }
+
+    /**
+     * The identity of line {@code line}'s prompt: the key of the line {@code period} lines earlier when that line was
+     * seen and had the same length, else the line itself (rows outside a replayed time window are not seen, so the
+     * chain restarts there).
+     */
+    private long promptKey(long line, int length, Integer period) {
+        if (period == null) {
+            return line;
+        }
+        if (repeatLines == null) {
+            repeatLines = new long[period];
+            repeatLengths = new int[period];
+            repeatKeys = new long[period];
+            java.util.Arrays.fill(repeatLines, -1);
+        }
+        int slot = (int) (line % period);
+        long key = repeatLines[slot] == line - period && repeatLengths[slot] == length ? repeatKeys[slot] : line;
+        repeatLines[slot] = line;
+        repeatLengths[slot] = length;
+        repeatKeys[slot] = key;
+        return key;
+    }
+
+    private long[] repeatLines;
+    private int[] repeatLengths;
+    private long[] repeatKeys;
 
     /** Token j of shared-prefix group {@code group} ({@code workload.trace.shared_prefix}). */
     static int sharedPrefixToken(long group, int j) {
