@@ -17,16 +17,46 @@ import picocli.CommandLine.Option;
 @Command(
         name = "calibrate",
         mixinStandardHelpOptions = true,
-        description = "Fit mfu, mbu and the per-step overhead of the roofline timing to a measured run by"
-                + " simulation in the loop; writes a calibration profile for timing.calibration.")
+        description = "Fit the roofline timing to a measured run (--config/--measured: mfu, mbu, step overhead) or to"
+                + " a corpus of run folders (--corpus: one global parameter set, with leave-one-run/GPU/model-out"
+                + " errors); writes a calibration profile for timing.calibration.")
 public final class CalibrateCommand implements Callable<Integer> {
-    @Option(names = "--config", required = true, paramLabel = "CONFIG", description = "Deployment config (roofline).")
+    @Option(
+            names = "--config",
+            paramLabel = "CONFIG",
+            description = "Deployment config (roofline); with --corpus, the base config under every run.")
     Path config;
+
+    @Option(
+            names = "--corpus",
+            paramLabel = "DIR",
+            description = "A folder of measured run folders (meta.json, workload.jsonl, measured.jsonl).")
+    Path corpus;
+
+    @Option(
+            names = "--leave-out",
+            split = ",",
+            paramLabel = "KIND",
+            description = "With --corpus: leave-one-out refits to score, of run, gpu, model (default: all three;"
+                    + " none: skip).")
+    List<String> leaveOut = new ArrayList<>(List.of("run", "gpu", "model"));
+
+    @Option(
+            names = "--max-iterations",
+            defaultValue = "25",
+            description = "With --corpus: Levenberg-Marquardt iterations per fit (default: ${DEFAULT-VALUE}).")
+    int maxIterations;
+
+    @Option(
+            names = "--threads",
+            defaultValue = "1",
+            description = "With --corpus: runs replayed at once (default: ${DEFAULT-VALUE}).")
+    int threads;
 
     @Option(names = "--workload", paramLabel = "FILE", description = "The measured run's workload (vllm_bench JSONL).")
     Path workload;
 
-    @Option(names = "--measured", required = true, paramLabel = "FILE", description = "Measured per-request file.")
+    @Option(names = "--measured", paramLabel = "FILE", description = "Measured per-request file.")
     Path measured;
 
     @Option(names = "--out", required = true, paramLabel = "FILE", description = "Calibration profile to write (YAML).")
@@ -48,6 +78,17 @@ public final class CalibrateCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter o = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (corpus != null) {
+            if (measured != null || workload != null) {
+                err.println("error: --corpus takes its measurements from the run folders: drop --measured/--workload");
+                return Main.USAGE;
+            }
+            return CorpusCalibration.run(this, o, err);
+        }
+        if (config == null || measured == null) {
+            err.println("error: give --config and --measured (one run), or --corpus DIR (a corpus of run folders)");
+            return Main.USAGE;
+        }
         SimConfig cfg =
                 ValidateCommand.reportingUserErrors(err, () -> ValidateCommand.load(config, workload, overrides, err));
         if (cfg == null) {

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "6dd94373a54e484542ed11b89e2cca2318ef5a36f583c7718d909c39126d117b";
+            "4fc53170b83328db18f54b30f6086d5022852c743946c174c6d81b682f071d2c";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -60,7 +60,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "72ee3ca647f2508e3d5b49ea060e239983adcc20603af8238bfaaca41756542a";
+            "73e22843a2ba84a5177ea0dd123fd7bba6a0d4ce8ec37aa9224e954ccc04ea6f";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -79,7 +79,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "5a2aa428a0f0e559061bc77878652a7a3ef7bbdd478e609b7185d01a1a297858";
+    static final String KVCR_CANONICAL_SHA256 = "fde98619bac836c20374bdb6c0927fc2fa6a1220ebd54f9c660e0395ad57d170";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

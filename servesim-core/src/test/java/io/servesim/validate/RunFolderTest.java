@@ -275,6 +275,24 @@ class RunFolderTest {
     }
 
     @Test
+    void inferRepeatPeriod_findsTheSmallestPeriodWithNinetyPercentOfLengthsRepeating_orNone() {
+        int[] cycled = new int[400];
+        java.util.SplittableRandom rng = new java.util.SplittableRandom(7);
+        int[] list = rng.ints(25, 500, 700).toArray(); // a benchmark cycling through 25 prompts
+        for (int i = 0; i < cycled.length; i++) {
+            cycled[i] = list[i % 25];
+        }
+        assertThat(RunFolder.inferRepeatPeriod(cycled)).isEqualTo(25);
+        for (int i = 1; i <= 15; i++) {
+            cycled[i * 23] += 1; // 15 rows changed break 30 of 375 comparisons (8 % < 10 %): still a repetition
+        }
+        assertThat(RunFolder.inferRepeatPeriod(cycled)).isEqualTo(25);
+        int[] random = rng.ints(400, 500, 700).toArray();
+        assertThat(RunFolder.inferRepeatPeriod(random)).isNull();
+        assertThat(RunFolder.inferRepeatPeriod(new int[] {5, 5, 5})).isNull(); // too few rows to tell
+    }
+
+    @Test
     void corpus_readsEveryFolderWithAMetaJson_sortedByName() throws IOException {
         List<RunFolder> runs = RunFolder.corpus(Path.of(CORPUS));
         assertThat(runs)

@@ -188,6 +188,36 @@ class MeasuredTraceTest {
     }
 
     @Test
+    void repeatPeriod_aRowAsLongAsTheRowPLinesEarlierRepeatsThatWholePrompt_andAWindowRestartsTheChain()
+            throws IOException {
+        int[] lengths = {40, 41, 40, 42, 40, 41};
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < lengths.length; i++) {
+            sb.append("{\"arrival_s\": ")
+                    .append(i)
+                    .append(", \"input_tokens\": ")
+                    .append(lengths[i])
+                    .append(", \"output_tokens\": 3}\n");
+        }
+        Path trace = write("r.jsonl", sb.toString());
+        String shared = "workload.trace.shared_prefix={tokens: 8, groups: 2, repeat_period: 2}";
+        List<int[]> p = prompts(trace, shared);
+        assertThat(p.get(2)).isEqualTo(p.get(0)); // 40 tokens, as the row 2 lines earlier: the same prompt
+        assertThat(p.get(4)).isEqualTo(p.get(0)); // and again two lines later (a chain)
+        assertThat(p.get(3)).hasSize(42); // 42 != 41: a prompt of its own
+        assertThat(Arrays.copyOfRange(p.get(5), 8, 41)).isNotEqualTo(Arrays.copyOfRange(p.get(1), 8, 41)); // 41 != 42
+        // replaying from 1.5 s does not see rows 0 and 1: row 2 starts the chain, row 4 repeats it
+        List<int[]> window = prompts(trace, shared, "workload.trace.start_ms=1500");
+        assertThat(window).hasSize(4);
+        assertThat(window.get(2)).isEqualTo(window.get(0));
+        assertThat(window.get(0)).isNotEqualTo(p.get(0));
+        // without repeat_period every length-only prompt is unique past its group's prefix
+        List<int[]> unique = prompts(trace, "workload.trace.shared_prefix={tokens: 8, groups: 2}");
+        assertThat(Arrays.copyOf(unique.get(2), 8)).isEqualTo(Arrays.copyOf(unique.get(0), 8));
+        assertThat(unique.get(2)).isNotEqualTo(unique.get(0));
+    }
+
+    @Test
     void sharedPrefix_isValidated_andLeftOutOfWrittenConfigsWhileUnset() {
         assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("workload.trace.shared_prefix={tokens: 0}")))
                 .isInstanceOf(ConfigException.class)

@@ -1,0 +1,153 @@
+package io.servesim.cli;
+
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.SimConfig;
+import io.servesim.report.AtomicFiles;
+import io.servesim.validate.CorpusFit;
+import io.servesim.validate.RunFolder;
+import io.servesim.validate.Validation;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+
+/** {@code servesim calibrate --corpus}: one global profile fitted on a corpus, scored in and out of sample. */
+final class CorpusCalibration {
+    private static final List<String> KINDS = List.of("run", "gpu", "model");
+
+    private CorpusCalibration() {}
+
+    static int run(CalibrateCommand c, PrintWriter o, PrintWriter err) {
+        for (String k : c.leaveOut) {
+            if (!KINDS.contains(k) && !k.equals("none")) {
+                err.println("error: --leave-out: unknown kind '" + k + "' (run, gpu, model or none)");
+                return Main.USAGE;
+            }
+        }
+        if (c.threads < 1 || c.maxIterations < 1) {
+            err.println("error: --threads and --max-iterations must be >= 1");
+            return Main.USAGE;
+        }
+        List<CorpusFit.Case> cases = ValidateCommand.reportingUserErrors(err, () -> {
+            List<CorpusFit.Case> out = new ArrayList<>();
+            for (RunFolder r : RunFolder.corpus(c.corpus)) {
+                out.add(CorpusFit.caseOf(r, c.config, c.overrides));
+            }
+            return out;
+        });
+        if (cases == null) {
+            return Main.USAGE;
+        }
+        SimConfig base = c.config == null
+                ? ConfigLoader.fromYaml("{}", "defaults", List.of())
+                : ValidateCommand.reportingUserErrors(err, () -> ConfigLoader.load(c.config, c.overrides));
+        if (base == null) {
+            return Main.USAGE;
+        }
+        CorpusFit.Profile start = new CorpusFit.Profile(base.timing().roofline(), CorpusFit.clientOverheadMs(base));
+        CorpusFit fit = new CorpusFit(cases, c.threads, c.maxIterations);
+        fit.onProgress(line -> {
+            err.println("calibrate: " + line);
+            err.flush();
+        });
+        o.printf(Locale.ROOT, "fitting %s on %d runs (%s)%n", CorpusFit.FITTED, cases.size(), c.corpus);
+        CorpusFit.Profile p = fit.fit(start, x -> true);
+        printProfile(o, p);
+        List<CorpusFit.Score> inSample = fit.score(p, x -> true);
+        o.println("in sample (all runs fitted together, each replayed whole):");
+        o.print(table(inSample));
+        List<CorpusFit.Fold> folds = new ArrayList<>();
+        for (String kind : KINDS) {
+            if (!c.leaveOut.contains(kind)) {
+                continue;
+            }
+            Function<CorpusFit.Case, String> key = switch (kind) {
+                case "run" -> CorpusFit.Case::name;
+                case "gpu" -> CorpusFit.Case::gpu;
+                default -> CorpusFit.Case::model;
+            };
+            List<CorpusFit.Fold> these = fit.leaveOneOut(kind, start, key);
+            folds.addAll(these);
+            List<CorpusFit.Score> held = new ArrayList<>();
+            these.forEach(f -> held.addAll(f.scores()));
+            o.printf(Locale.ROOT, "leave one %s out (each row scored with a profile fitted without it):%n", kind);
+            o.print(table(held));
+        }
+        AtomicFiles.writeString(c.out, CorpusFit.profileYaml(p, c.corpus.toString(), inSample, folds));
+        AtomicFiles.writeString(c.out.resolveSibling(c.out.getFileName() + ".folds.csv"), foldsCsv(inSample, folds));
+        o.printf(
+                Locale.ROOT,
+                "%d simulations; wrote %s (use it with --set timing.calibration=%s) and %s.folds.csv%n",
+                fit.simulations(),
+                c.out.toAbsolutePath().normalize(),
+                c.out,
+                c.out.getFileName());
+        o.flush();
+        return Main.OK;
+    }
+
+    private static void printProfile(PrintWriter o, CorpusFit.Profile p) {
+        StringBuilder sb = new StringBuilder("fitted:");
+        for (String k : CorpusFit.FITTED) {
+            sb.append(String.format(Locale.ROOT, "  %s %.4g", k, p.get(k)));
+        }
+        o.println(sb);
+    }
+
+    private static final String[] METRICS = {"ttft_ms", "tpot_ms", "e2e_ms"};
+
+    static String table(List<CorpusFit.Score> scores) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(
+                Locale.ROOT, "  %-44s %9s %9s %9s %9s %9s%n", "run", "TTFT%", "TPOT%", "E2E%", "TTFTp99%", "E2Ep99%"));
+        for (CorpusFit.Score s : scores) {
+            Validation v = s.validation();
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  %-44s %+9.1f %+9.1f %+9.1f %+9.1f %+9.1f%n",
+                    s.run().name(),
+                    v.metrics().get("ttft_ms").errorPct("mean"),
+                    v.metrics().get("tpot_ms").errorPct("mean"),
+                    v.metrics().get("e2e_ms").errorPct("mean"),
+                    v.metrics().get("ttft_ms").errorPct("p99"),
+                    v.metrics().get("e2e_ms").errorPct("p99")));
+        }
+        sb.append(String.format(
+                Locale.ROOT,
+                "  %-44s %9.1f %9.1f %9.1f %9.1f %9.1f%n",
+                "mean |error|",
+                CorpusFit.meanAbsErrorPct(scores, METRICS[0], "mean"),
+                CorpusFit.meanAbsErrorPct(scores, METRICS[1], "mean"),
+                CorpusFit.meanAbsErrorPct(scores, METRICS[2], "mean"),
+                CorpusFit.meanAbsErrorPct(scores, METRICS[0], "p99"),
+                CorpusFit.meanAbsErrorPct(scores, METRICS[2], "p99")));
+        return sb.toString();
+    }
+
+    static String foldsCsv(List<CorpusFit.Score> inSample, List<CorpusFit.Fold> folds) {
+        StringBuilder sb = new StringBuilder(
+                "fold,held_out,run,ttft_mean_err_pct,tpot_mean_err_pct,e2e_mean_err_pct,ttft_p99_err_pct,"
+                        + "tpot_p99_err_pct,e2e_p99_err_pct\n");
+        for (CorpusFit.Score s : inSample) {
+            row(sb, "in_sample", "-", s);
+        }
+        for (CorpusFit.Fold f : folds) {
+            for (CorpusFit.Score s : f.scores()) {
+                row(sb, "leave_one_" + f.kind() + "_out", f.heldOut(), s);
+            }
+        }
+        return sb.toString();
+    }
+
+    private static void row(StringBuilder sb, String fold, String heldOut, CorpusFit.Score s) {
+        Validation v = s.validation();
+        sb.append(fold).append(',').append(heldOut).append(',').append(s.run().name());
+        for (String stat : List.of("mean", "p99")) {
+            for (String m : METRICS) {
+                sb.append(String.format(Locale.ROOT, ",%.3f", v.metrics().get(m).errorPct(stat)));
+            }
+        }
+        sb.append('\n');
+    }
+}

@@ -1,0 +1,101 @@
+package io.servesim.validate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.RooflineConfig;
+import io.servesim.config.SimConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The corpus fit on the two committed small runs: it improves on a poor start, and its profile loads back. */
+class CorpusFitTest {
+    private static final Path CORPUS = Path.of("src/test/resources/corpus");
+
+    @TempDir
+    Path tmp;
+
+    private static List<CorpusFit.Case> cases() {
+        List<CorpusFit.Case> out = new ArrayList<>();
+        for (RunFolder r : RunFolder.corpus(CORPUS)) {
+            out.add(CorpusFit.caseOf(r, null, List.of()));
+        }
+        return out;
+    }
+
+    private static double cost(CorpusFit fit, CorpusFit.Profile p) {
+        double c = 0;
+        for (CorpusFit.Score s : fit.score(p, x -> true)) {
+            for (String m : List.of("ttft_ms", "tpot_ms", "e2e_ms")) {
+                double e = Math.log1p(s.meanErrorPct(m) / 100);
+                c += e * e;
+            }
+        }
+        return c;
+    }
+
+    @Test
+    void fit_improvesOnAPoorStart_andStaysInsideEachCoefficientsPhysicalRange() {
+        List<CorpusFit.Case> cases = cases();
+        assertThat(cases).extracting(CorpusFit.Case::clientSide).containsExactly(true, false);
+        RooflineConfig defaults =
+                ConfigLoader.fromYaml("", "t", List.of()).timing().roofline();
+        // half the memory efficiency: every decode step twice as slow as it should be
+        CorpusFit.Profile poor = new CorpusFit.Profile(defaults.with("mbu", 0.4).with("kv_mbu", 0.4), 0);
+        CorpusFit fit = new CorpusFit(cases, 2, 3);
+        CorpusFit.Profile fitted = fit.fit(poor, c -> true);
+        assertThat(cost(fit, fitted)).isLessThan(cost(fit, poor));
+        for (String k : CorpusFit.FITTED) {
+            double[] b = CorpusFit.bounds(k);
+            assertThat(fitted.get(k)).as(k).isBetween(b[0], b[1]);
+        }
+        assertThat(fit.simulations()).isPositive();
+    }
+
+    @Test
+    void clientOverhead_addsToTtftAndE2eOfClientSideRunsOnly() {
+        List<CorpusFit.Case> cases = cases();
+        RooflineConfig r = ConfigLoader.fromYaml("", "t", List.of()).timing().roofline();
+        CorpusFit fit = new CorpusFit(cases, 1, 1);
+        Validation none = fit.validation(cases.get(0), new CorpusFit.Profile(r, 0), false);
+        Validation five = fit.validation(cases.get(0), new CorpusFit.Profile(r, 5), false);
+        for (String m : List.of("ttft_ms", "e2e_ms")) {
+            assertThat(Validation.Metric.value(five.metrics().get(m).simulated(), "mean")
+                            - Validation.Metric.value(none.metrics().get(m).simulated(), "mean"))
+                    .isCloseTo(5.0, org.assertj.core.data.Offset.offset(1e-9));
+        }
+        assertThat(five.metrics().get("tpot_ms").simulated())
+                .isEqualTo(none.metrics().get("tpot_ms").simulated()); // a constant shift leaves TPOT alone
+        Validation engineSide = fit.validation(cases.get(1), new CorpusFit.Profile(r, 5), false);
+        Validation engineSide0 = fit.validation(cases.get(1), new CorpusFit.Profile(r, 0), false);
+        assertThat(engineSide.metrics().get("ttft_ms").simulated())
+                .isEqualTo(engineSide0.metrics().get("ttft_ms").simulated());
+    }
+
+    @Test
+    void profile_loadsBackThroughTimingCalibration_withItsFrontendTerm() throws IOException {
+        RooflineConfig r = ConfigLoader.fromYaml("", "t", List.of())
+                .timing()
+                .roofline()
+                .with("mbu", 0.77)
+                .with("layer_overhead_us", 12.5)
+                .with("kv_mbu", 0.61);
+        CorpusFit.Profile p = new CorpusFit.Profile(r, 4.25);
+        Path file = tmp.resolve("profile.yaml");
+        Files.writeString(file, CorpusFit.profileYaml(p, "corpus", List.of(), List.of()));
+        SimConfig c = ConfigLoader.fromYaml(
+                "", "t", List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm", "timing.calibration=" + file));
+        RooflineConfig loaded = io.servesim.timing.Deployment.resolve(c).roofline();
+        for (String k : RooflineConfig.KEYS) {
+            assertThat(loaded.get(k)).as(k).isCloseTo(r.get(k), org.assertj.core.data.Percentage.withPercentage(1e-4));
+        }
+        assertThat(CorpusFit.clientOverheadMs(c)).isEqualTo(4.25);
+        SimConfig noProfile = ConfigLoader.fromYaml("", "t", List.of());
+        assertThat(CorpusFit.clientOverheadMs(noProfile)).isEqualTo(CorpusFit.DEFAULT_CLIENT_OVERHEAD_MS);
+    }
+}
