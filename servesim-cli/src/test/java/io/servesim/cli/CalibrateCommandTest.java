@@ -1,0 +1,89 @@
+package io.servesim.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** servesim calibrate --corpus: one profile for a corpus, scored in sample and leave-one-out, loadable back. */
+class CalibrateCommandTest {
+    private static final Path CORPUS = Path.of("../servesim-core/src/test/resources/corpus");
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void corpus_writesALoadableProfile_andOneFoldRowPerHeldOutRun() throws IOException {
+        Path profile = tmp.resolve("profile.yaml");
+        CliRun r = CliRun.of(
+                "calibrate",
+                "--corpus",
+                CORPUS.toString(),
+                "--out",
+                profile.toString(),
+                "--max-iterations",
+                "1",
+                "--leave-out",
+                "gpu",
+                "--threads",
+                "2");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out())
+                .contains("fitting [mfu, mbu, kv_mbu")
+                .contains("in sample")
+                .contains("leave one gpu out");
+        String yaml = Files.readString(profile);
+        assertThat(yaml)
+                .contains("roofline:", "frontend:", "client_overhead_ms:", "leave_one_gpu_out_mean_abs_error_pct");
+        List<String> folds = Files.readAllLines(tmp.resolve("profile.yaml.folds.csv"));
+        assertThat(folds.get(0))
+                .isEqualTo("fold,held_out,run,ttft_mean_err_pct,tpot_mean_err_pct,e2e_mean_err_pct,"
+                        + "ttft_p99_err_pct,tpot_p99_err_pct,e2e_p99_err_pct");
+        // two runs in sample, then each GPU held out once (one run per GPU here)
+        assertThat(folds).hasSize(5);
+        assertThat(folds.get(3)).startsWith("leave_one_gpu_out,h100-sxm,blis_H100_Llama-2-7b_tp1_codegen,");
+        assertThat(folds.get(4))
+                .startsWith("leave_one_gpu_out,rtx-pro-6000,llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1,");
+        // the profile is what timing.calibration loads
+        CliRun v = CliRun.of(
+                "validate",
+                "--run",
+                CORPUS.resolve("blis_H100_Llama-2-7b_tp1_codegen").toString(),
+                "--set",
+                "timing.calibration=" + profile,
+                "--out",
+                tmp.resolve("v").toString());
+        assertThat(v.exit()).as(v.err()).isZero();
+    }
+
+    @Test
+    void corpus_refusesAMeasuredFile_andAnUnknownLeaveOutKind() {
+        CliRun both = CliRun.of(
+                "calibrate",
+                "--corpus",
+                CORPUS.toString(),
+                "--measured",
+                "m.csv",
+                "--out",
+                tmp.resolve("p").toString());
+        assertThat(both.exit()).isEqualTo(2);
+        assertThat(both.err()).contains("--corpus takes its measurements from the run folders");
+        CliRun kind = CliRun.of(
+                "calibrate",
+                "--corpus",
+                CORPUS.toString(),
+                "--leave-out",
+                "node",
+                "--out",
+                tmp.resolve("p").toString());
+        assertThat(kind.exit()).isEqualTo(2);
+        assertThat(kind.err()).contains("--leave-out: unknown kind 'node'");
+        CliRun neither = CliRun.of("calibrate", "--out", tmp.resolve("p").toString());
+        assertThat(neither.exit()).isEqualTo(2);
+        assertThat(neither.err()).contains("give --config and --measured");
+    }
+}
