@@ -45,7 +45,9 @@ final class CorpusCalibration {
         if (base == null) {
             return Main.USAGE;
         }
-        CorpusFit.Profile start = new CorpusFit.Profile(base.timing().roofline(), CorpusFit.clientOverheadMs(base));
+        // every fit starts from the literature prior, not from the defaults (they are the last fit: a held-out run
+        // would inform its own fold)
+        CorpusFit.Profile start = CorpusFit.prior(base.timing().roofline());
         CorpusFit fit = new CorpusFit(cases, c.threads, c.maxIterations);
         fit.onProgress(line -> {
             err.println("calibrate: " + line);

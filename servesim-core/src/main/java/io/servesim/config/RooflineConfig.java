@@ -13,6 +13,8 @@ package io.servesim.config;
  * @param pcieCollectiveLatencyUs the same over PCIe (GPUs without NVLink), µs
  * @param layerOverheadUs GPU time per decoder layer per step that no GEMM or attention term explains (norms, rotary,
  *     activation, attention metadata, kernel launch gaps), µs
+ * @param attentionOverheadUs GPU time per sequence in the batch per decoder layer that attention pays beyond its KV
+ *     read and FLOPs (the paged kernel's per-sequence work: block-table walk, split-KV reduction), µs
  * @param kvMbu fraction of peak memory bandwidth that attention's paged KV reads reach, (0, 1]
  * @param moeEfficiency fraction of the dense GEMM efficiencies that the grouped expert GEMMs of a MoE layer reach,
  *     (0, 1]
@@ -25,6 +27,7 @@ public record RooflineConfig(
         double collectiveLatencyUs,
         double pcieCollectiveLatencyUs,
         double layerOverheadUs,
+        double attentionOverheadUs,
         double kvMbu,
         double moeEfficiency) {
     /** Keys of the roofline section, in declaration order (config files and calibration profiles). */
@@ -36,6 +39,7 @@ public record RooflineConfig(
             "collective_latency_us",
             "pcie_collective_latency_us",
             "layer_overhead_us",
+            "attention_overhead_us",
             "kv_mbu",
             "moe_efficiency");
 
@@ -48,6 +52,7 @@ public record RooflineConfig(
         Check.atLeast("collective_latency_us", collectiveLatencyUs, 0.0);
         Check.atLeast("pcie_collective_latency_us", pcieCollectiveLatencyUs, 0.0);
         Check.atLeast("layer_overhead_us", layerOverheadUs, 0.0);
+        Check.atLeast("attention_overhead_us", attentionOverheadUs, 0.0);
         fraction("kv_mbu", kvMbu);
         fraction("moe_efficiency", moeEfficiency);
     }
@@ -62,6 +67,7 @@ public record RooflineConfig(
             case "collective_latency_us" -> collectiveLatencyUs;
             case "pcie_collective_latency_us" -> pcieCollectiveLatencyUs;
             case "layer_overhead_us" -> layerOverheadUs;
+            case "attention_overhead_us" -> attentionOverheadUs;
             case "kv_mbu" -> kvMbu;
             case "moe_efficiency" -> moeEfficiency;
             default -> throw new IllegalArgumentException("unknown roofline key " + key);
@@ -79,7 +85,7 @@ public record RooflineConfig(
             throw new IllegalArgumentException("unknown roofline key " + key);
         }
         v[at] = value;
-        return new RooflineConfig(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
+        return new RooflineConfig(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
     }
 
     static void fraction(String field, double v) {

@@ -11,8 +11,9 @@ import io.servesim.config.TimingConfig;
  * measured corpus, docs/accuracy.md):
  *
  * <ul>
- *   <li><b>Dense linear layers</b>: {@code 2 × dense linear params per token × new tokens / TP} FLOPs against reading
- *       every non-expert weight once per step.
+ *   <li><b>Dense linear layers</b>: {@code 2 × dense linear params per token × new tokens / TP} FLOPs — except the LM
+ *       head, which vLLM applies only at each scheduled request's last position ({@code logits_indices}), so its
+ *       FLOPs count sequences, not tokens — against reading every non-expert weight once per step.
  *   <li><b>Experts</b> (MoE): the experts a token is routed to, FLOPs as above, against reading the experts the
  *       batch actually hits, {@code E × (1 − (1 − k/E)^tokens)} per layer; grouped expert GEMMs reach
  *       {@code moe_efficiency} of the dense efficiencies.
@@ -25,6 +26,9 @@ import io.servesim.config.TimingConfig;
  *   <li><b>Collectives</b>: with TP, two all-reduces per layer of {@code tokens × hidden × 2} bytes, ring cost
  *       {@code 2 (TP − 1) / TP} over the GPU link plus a latency of {@code log2(TP)} link latencies (NVLink or
  *       PCIe); with expert parallelism, two all-to-alls per MoE layer.
+ *   <li><b>Per-sequence attention overhead</b>: {@code attention_overhead_us} per sequence in the batch per decoder
+ *       layer (the paged kernel's per-sequence work beyond streaming its KV: block-table walk, split-KV reduction),
+ *       which makes a step's cost grow with its batch even when contexts are short.
  *   <li><b>Per-layer overhead</b>: {@code layer_overhead_us} per decoder layer per step (norms, rotary, activation,
  *       attention metadata and launch gaps: small kernels whose time does not scale with the GEMMs).
  *   <li><b>CPU part</b> ({@link #cpuNanos}): {@code step_overhead_us} per step plus {@code per_sequence_overhead_us}
@@ -36,6 +40,7 @@ import io.servesim.config.TimingConfig;
 public final class RooflineTiming implements TimingModel {
     private final ModelSpec model;
     private final double denseFlopsPerToken;
+    private final double lmHeadFlopsPerSequence;
     private final double expertFlopsPerToken;
     private final double attentionFlopsPerPair;
     private final double denseWeightBytes;
@@ -47,6 +52,7 @@ public final class RooflineTiming implements TimingModel {
     private final double linkBytesPerSecond;
     private final double collectiveLatencySeconds;
     private final double fixedSeconds;
+    private final double perSequenceSeconds;
     private final int tensorParallel;
     private final int expertParallel;
     private final RooflineConfig params;
@@ -73,7 +79,9 @@ public final class RooflineTiming implements TimingModel {
         int expertShards = expertParallel > 1 ? expertParallel : tensorParallel;
         long expertParamsPerToken =
                 model.moe() ? (long) model.numLayers() * model.expertsPerToken() * model.paramsPerExpert() : 0;
-        this.denseFlopsPerToken = 2.0 * (model.linearParamsPerToken() - expertParamsPerToken) / tensorParallel;
+        long lmHead = (long) model.vocabSize() * model.hiddenSize();
+        this.denseFlopsPerToken = 2.0 * (model.linearParamsPerToken() - expertParamsPerToken - lmHead) / tensorParallel;
+        this.lmHeadFlopsPerSequence = 2.0 * lmHead / tensorParallel;
         this.expertFlopsPerToken = 2.0 * expertParamsPerToken / expertShards;
         this.attentionFlopsPerPair = 4.0 * model.numLayers() * model.numHeads() * model.headDim() / tensorParallel;
         long inputEmbedding = model.tiedEmbeddings() ? 0 : (long) model.vocabSize() * model.hiddenSize();
@@ -88,6 +96,7 @@ public final class RooflineTiming implements TimingModel {
         double linkLatencyUs = gpu.hasNvlink() ? params.collectiveLatencyUs() : params.pcieCollectiveLatencyUs();
         this.collectiveLatencySeconds = group > 1 ? linkLatencyUs * 1e-6 * log2(group) : 0;
         this.fixedSeconds = model.numLayers() * params.layerOverheadUs() * 1e-6;
+        this.perSequenceSeconds = model.numLayers() * params.attentionOverheadUs() * 1e-6;
         this.slidingShare = model.slidingWindow() > 0 ? 0.5 : 0; // gpt-oss alternates sliding and full layers
     }
 
@@ -135,7 +144,8 @@ public final class RooflineTiming implements TimingModel {
             }
             kvTokens += c + t;
         }
-        double linear = Math.max(denseFlopsPerToken * tokens / flops, denseWeightBytes / bytesPerSecond);
+        double linearFlops = denseFlopsPerToken * tokens + lmHeadFlopsPerSequence * n;
+        double linear = Math.max(linearFlops / flops, denseWeightBytes / bytesPerSecond);
         double experts = 0;
         if (model.moe()) {
             double e = model.numExperts();
@@ -157,7 +167,8 @@ public final class RooflineTiming implements TimingModel {
             double bytes = tokens * model.hiddenSize() * 2.0 * (expertParallel - 1) / expertParallel;
             collectives += 2.0 * model.numLayers() * (collectiveLatencySeconds + bytes / linkBytesPerSecond);
         }
-        long nanos = Math.round((linear + experts + attention + collectives + fixedSeconds) * 1e9);
+        double fixed = fixedSeconds + n * perSequenceSeconds;
+        long nanos = Math.round((linear + experts + attention + collectives + fixed) * 1e9);
         return Math.max(1, nanos);
     }
 }

@@ -59,7 +59,14 @@ public final class CorpusFit {
 
     /** Coefficients fitted, in order; all but the last are {@link RooflineConfig} keys. */
     public static final List<String> FITTED = List.of(
-            "mfu", "mbu", "kv_mbu", "layer_overhead_us", "collective_latency_us", "moe_efficiency", CLIENT_OVERHEAD);
+            "mfu",
+            "mbu",
+            "kv_mbu",
+            "layer_overhead_us",
+            "attention_overhead_us",
+            "collective_latency_us",
+            "moe_efficiency",
+            CLIENT_OVERHEAD);
 
     private static final double CAP = 3.0;
     private static final double FD_STEP = 0.05;
@@ -96,7 +103,7 @@ public final class CorpusFit {
     /**
      * Where every fit starts, whatever the defaults are (they are the last fit's result): literature values —
      * GEMMs at 60 % of peak and weight/KV streaming at 80 % of bandwidth on Hopper-class GPUs, 10 µs per layer and
-     * per NVLink all-reduce, grouped expert GEMMs at 80 % of dense, 5 ms of HTTP frontend (docs/timing.md). The
+     * per NVLink all-reduce, 0.2 µs per sequence per layer of attention, grouped expert GEMMs at 80 % of dense, 5 ms of HTTP frontend (docs/timing.md). The
      * leave-out folds start here too, so a held-out run never informs its own fit.
      */
     public static Profile prior(RooflineConfig base) {
@@ -105,6 +112,7 @@ public final class CorpusFit {
                         .with("mbu", 0.8)
                         .with("kv_mbu", 0.8)
                         .with("layer_overhead_us", 10)
+                        .with("attention_overhead_us", 0.2)
                         .with("collective_latency_us", 10)
                         .with("moe_efficiency", 0.8),
                 5.0);
@@ -402,6 +410,7 @@ public final class CorpusFit {
             case "mbu" -> new double[] {0.3, 1.0};
             case "kv_mbu", "moe_efficiency" -> new double[] {0.2, 1.0};
             case "layer_overhead_us" -> new double[] {0, 100};
+            case "attention_overhead_us" -> new double[] {0, 5};
             case "collective_latency_us" -> new double[] {0.5, 50};
             case "per_sequence_overhead_us" -> new double[] {0, 200};
             case CLIENT_OVERHEAD -> new double[] {0, 30};

@@ -73,11 +73,14 @@ final class LayoutRows {
         return new MeasuredRun(ttft.toDoubleArray(), tpot.toDoubleArray(), e2e.toDoubleArray(), Double.NaN, -1);
     }
 
-    private interface RowConsumer {
+    /** What {@link #forEachRow} hands each row to. */
+    interface RowConsumer {
+        /** Takes one row and its {@code file:line}. */
         void accept(JsonNode row, String location);
     }
 
-    private static void forEachRow(Path file, RowConsumer consumer) {
+    /** Parses each non-blank line of a JSONL file; a line that is not JSON fails with its {@code file:line}. */
+    static void forEachRow(Path file, RowConsumer consumer) {
         try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             String line;
             int n = 0;

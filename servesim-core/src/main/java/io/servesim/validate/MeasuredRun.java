@@ -238,51 +238,35 @@ public record MeasuredRun(
         }
     }
 
-    private static MeasuredRun readJsonl(Path path) throws IOException {
-        JsonMapper json = JSON;
+    private static MeasuredRun readJsonl(Path path) {
         var ttft = new it.unimi.dsi.fastutil.doubles.DoubleArrayList();
         var tpot = new it.unimi.dsi.fastutil.doubles.DoubleArrayList();
         var e2e = new it.unimi.dsi.fastutil.doubles.DoubleArrayList();
-        double first = Double.POSITIVE_INFINITY;
-        double last = Double.NEGATIVE_INFINITY;
-        long outputs = 0;
-        try (BufferedReader r = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
-            String line;
-            int n = 0;
-            while ((line = r.readLine()) != null) {
-                n++;
-                if (line.isBlank()) {
-                    continue;
-                }
-                String loc = path + ":" + n;
-                JsonNode row;
-                try {
-                    row = json.readTree(line);
-                } catch (JacksonException e) {
-                    throw new TraceFormatException(loc + ": not a JSON object: " + e.getOriginalMessage());
-                }
-                double queued = number(row, "queued_ts", loc);
-                double firstToken = number(row, "first_token_ts", loc);
-                double lastToken = number(row, "last_token_ts", loc);
-                long out = (long) number(row, "output_toks", loc);
-                if (firstToken < queued || lastToken < firstToken || out < 1) {
-                    throw new TraceFormatException(
-                            loc + ": expected queued_ts <= first_token_ts <= last_token_ts and output_toks >= 1");
-                }
-                ttft.add((firstToken - queued) * 1e3);
-                e2e.add((lastToken - queued) * 1e3);
-                if (out >= 2) {
-                    tpot.add((lastToken - firstToken) * 1e3 / (out - 1));
-                }
-                first = Math.min(first, queued);
-                last = Math.max(last, lastToken);
-                outputs += out;
+        double[] span = {Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY}; // first queued, last token
+        long[] outputs = {0};
+        LayoutRows.forEachRow(path, (row, loc) -> {
+            double queued = number(row, "queued_ts", loc);
+            double firstToken = number(row, "first_token_ts", loc);
+            double lastToken = number(row, "last_token_ts", loc);
+            long out = (long) number(row, "output_toks", loc);
+            if (firstToken < queued || lastToken < firstToken || out < 1) {
+                throw new TraceFormatException(
+                        loc + ": expected queued_ts <= first_token_ts <= last_token_ts and output_toks >= 1");
             }
-        }
+            ttft.add((firstToken - queued) * 1e3);
+            e2e.add((lastToken - queued) * 1e3);
+            if (out >= 2) {
+                tpot.add((lastToken - firstToken) * 1e3 / (out - 1));
+            }
+            span[0] = Math.min(span[0], queued);
+            span[1] = Math.max(span[1], lastToken);
+            outputs[0] += out;
+        });
         if (ttft.isEmpty()) {
             throw new TraceFormatException(path + ": no requests");
         }
-        return new MeasuredRun(ttft.toDoubleArray(), tpot.toDoubleArray(), e2e.toDoubleArray(), last - first, outputs);
+        return new MeasuredRun(
+                ttft.toDoubleArray(), tpot.toDoubleArray(), e2e.toDoubleArray(), span[1] - span[0], outputs[0]);
     }
 
     private static double number(JsonNode row, String key, String loc) {

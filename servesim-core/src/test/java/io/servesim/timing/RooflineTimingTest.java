@@ -8,10 +8,13 @@ import org.junit.jupiter.api.Test;
 
 /** The roofline step time, one hand-computed step per term (vllm-semantics.md §7.6 sanity numbers). */
 class RooflineTimingTest {
-    /** mfu, mbu, step and per-sequence CPU, NVLink and PCIe latency, layer overhead, kv_mbu, MoE efficiency. */
-    private static final RooflineConfig PARAMS = new RooflineConfig(0.6, 0.8, 3000, 30, 10, 25, 0, 0.8, 1);
+    /**
+     * mfu, mbu, step and per-sequence CPU, NVLink and PCIe latency, layer and per-sequence attention overhead,
+     * kv_mbu, MoE efficiency.
+     */
+    private static final RooflineConfig PARAMS = new RooflineConfig(0.6, 0.8, 3000, 30, 10, 25, 0, 0, 0.8, 1);
 
-    private static final RooflineConfig BARE = new RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0.8, 1);
+    private static final RooflineConfig BARE = new RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0, 0.8, 1);
 
     private static RooflineTiming timing(String model, String gpu, int tp, RooflineConfig p) {
         return new RooflineTiming(Specs.model(model, "t"), Specs.gpu(gpu, "t"), tp, 1, Dtype.BF16, 2, 2, p);
@@ -43,13 +46,15 @@ class RooflineTimingTest {
     }
 
     @Test
-    void prefillStep_isComputeBound_andCausalAttentionCountsHalfTheSquare() {
+    void prefillStep_isComputeBound_causalAttentionCountsHalfTheSquare_andTheLmHeadRunsOncePerSequence() {
         RooflineTiming t = timing("llama-3.1-8b", "h100-sxm", 1, PARAMS);
         StepBatch b = new StepBatch();
         b.reset(1 << 20);
         b.add(8192, 0, false);
         double flops = 989.4e12 * 0.6;
-        double linear = 2 * 7_504_658_432.0 * 8192 / flops; // 0.207 s
+        // every linear layer for all 8,192 tokens, the LM head (128,256 x 4,096) only for the one sampled position
+        double lmHead = 128256.0 * 4096;
+        double linear = (2 * (7_504_658_432.0 - lmHead) * 8192 + 2 * lmHead) / flops; // 0.197 s
         double attention = 4.0 * 32 * 4096 * 8192 * (8192 + 1) / 2.0 / flops;
         assertThat(t.stepNanos(b)).isEqualTo(Math.round((linear + attention) * 1e9));
         assertThat(t.cpuNanos(b)).isEqualTo(3_030_000L);
@@ -75,6 +80,17 @@ class RooflineTimingTest {
             long base = timing("llama-3.1-8b", "h100-sxm", 1, BARE).stepNanos(b);
             long more = timing("llama-3.1-8b", "h100-sxm", 1, withLayers).stepNanos(b);
             assertThat(more - base).isBetween(640_000L - 1, 640_000L + 1); // 32 layers x 20 us, whatever the batch
+        }
+    }
+
+    @Test
+    void attentionOverhead_addsItsTimeOncePerSequencePerLayer() {
+        RooflineConfig withSeq = BARE.with("attention_overhead_us", 0.5);
+        for (int n : new int[] {1, 10, 100}) {
+            StepBatch b = decodes(n, 100);
+            long base = timing("llama-3.1-8b", "h100-sxm", 1, BARE).stepNanos(b);
+            long more = timing("llama-3.1-8b", "h100-sxm", 1, withSeq).stepNanos(b);
+            assertThat(more - base).isBetween(n * 16_000L - 1, n * 16_000L + 1); // n x 32 layers x 0.5 us
         }
     }
 
