@@ -17,7 +17,8 @@ import picocli.CommandLine.Option;
 @Command(
         name = "calibrate",
         mixinStandardHelpOptions = true,
-        description = "Fit the roofline timing to a measured run (--config/--measured: mfu, mbu, step overhead) or to"
+        description = "Fit the roofline timing to a measured run (--config/--measured: mfu, mbu and the step overhead,"
+                + " or kv_mbu in the async loop) or to"
                 + " a corpus of run folders (--corpus: one global parameter set, with leave-one-run/GPU/model-out"
                 + " errors); writes a calibration profile for timing.calibration.")
 public final class CalibrateCommand implements Callable<Integer> {
@@ -74,6 +75,12 @@ public final class CalibrateCommand implements Callable<Integer> {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    private static List<String> keys(SimConfig cfg) {
+        return cfg.engine().scheduler().asyncScheduling()
+                ? io.servesim.validate.Calibrator.ASYNC_PARAMETERS
+                : io.servesim.validate.Calibrator.PARAMETERS;
+    }
+
     @Override
     public Integer call() {
         PrintWriter o = spec.commandLine().getOut();
@@ -108,14 +115,16 @@ public final class CalibrateCommand implements Callable<Integer> {
         if (r == null) {
             return Main.USAGE;
         }
+        StringBuilder fitted = new StringBuilder();
+        for (String k : keys(cfg)) {
+            fitted.append(
+                    String.format(Locale.ROOT, "  %s %.4g", k, r.roofline().get(k)));
+        }
         o.printf(
                 Locale.ROOT,
-                "fitted after %d simulations: mfu %.3f  mbu %.3f  step overhead %.0f us  (per-sequence overhead %.1f us,"
-                        + " not fitted)%n",
+                "fitted after %d simulations:%s  (per-sequence overhead %.1f us, not fitted)%n",
                 r.evaluations(),
-                r.roofline().mfu(),
-                r.roofline().mbu(),
-                r.roofline().stepOverheadUs(),
+                fitted,
                 r.roofline().perSequenceOverheadUs());
         o.print(ValidateCommand.table(r.validation()));
         AtomicFiles.writeString(out, Calibrator.profileYaml(r, measured.toString(), cfg));

@@ -48,20 +48,6 @@ public final class ValidateCommand implements Callable<Integer> {
     /** Default output directory of the single-run modes. */
     static final Path DEFAULT_OUT = Path.of("out/validate");
 
-    /** corpus.csv's header. */
-    static final String CORPUS_HEADER = "run,gpu,model,tensor_parallel,data_parallel,ttft_mean_err_pct,"
-            + "tpot_mean_err_pct,e2e_mean_err_pct,ttft_p99_err_pct,e2e_p99_err_pct,tpot_p99_err_pct,requests,"
-            + "num_gpu_blocks_stated,num_gpu_blocks_derived,client_side";
-
-    /** The error columns of corpus.csv and its table: metric and statistic, in column order. */
-    static final List<String[]> CORPUS_ERRORS = List.of(
-            new String[] {"ttft_ms", "mean"},
-            new String[] {"tpot_ms", "mean"},
-            new String[] {"e2e_ms", "mean"},
-            new String[] {"ttft_ms", "p99"},
-            new String[] {"e2e_ms", "p99"},
-            new String[] {"tpot_ms", "p99"});
-
     @Option(
             names = "--config",
             paramLabel = "CONFIG",
@@ -235,7 +221,7 @@ public final class ValidateCommand implements Callable<Integer> {
             return Main.USAGE;
         }
         Main.warn(err, r.warnings());
-        o.print(describe(r));
+        o.print(CorpusOutput.describe(r));
         o.print(table(r.validation()));
         List<String> exceeded = exceeded(r.validation(), limits);
         Path dir = out == null ? DEFAULT_OUT : out;
@@ -275,8 +261,8 @@ public final class ValidateCommand implements Callable<Integer> {
         if (results == null) {
             return Main.USAGE;
         }
-        o.print(corpusTable(results));
-        AtomicFiles.writeString(out.resolve("corpus.csv"), corpusCsv(results));
+        o.print(CorpusOutput.corpusTable(results));
+        AtomicFiles.writeString(out.resolve("corpus.csv"), CorpusOutput.corpusCsv(results));
         o.println("wrote " + out.resolve("corpus.csv").toAbsolutePath().normalize() + " and " + results.size()
                 + " validation.json files");
         o.flush();
@@ -303,145 +289,6 @@ public final class ValidateCommand implements Callable<Integer> {
             return Main.FAILURE;
         }
         return Main.OK;
-    }
-
-    /** The run's deployment and KV pool check, one line each. */
-    static String describe(Corpus.Result r) {
-        RunFolder f = r.run();
-        RunFolder.NumGpuBlocksCheck b = r.numGpuBlocks();
-        StringBuilder sb = new StringBuilder();
-        sb.append(String.format(
-                Locale.ROOT,
-                "run %s: %s, %s, TP %d, DP %d, EP %d, %s timing%s%s%n",
-                f.name(),
-                f.gpu(),
-                f.model(),
-                f.tensorParallel(),
-                f.dataParallel(),
-                f.expertParallel(),
-                f.clientSide() ? "client-side" : "engine-side",
-                f.clientSide()
-                        ? String.format(Locale.ROOT, " (+%.2f ms frontend on TTFT and E2E)", r.clientOverheadMs())
-                        : "",
-                r.measuredFailed() > 0 ? ", " + r.measuredFailed() + " failed requests skipped" : ""));
-        sb.append(String.format(
-                Locale.ROOT,
-                "num_gpu_blocks: stated %s, derived %s%s, used %d%n",
-                b.stated() == null ? "-" : b.stated().toString(),
-                b.derived() == null
-                        ? "- (" + b.derivedProblem() + ")"
-                        : b.derived().toString(),
-                Double.isNaN(b.derivedVsStatedPct())
-                        ? ""
-                        : String.format(Locale.ROOT, " (%+.1f%% vs stated)", b.derivedVsStatedPct()),
-                b.used()));
-        return sb.toString();
-    }
-
-    /** corpus.csv: one row per run, the error columns in %, empty where unknown. */
-    static String corpusCsv(List<Corpus.Result> results) {
-        StringBuilder sb = new StringBuilder(CORPUS_HEADER).append('\n');
-        for (Corpus.Result r : results) {
-            RunFolder f = r.run();
-            List<String> cells = new ArrayList<>(List.of(
-                    f.name(),
-                    f.gpu(),
-                    f.model(),
-                    Integer.toString(f.tensorParallel()),
-                    Integer.toString(f.dataParallel())));
-            for (String[] c : CORPUS_ERRORS) {
-                double e = r.validation().metrics().get(c[0]).errorPct(c[1]);
-                cells.add(Double.isFinite(e) ? Numbers.fixedString(e, 3) : "");
-            }
-            cells.add(Long.toString(
-                    r.validation().metrics().get("e2e_ms").measured().count()));
-            cells.add(
-                    r.numGpuBlocks().stated() == null
-                            ? ""
-                            : r.numGpuBlocks().stated().toString());
-            cells.add(
-                    r.numGpuBlocks().derived() == null
-                            ? ""
-                            : r.numGpuBlocks().derived().toString());
-            cells.add(Boolean.toString(f.clientSide()));
-            sb.append(String.join(",", cells)).append('\n');
-        }
-        return sb.toString();
-    }
-
-    /** The corpus as an aligned table, one row per run, then the mean |error| of each error column. */
-    static String corpusTable(List<Corpus.Result> results) {
-        List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {
-            "run",
-            "gpu",
-            "model",
-            "TP",
-            "DP",
-            "TTFT mean%",
-            "TPOT mean%",
-            "E2E mean%",
-            "TTFT p99%",
-            "E2E p99%",
-            "TPOT p99%",
-            "requests",
-            "blocks stated",
-            "blocks derived",
-            "timing"
-        });
-        double[] sum = new double[CORPUS_ERRORS.size()];
-        int[] n = new int[CORPUS_ERRORS.size()];
-        for (Corpus.Result r : results) {
-            RunFolder f = r.run();
-            String[] row = new String[15];
-            row[0] = f.name();
-            row[1] = f.gpu();
-            row[2] = f.model();
-            row[3] = Integer.toString(f.tensorParallel());
-            row[4] = Integer.toString(f.dataParallel());
-            for (int i = 0; i < CORPUS_ERRORS.size(); i++) {
-                String[] c = CORPUS_ERRORS.get(i);
-                double e = r.validation().metrics().get(c[0]).errorPct(c[1]);
-                row[5 + i] = Double.isFinite(e) ? String.format(Locale.ROOT, "%+.1f", e) : "-";
-                if (Double.isFinite(e)) {
-                    sum[i] += Math.abs(e);
-                    n[i]++;
-                }
-            }
-            row[11] = Long.toString(
-                    r.validation().metrics().get("e2e_ms").measured().count());
-            RunFolder.NumGpuBlocksCheck b = r.numGpuBlocks();
-            row[12] = b.stated() == null ? "-" : b.stated().toString();
-            row[13] = b.derived() == null ? "-" : b.derived().toString();
-            row[14] = f.clientSide() ? "client" : "engine";
-            rows.add(row);
-        }
-        String[] mean = new String[15];
-        java.util.Arrays.fill(mean, "");
-        mean[0] = "mean |error|";
-        for (int i = 0; i < sum.length; i++) {
-            mean[5 + i] = n[i] == 0 ? "-" : String.format(Locale.ROOT, "%.1f", sum[i] / n[i]);
-        }
-        rows.add(mean);
-        int[] width = new int[15];
-        for (String[] row : rows) {
-            for (int i = 0; i < row.length; i++) {
-                width[i] = Math.max(width[i], row[i].length());
-            }
-        }
-        StringBuilder sb = new StringBuilder();
-        for (String[] row : rows) {
-            StringBuilder line = new StringBuilder();
-            for (int i = 0; i < row.length; i++) {
-                boolean text = i < 3 || i == 14;
-                String cell = text
-                        ? String.format(Locale.ROOT, "%-" + width[i] + "s", row[i])
-                        : String.format(Locale.ROOT, "%" + width[i] + "s", row[i]);
-                line.append(i == 0 ? "" : "  ").append(cell);
-            }
-            sb.append(line.toString().stripTrailing()).append('\n');
-        }
-        return sb.toString();
     }
 
     static Map<String, Double> parseTolerance(List<String> specs) {

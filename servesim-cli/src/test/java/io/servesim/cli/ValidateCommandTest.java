@@ -97,7 +97,7 @@ class ValidateCommandTest {
         assertThat(csv.get(0))
                 .startsWith("run,gpu,model,tensor_parallel,data_parallel,ttft_mean_err_pct,tpot_mean_err_pct,"
                         + "e2e_mean_err_pct,ttft_p99_err_pct,e2e_p99_err_pct")
-                .isEqualTo(ValidateCommand.CORPUS_HEADER)
+                .isEqualTo(CorpusOutput.CORPUS_HEADER)
                 .endsWith("tpot_p99_err_pct,requests,num_gpu_blocks_stated,num_gpu_blocks_derived,client_side");
         assertThat(csv).hasSize(3);
         String[] blis = csv.get(1).split(",", -1);

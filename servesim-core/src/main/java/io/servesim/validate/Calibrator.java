@@ -9,10 +9,12 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Fits three of the roofline's physical parameters — compute efficiency (mfu), memory efficiency (mbu) and the
- * per-step overhead — to a measured run by simulation in the loop. The per-sequence overhead is not fitted: per-run
- * latency statistics cannot tell it from the per-step overhead (both add to every step of a steady batch), so it
- * keeps its configured value. The search is a deterministic pattern
+ * Fits three of the roofline's physical parameters to one measured run by simulation in the loop: compute
+ * efficiency (mfu), weight-read efficiency (mbu), and in the synchronous loop the per-step CPU overhead
+ * ({@link #PARAMETERS}) or in the async loop, which hides that overhead behind the GPU part, the KV-read efficiency
+ * ({@link #ASYNC_PARAMETERS}). The per-sequence overhead is not fitted: per-run latency statistics cannot tell it
+ * from the per-step overhead (both add to every step of a steady batch), so it keeps its configured value. The
+ * search is a deterministic pattern
  * search (Hooke & Jeeves, J. ACM 1961) in transformed coordinates (logit of the efficiencies, log of the
  * overheads), so every candidate stays inside its bounds: efficiencies in (0, 1], overheads in [0.1 µs, 1 s].
  * The objective is the sum of squared relative errors of the TTFT, TPOT and E2E mean (weight 2), p50, p90, p95 and
@@ -20,8 +22,14 @@ import java.util.Locale;
  * context) from the fixed per-step cost.
  */
 public final class Calibrator {
-    /** Parameter names, in order. */
+    /** Parameters fitted in the synchronous engine loop, in order. */
     public static final List<String> PARAMETERS = List.of("mfu", "mbu", "step_overhead_us");
+
+    /**
+     * Parameters fitted in the async loop (vLLM's default): the CPU part is hidden behind the GPU part there, so the
+     * KV-read efficiency takes the per-step overhead's place.
+     */
+    public static final List<String> ASYNC_PARAMETERS = List.of("mfu", "mbu", "kv_mbu");
 
     private static final double MIN_EFFICIENCY = 0.01;
     private static final double MAX_EFFICIENCY = 1.0;
@@ -31,6 +39,7 @@ public final class Calibrator {
     private final SimConfig base;
     private final MeasuredRun measured;
     private final int maxEvaluations;
+    private final List<String> fitted;
     private int evaluations;
 
     /**
@@ -50,17 +59,17 @@ public final class Calibrator {
         this.base = base;
         this.measured = measured;
         this.maxEvaluations = maxEvaluations;
+        this.fitted = base.engine().scheduler().asyncScheduling() ? ASYNC_PARAMETERS : PARAMETERS;
     }
 
     /** Runs the search from the config's roofline parameters. */
     public Result fit() {
         RooflineConfig start = base.timing().roofline();
-        double[] x = {
-            logit(start.mfu()),
-            logit(start.mbu()),
-            Math.log(start.stepOverheadUs()),
-            Math.log(start.perSequenceOverheadUs())
-        };
+        double[] x = new double[fitted.size()];
+        for (int i = 0; i < x.length; i++) {
+            String k = fitted.get(i);
+            x[i] = isOverhead(k) ? Math.log(start.get(k)) : logit(start.get(k));
+        }
         double fx = objective(x);
         double step = 0.5;
         while (step > 0.002 && evaluations < maxEvaluations) {
@@ -91,13 +100,12 @@ public final class Calibrator {
         RooflineConfig best = params(x);
         Validation v = Validation.of(measured, Servesim.run(with(best)).raw());
         List<String> atBound = new ArrayList<>();
-        double[] values = {best.mfu(), best.mbu(), best.stepOverheadUs()};
-        for (int i = 0; i < values.length; i++) {
-            boolean efficiency = i < 2;
-            double lo = efficiency ? MIN_EFFICIENCY : MIN_OVERHEAD_US;
-            double hi = efficiency ? MAX_EFFICIENCY : MAX_OVERHEAD_US;
-            if (values[i] <= lo * 1.01 || values[i] >= hi * 0.99) {
-                atBound.add(PARAMETERS.get(i));
+        for (String k : fitted) {
+            double value = best.get(k);
+            double lo = isOverhead(k) ? MIN_OVERHEAD_US : MIN_EFFICIENCY;
+            double hi = isOverhead(k) ? MAX_OVERHEAD_US : MAX_EFFICIENCY;
+            if (value <= lo * 1.01 || value >= hi * 0.99) {
+                atBound.add(k);
             }
         }
         return new Result(best, v, fx, evaluations, atBound);
@@ -150,10 +158,25 @@ public final class Calibrator {
     }
 
     private RooflineConfig params(double[] x) {
-        RooflineConfig b = base.timing().roofline();
-        return b.with("mfu", clamp(sigmoid(x[0]), MIN_EFFICIENCY, MAX_EFFICIENCY))
-                .with("mbu", clamp(sigmoid(x[1]), MIN_EFFICIENCY, MAX_EFFICIENCY))
-                .with("step_overhead_us", clamp(Math.exp(x[2]), MIN_OVERHEAD_US, MAX_OVERHEAD_US));
+        RooflineConfig r = base.timing().roofline();
+        for (int i = 0; i < x.length; i++) {
+            String k = fitted.get(i);
+            r = r.with(
+                    k,
+                    isOverhead(k)
+                            ? clamp(Math.exp(x[i]), MIN_OVERHEAD_US, MAX_OVERHEAD_US)
+                            : clamp(sigmoid(x[i]), MIN_EFFICIENCY, MAX_EFFICIENCY));
+        }
+        return r;
+    }
+
+    private static boolean isOverhead(String key) {
+        return key.endsWith("_us");
+    }
+
+    /** The parameters this calibrator fits ({@link #PARAMETERS} or {@link #ASYNC_PARAMETERS}). */
+    public List<String> fitted() {
+        return fitted;
     }
 
     private static double logit(double p) {
@@ -176,6 +199,7 @@ public final class Calibrator {
         sb.append("roofline:\n");
         sb.append(String.format(Locale.ROOT, "  mfu: %.6f%n", r.roofline().mfu()));
         sb.append(String.format(Locale.ROOT, "  mbu: %.6f%n", r.roofline().mbu()));
+        sb.append(String.format(Locale.ROOT, "  kv_mbu: %.6f%n", r.roofline().kvMbu()));
         sb.append(String.format(
                 Locale.ROOT, "  step_overhead_us: %.3f%n", r.roofline().stepOverheadUs()));
         sb.append(String.format(

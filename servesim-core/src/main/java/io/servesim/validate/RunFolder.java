@@ -29,6 +29,9 @@ import tools.jackson.databind.json.JsonMapper;
  * deployment fields and resolves the GPU and model to presets; {@link #config} turns the deployment into a servesim
  * config (docs/accuracy.md has the mapping). Every error is one line naming the run, the file and the field.
  *
+ * <p>Why one class of this size: meta.json's fields, their defaults, what the workload's lengths imply and the
+ * mapping onto config keys are one table (docs/accuracy.md), each entry with its one-line error.
+ *
  * @param name the folder's name
  * @param dir the folder
  * @param gpu GPU preset (from {@code gpu}, a printed GPU name)

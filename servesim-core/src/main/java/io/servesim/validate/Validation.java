@@ -110,26 +110,20 @@ public record Validation(Map<String, Metric> metrics, double measuredOutputTokS,
     }
 
     /**
-     * Two-sample Kolmogorov–Smirnov distance of two sorted samples, values compared at 1 ns (1e-6 ms) resolution
-     * so that timestamps converted through seconds compare equal to the nanoseconds they came from.
+     * Two-sample Kolmogorov–Smirnov distance of two sorted samples; values within 1 ns (1e-6 ms) of each other count
+     * as equal, so that timestamps converted through seconds, and TPOTs kept in whole picoseconds, compare equal to
+     * the nanoseconds they came from.
      */
-    static double ks(double[] a0, double[] b0) {
-        double[] a = new double[a0.length];
-        double[] b = new double[b0.length];
-        for (int i = 0; i < a.length; i++) {
-            a[i] = Math.rint(a0[i] * 1e6) / 1e6;
-        }
-        for (int i = 0; i < b.length; i++) {
-            b[i] = Math.rint(b0[i] * 1e6) / 1e6;
-        }
+    static double ks(double[] a, double[] b) {
         if (a.length == 0 || b.length == 0) {
             return a.length == b.length ? 0 : 1;
         }
+        final double tie = 1e-6;
         int i = 0;
         int j = 0;
         double d = 0;
         while (i < a.length && j < b.length) {
-            double x = Math.min(a[i], b[j]);
+            double x = Math.min(a[i], b[j]) + tie;
             while (i < a.length && a[i] <= x) {
                 i++;
             }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "4fc53170b83328db18f54b30f6086d5022852c743946c174c6d81b682f071d2c";
+            "1794965a5e467dd72fbc8386df69564e95a713a22014bbbbf2d73d7d719f7793";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -60,7 +60,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "73e22843a2ba84a5177ea0dd123fd7bba6a0d4ce8ec37aa9224e954ccc04ea6f";
+            "36de7e94f955cf8adb7fcee9a319385f21bc984bacc97de98bc6dbadb96bc6fd";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -79,7 +79,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "fde98619bac836c20374bdb6c0927fc2fa6a1220ebd54f9c660e0395ad57d170";
+    static final String KVCR_CANONICAL_SHA256 = "26fa9b0e42e69a512dbd08894c5b4917ad4317229fde00f3c164d92a4577b0ac";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

@@ -21,14 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 class FixtureTest {
     /** Canonical SHA-256 of every W8 cell, by "dp/arm". */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "d954e584828781fdca0c778ad470f7a5fbd81f1b12db92fc0ee70ca6fd6761be",
-            "1/kvcr-off", "b9aa81f2bbe3ce7dd73dd516d0ce16fb562ec469d04f9d8969552046dd7db940",
-            "1/kvcr-idle", "f117ead08f4df7c160db882c596706f3c9f95f1520f1a3f3259bf8a939c2a37f",
-            "1/kvcr-hinted", "f6b48c620559c671be8595740a2cf1f31ddbbdc3a3f7966dfca1ac1f5e2d247e",
-            "8/g2-only", "a3a1886234856f849e73323e9125f2af476a3d0d9d00523f4a9a6f66121af6a0",
-            "8/kvcr-off", "1ed97b10dd47d4d053899b8705e824efc3280256868e35c20d67ad9a85bfae63",
-            "8/kvcr-idle", "ee293dcd4026527d767d5140d84aa26a8ff880f24f7f6ba50e143fe721e6de3e",
-            "8/kvcr-hinted", "db894806f022becc4720d9e6b38169c9aed0b655699ed8e2f4fd0be379fdc4da");
+            "1/g2-only", "512461dc017e786a14b1284b6fb82d447b24d40f618f513eeb118ca1b3f27edf",
+            "1/kvcr-off", "73feedf6ecb29fb0bdfd7875957e722d2d5564772ed195575cfe6c2b9df5bca2",
+            "1/kvcr-idle", "99aeb9e7cea600db950f8d8e3af4ad2d2a8c5a58ec2456d29572f722aa7104d3",
+            "1/kvcr-hinted", "ba068211a759fb1ae9d74adb8de46804c5312b2e720f648dd6d5efc2ae78e707",
+            "8/g2-only", "176df27c4c9ee4d688d6c30841a317818e1308516ab13c70f7c9d4b873784407",
+            "8/kvcr-off", "0a14eb507f2c37aa7a693edb47100646e3f23cef2cc085e4908a2ccbb2580861",
+            "8/kvcr-idle", "88ee4562a29e8818d121a01840bb3a02696cbc6c4504abc9ad4c70972dd8757f",
+            "8/kvcr-hinted", "34c2e578dc9caee7282c31145f9c59dfd2311e1eab86df2bfb10d42e6294098b");
 
     @Test
     void w8CellDigests_arePinned() {
