@@ -55,6 +55,17 @@ final class CorpusOutput {
                         ? ""
                         : String.format(Locale.ROOT, " (%+.1f%% vs stated)", b.derivedVsStatedPct()),
                 b.used()));
+        if (f.sharedPrefix() != null && !f.tokenIds()) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "prompts (approximated, lengths only): %d-token shared prefix in %d groups, %s%n",
+                    f.sharedPrefix().tokens(),
+                    f.sharedPrefix().groups(),
+                    f.sharedPrefix().repeatPeriod() == null
+                            ? "every prompt unique"
+                            : "repeating every " + f.sharedPrefix().repeatPeriod()
+                                    + " rows (inferred from the lengths)"));
+        }
         return sb.toString();
     }
 
