@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "1794965a5e467dd72fbc8386df69564e95a713a22014bbbbf2d73d7d719f7793";
+            "ffcd84be40462fd19acfcb5b560364b66de46832b21343078e260e739b2e4296";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -60,7 +60,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "36de7e94f955cf8adb7fcee9a319385f21bc984bacc97de98bc6dbadb96bc6fd";
+            "3c573c92f87e081a68b545c5510b63cdc2e8ffd165b5330761e2f4cea3411533";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -79,7 +79,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "26fa9b0e42e69a512dbd08894c5b4917ad4317229fde00f3c164d92a4577b0ac";
+    static final String KVCR_CANONICAL_SHA256 = "dc9a337dda4f678561a06f46b4791038821bac58bb82facbf26e7f82efdb90bb";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

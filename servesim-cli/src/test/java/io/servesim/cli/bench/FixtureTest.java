@@ -21,14 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 class FixtureTest {
     /** Canonical SHA-256 of every W8 cell, by "dp/arm". */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "512461dc017e786a14b1284b6fb82d447b24d40f618f513eeb118ca1b3f27edf",
-            "1/kvcr-off", "73feedf6ecb29fb0bdfd7875957e722d2d5564772ed195575cfe6c2b9df5bca2",
-            "1/kvcr-idle", "99aeb9e7cea600db950f8d8e3af4ad2d2a8c5a58ec2456d29572f722aa7104d3",
-            "1/kvcr-hinted", "ba068211a759fb1ae9d74adb8de46804c5312b2e720f648dd6d5efc2ae78e707",
-            "8/g2-only", "176df27c4c9ee4d688d6c30841a317818e1308516ab13c70f7c9d4b873784407",
-            "8/kvcr-off", "0a14eb507f2c37aa7a693edb47100646e3f23cef2cc085e4908a2ccbb2580861",
-            "8/kvcr-idle", "88ee4562a29e8818d121a01840bb3a02696cbc6c4504abc9ad4c70972dd8757f",
-            "8/kvcr-hinted", "34c2e578dc9caee7282c31145f9c59dfd2311e1eab86df2bfb10d42e6294098b");
+            "1/g2-only", "80705c1b3ca560738c3353cef0ce15e79b7eb399c88d050f73a9ff1824444191",
+            "1/kvcr-off", "248f4f67ba7c8c539b526b6b07478d9aeafd82e68299a633f933aec655853db1",
+            "1/kvcr-idle", "108ac8b0f8e3d4b733f179761339d50d2b3e5a1ab762b5dcc870125f5cf65864",
+            "1/kvcr-hinted", "9f15069ee9639b37f39355cfa27eb600d5af0906890b79fd541f76f6893244e2",
+            "8/g2-only", "f11b5a387e6109bcc8af3c4f75b49db59cb9e9984ada9edeb529c09d6293116d",
+            "8/kvcr-off", "cb7a90834f77badb8ef80dbed2bbdaa18b15261219bfcf2236ffd8d42cfb452e",
+            "8/kvcr-idle", "d6974bc032e73ee3c2f483f4018dbfa6b789a6ce6ac640653ca9ee174b024cb7",
+            "8/kvcr-hinted", "10b29eeaba1c1b660bf7f7cf565ca26084ea994092987929743023cd0e9527c1");
 
     @Test
     void w8CellDigests_arePinned() {
