@@ -45,7 +45,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * over its physical range, {@link #bounds}) so every candidate stays physical. Residuals per run are the
  * log-ratios simulated/measured of the TTFT, TPOT and E2E means, softly capped at ±3 so a run that saturates in one
  * candidate does not swamp the others. The p99s are reported, not fitted: with them in the objective (half weight)
- * the fit traded mean accuracy for the bursts of the measured arrivals, which no step-time coefficient reproduces
+ * the fit traded mean accuracy for queueing bursts of the measured runs, which no step-time coefficient reproduces
  * (docs/accuracy.md). During the fit each run is replayed over a window of its arrivals ({@link Case#window}); every
  * reported error replays the whole run.
  *
