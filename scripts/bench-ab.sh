@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# A/B replay timing you can trust on a noisy machine: builds the CLI jar at BASE_REF (in a temporary git worktree)
+# and from the working tree (the candidate), then replays each config alternately B, C, B', C, ... with an A/A pair
+# (two copies of the base jar, B and B'), one JVM per replay, and prints per config the median replay time of each arm
+# with its min-max spread and the ratios C/B and B'/B (the A/A ratio shows how much of a difference is noise).
+#
+# Usage: bash scripts/bench-ab.sh BASE_REF [-n ROUNDS] [-s 'path=value ...'] [CONFIG.yaml ...]
+#   BASE_REF  a commit, branch or tag (e.g. HEAD~3, main)
+#   -n        alternations per arm, at least 6 (default 6)
+#   -s        --set overrides applied to every replay (space separated)
+#   CONFIG    configs to replay (default: examples/synthetic.yaml)
+# Replay time is what `servesim replay` prints ("wall time: replay N ms"): the simulation alone, not JVM start-up or
+# report writing. Output directories are thrown away.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+if [ $# -lt 1 ] || [[ "$1" == -* ]]; then
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+fi
+base_ref="$1"
+shift
+rounds=6
+sets=""
+while getopts "n:s:" opt; do
+  case "$opt" in
+    n) rounds="$OPTARG" ;;
+    s) sets="$OPTARG" ;;
+    *) echo "bench-ab: unknown option (use -n ROUNDS, -s 'path=value ...')" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+if ! [[ "$rounds" =~ ^[0-9]+$ ]] || [ "$rounds" -lt 6 ]; then
+  echo "bench-ab: -n must be an integer >= 6 (got '$rounds')" >&2
+  exit 2
+fi
+configs=("$@")
+[ ${#configs[@]} -eq 0 ] && configs=(examples/synthetic.yaml)
+for c in "${configs[@]}"; do
+  [ -f "$c" ] || { echo "bench-ab: no such config: $c" >&2; exit 2; }
+done
+git rev-parse --verify --quiet "$base_ref^{commit}" >/dev/null || { echo "bench-ab: unknown ref '$base_ref'" >&2; exit 2; }
+
+JAVA_HOME="$(bash scripts/jdk.sh 21)"
+export JAVA_HOME
+work="$(mktemp -d)"
+trap 'git -C "$root" worktree remove --force "$work/base" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+
+echo "bench-ab: building the base ($base_ref) and the candidate (working tree)..." >&2
+git worktree add --detach --quiet "$work/base" "$base_ref"
+(cd "$work/base" && ./mvnw -B -q -ntp -DskipTests -Dspotless.check.skip=true -pl servesim-cli -am package >&2)
+cp "$work/base/servesim-cli/target/servesim.jar" "$work/base.jar"
+cp "$work/base.jar" "$work/base2.jar" # the A/A arm: the same bytes under another name
+./mvnw -B -q -ntp -DskipTests -Dspotless.check.skip=true -pl servesim-cli -am package >&2
+cp servesim-cli/target/servesim.jar "$work/cand.jar"
+
+set_args=()
+for s in $sets; do set_args+=(--set "$s"); done
+
+# one replay; prints its replay milliseconds
+replay_ms() {
+  local jar="$1" config="$2"
+  "$JAVA_HOME/bin/java" -XX:+UseParallelGC -Xss8m -jar "$jar" replay "$config" "${set_args[@]}" \
+    --out "$work/out" --no-html --progress never 2>/dev/null \
+    | sed -n 's/^wall time: replay \([0-9]*\) ms.*/\1/p'
+}
+
+printf '%-50s %-5s %10s %10s %10s %8s %8s\n' config arm median_ms min_ms max_ms ratio spread
+for config in "${configs[@]}"; do
+  declare -A times=([B]="" [C]="" [A]="")
+  for ((r = 1; r <= rounds; r++)); do
+    # rotate the order each round so no arm always runs first (warm page cache, CPU boost)
+    case $((r % 3)) in
+      1) order=(B C A) ;;
+      2) order=(C A B) ;;
+      0) order=(A B C) ;;
+    esac
+    for arm in "${order[@]}"; do
+      case "$arm" in
+        B) jar="$work/base.jar" ;;
+        C) jar="$work/cand.jar" ;;
+        A) jar="$work/base2.jar" ;;
+      esac
+      ms="$(replay_ms "$jar" "$config")"
+      [ -n "$ms" ] || { echo "bench-ab: replay of $config with arm $arm printed no wall time" >&2; exit 1; }
+      times[$arm]+="$ms "
+    done
+    echo "bench-ab: $config round $r/$rounds: B ${times[B]}| C ${times[C]}| B' ${times[A]}" >&2
+  done
+  # median, min, max per arm; ratio of medians to B; spread = the per-round ratio's min..max
+  awk -v config="$config" -v b="${times[B]}" -v c="${times[C]}" -v a="${times[A]}" '
+    function sort(arr, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && arr[j-1] > arr[j]; j--) { t = arr[j]; arr[j] = arr[j-1]; arr[j-1] = t } }
+    function median(arr, n) { return n % 2 ? arr[(n+1)/2] : (arr[n/2] + arr[n/2+1]) / 2 }
+    function row(name, s, ref,   n, x, y, i, lo, hi, q) {
+      n = split(s, x, " "); split(ref, y, " ")
+      lo = 1e300; hi = 0
+      for (i = 1; i <= n; i++) { q = x[i] / y[i]; if (q < lo) lo = q; if (q > hi) hi = q }
+      sort(x, n)
+      printf "%-50s %-5s %10.0f %10.0f %10.0f %8.3f %4.2f-%4.2f\n", config, name, median(x, n), x[1], x[n], median(x, n) / mb, lo, hi
+    }
+    BEGIN {
+      n = split(b, xb, " "); sort(xb, n); mb = median(xb, n)
+      row("B", b, b); row("C", c, b); row("B'"'"'", a, b)
+    }'
+  unset times
+done
+echo "bench-ab: C = candidate (working tree), B = $base_ref, B' = $base_ref again (A/A: its ratio is noise)" >&2
