@@ -119,7 +119,7 @@ public record MeasuredRun(
             try (BufferedReader r = Files.newBufferedReader(measured, StandardCharsets.UTF_8)) {
                 String line;
                 int n = 0;
-                int wn = 0;
+                int[] wn = {0};
                 while ((line = r.readLine()) != null) {
                     n++;
                     if (line.isBlank()) {
@@ -130,16 +130,12 @@ public record MeasuredRun(
                     JsonNode work = null;
                     String workLoc = null;
                     if (w != null) {
-                        String wl;
-                        do {
-                            wl = w.readLine();
-                            wn++;
-                        } while (wl != null && wl.isBlank());
+                        String wl = nextRow(w, wn);
                         if (wl == null) {
                             throw new TraceFormatException(
                                     loc + ": no matching row in " + workload.getFileName() + " (it has fewer rows)");
                         }
-                        workLoc = where(workload, wn);
+                        workLoc = where(workload, wn[0]);
                         work = object(wl, workLoc);
                         JsonNode id = row.get("request_id");
                         JsonNode workId = work.get("request_id");
@@ -147,7 +143,7 @@ public record MeasuredRun(
                             throw TraceFormatException.field(
                                     loc,
                                     "request_id",
-                                    "is " + id + " but " + workload.getFileName() + ":" + wn + " has " + workId);
+                                    "is " + id + " but " + workload.getFileName() + ":" + wn[0] + " has " + workId);
                         }
                     }
                     JsonNode error = row.get("error");
@@ -182,13 +178,8 @@ public record MeasuredRun(
                     }
                 }
                 if (w != null) {
-                    String wl;
-                    do {
-                        wl = w.readLine();
-                        wn++;
-                    } while (wl != null && wl.isBlank());
-                    if (wl != null) {
-                        throw new TraceFormatException(where(workload, wn) + ": no matching row in "
+                    if (nextRow(w, wn) != null) {
+                        throw new TraceFormatException(where(workload, wn[0]) + ": no matching row in "
                                 + measured.getFileName() + " (it has fewer rows)");
                     }
                 }
@@ -236,6 +227,16 @@ public record MeasuredRun(
             }
             return d;
         }
+    }
+
+    /** The next non-blank line of {@code r} (or null at its end), counting every line read in {@code lineNo[0]}. */
+    private static String nextRow(BufferedReader r, int[] lineNo) throws IOException {
+        String line;
+        do {
+            line = r.readLine();
+            lineNo[0]++;
+        } while (line != null && line.isBlank());
+        return line;
     }
 
     private static MeasuredRun readJsonl(Path path) {
