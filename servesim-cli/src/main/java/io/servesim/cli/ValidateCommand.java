@@ -88,7 +88,7 @@ public final class ValidateCommand implements Callable<Integer> {
             names = "--tolerance",
             split = ",",
             paramLabel = "METRIC=PCT",
-            description = "Largest |mean error| in %, e.g. ttft=25,tpot=15,e2e=15 (or ttft_p99=30).")
+            description = "Largest |mean error| in %%, e.g. ttft=25,tpot=15,e2e=15 (or ttft_p99=30).")
     List<String> tolerance = new ArrayList<>();
 
     @Option(names = "--set", paramLabel = "PATH=VALUE", description = "Override a config key.")

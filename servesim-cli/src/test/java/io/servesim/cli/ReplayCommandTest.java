@@ -472,6 +472,30 @@ class ReplayCommandTest {
     }
 
     @Test
+    void everyCommandsHelp_printsWithoutPicocliWarnings() {
+        // picocli formats descriptions with String.format: a bare '%' makes it warn on stderr and print the raw text
+        List<picocli.CommandLine> commands = new ArrayList<>();
+        commands.add(new picocli.CommandLine(new Main()));
+        for (int i = 0; i < commands.size(); i++) {
+            commands.addAll(commands.get(i).getSubcommands().values());
+        }
+        assertThat(commands).hasSizeGreaterThan(8);
+        java.io.PrintStream saved = System.err;
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        StringBuilder help = new StringBuilder();
+        try {
+            System.setErr(new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+            for (picocli.CommandLine c : commands) {
+                help.append(c.getUsageMessage());
+            }
+        } finally {
+            System.setErr(saved);
+        }
+        assertThat(help.toString()).contains("Largest |mean error| in %, e.g.");
+        assertThat(err.toString(StandardCharsets.UTF_8)).doesNotContain("WARN");
+    }
+
+    @Test
     void executeWithoutWriters_stillReturnsTheExitCode() {
         assertThat(Main.execute("--version")).isEqualTo(Main.OK);
     }
