@@ -8,9 +8,20 @@ package io.servesim.config;
  * @param bf16Tflops dense BF16 TFLOP/s
  * @param fp8Tflops dense FP8 TFLOP/s (0: none)
  * @param linkGbytesPerS GPU-to-GPU bandwidth per direction, GB/s
+ * @param achievedBf16Tflops BF16 TFLOP/s compute-bound GEMMs measurably reach (null: datasheet × the measured
+ *     presets' mean ratio)
+ * @param achievedFp8Tflops FP8 TFLOP/s compute-bound GEMMs measurably reach (null: as above)
+ * @param achievedGbytesPerS GB/s small-batch GEMMs measurably stream weights at (null: as above)
  */
 public record CustomGpuConfig(
-        Double memoryGib, Double bandwidthGbytesPerS, Double bf16Tflops, Double fp8Tflops, Double linkGbytesPerS) {
+        Double memoryGib,
+        Double bandwidthGbytesPerS,
+        Double bf16Tflops,
+        Double fp8Tflops,
+        Double linkGbytesPerS,
+        Double achievedBf16Tflops,
+        Double achievedFp8Tflops,
+        Double achievedGbytesPerS) {
     /** Validates the values that are set (all are required when the custom GPU is used). */
     public CustomGpuConfig {
         positiveIfSet("memory_gib", memoryGib);
@@ -20,6 +31,9 @@ public record CustomGpuConfig(
             Check.atLeast("fp8_tflops", fp8Tflops, 0.0);
         }
         positiveIfSet("link_gbytes_per_s", linkGbytesPerS);
+        positiveIfSet("achieved_bf16_tflops", achievedBf16Tflops);
+        positiveIfSet("achieved_fp8_tflops", achievedFp8Tflops);
+        positiveIfSet("achieved_gbytes_per_s", achievedGbytesPerS);
     }
 
     private static void positiveIfSet(String field, Double v) {

@@ -4,20 +4,25 @@ package io.servesim.config;
  * Efficiencies and overheads of the roofline step-time model (docs/timing.md gives each default's source and the
  * corpus fit behind it).
  *
- * @param mfu fraction of peak tensor FLOP/s that matrix multiplies and attention reach, (0, 1]
- * @param mbu fraction of peak memory bandwidth that weight reads reach, (0, 1]
+ * @param mfu fraction of the FLOP/s vLLM's compute-bound GEMMs reach on the GPU (measured, {@code
+ *     GpuSpec.Achieved}) that a forward pass's matrix multiplies and attention reach, (0, 1]
+ * @param mbu fraction of the bandwidth vLLM's small-batch GEMMs stream weights at on the GPU (measured) that a
+ *     step's weight reads reach, (0, 1]
  * @param stepOverheadUs CPU cost of every engine step (scheduling, input preparation, sampling launch), µs
  * @param perSequenceOverheadUs CPU cost per request in the batch (sampling, detokenisation, output handling), µs
  * @param collectiveLatencyUs latency of one all-reduce (or all-to-all) between two GPUs over NVLink, µs; a group of
- *     TP GPUs pays {@code log2(TP)} times it
+ *     TP GPUs pays {@code log2(TP)} times it (the link model, for GPUs and group sizes without a measured all-reduce
+ *     table, and for expert-parallel all-to-alls)
  * @param pcieCollectiveLatencyUs the same over PCIe (GPUs without NVLink), µs
  * @param layerOverheadUs GPU time per decoder layer per step that no GEMM or attention term explains (norms, rotary,
  *     activation, attention metadata, kernel launch gaps), µs
  * @param attentionOverheadUs GPU time per sequence in the batch per decoder layer that attention pays beyond its KV
  *     read and FLOPs (the paged kernel's per-sequence work: block-table walk, split-KV reduction), µs
- * @param kvMbu fraction of peak memory bandwidth that attention's paged KV reads reach, (0, 1]
+ * @param kvMbu fraction of the same measured bandwidth that attention's paged KV reads reach, (0, 1]
  * @param moeEfficiency fraction of the dense GEMM efficiencies that the grouped expert GEMMs of a MoE layer reach,
  *     (0, 1]
+ * @param collectiveOverheadUs time each all-reduce costs a forward pass beyond vLLM's all-reduce kernel as measured
+ *     in isolation (GPUs with a measured all-reduce table: stream synchronisation and the ranks' skew), µs
  */
 public record RooflineConfig(
         double mfu,
@@ -29,7 +34,8 @@ public record RooflineConfig(
         double layerOverheadUs,
         double attentionOverheadUs,
         double kvMbu,
-        double moeEfficiency) {
+        double moeEfficiency,
+        double collectiveOverheadUs) {
     /** Keys of the roofline section, in declaration order (config files and calibration profiles). */
     public static final java.util.List<String> KEYS = java.util.List.of(
             "mfu",
@@ -41,7 +47,8 @@ public record RooflineConfig(
             "layer_overhead_us",
             "attention_overhead_us",
             "kv_mbu",
-            "moe_efficiency");
+            "moe_efficiency",
+            "collective_overhead_us");
 
     /** Validates ranges. */
     public RooflineConfig {
@@ -55,6 +62,7 @@ public record RooflineConfig(
         Check.atLeast("attention_overhead_us", attentionOverheadUs, 0.0);
         fraction("kv_mbu", kvMbu);
         fraction("moe_efficiency", moeEfficiency);
+        Check.atLeast("collective_overhead_us", collectiveOverheadUs, 0.0);
     }
 
     /** The value of a key of {@link #KEYS}. */
@@ -70,6 +78,7 @@ public record RooflineConfig(
             case "attention_overhead_us" -> attentionOverheadUs;
             case "kv_mbu" -> kvMbu;
             case "moe_efficiency" -> moeEfficiency;
+            case "collective_overhead_us" -> collectiveOverheadUs;
             default -> throw new IllegalArgumentException("unknown roofline key " + key);
         };
     }
@@ -85,7 +94,7 @@ public record RooflineConfig(
             throw new IllegalArgumentException("unknown roofline key " + key);
         }
         v[at] = value;
-        return new RooflineConfig(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
+        return new RooflineConfig(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
     }
 
     static void fraction(String field, double v) {

@@ -142,15 +142,29 @@ public record Deployment(
                     "timing.custom_gpu",
                     "gpu: custom needs memory_gib, bandwidth_gbytes_per_s, bf16_tflops and link_gbytes_per_s");
         }
+        double fp8 = c.fp8Tflops() == null ? 0 : c.fp8Tflops();
+        if (fp8 == 0 && c.achievedFp8Tflops() != null) {
+            throw new ConfigException(
+                    "timing.custom_gpu.achieved_fp8_tflops", "needs fp8_tflops (a GPU without FP8 tensor cores)");
+        }
         return new GpuSpec(
                 "custom",
                 c.memoryGib(),
                 c.bandwidthGbytesPerS(),
                 c.bf16Tflops(),
-                c.fp8Tflops() == null ? 0 : c.fp8Tflops(),
+                fp8,
                 "custom",
                 c.linkGbytesPerS(),
-                "timing.custom_gpu");
+                "timing.custom_gpu",
+                Specs.achievedFor(
+                        c.bandwidthGbytesPerS(),
+                        c.bf16Tflops(),
+                        fp8,
+                        c.achievedBf16Tflops(),
+                        c.achievedFp8Tflops(),
+                        c.achievedGbytesPerS(),
+                        "timing.custom_gpu achieved_*"),
+                null);
     }
 
     /**

@@ -3,17 +3,20 @@ package io.servesim.timing;
 import io.servesim.config.TimingConfig;
 
 /**
- * One GPU's roofline: memory, bandwidth, dense tensor throughput and its link to peer GPUs (values per GPU, dense,
- * decimal GB/s and TFLOP/s).
+ * One GPU's roofline: memory, bandwidth, dense tensor throughput (datasheet and as vLLM's GEMM kernels measurably
+ * reach it) and its link to peer GPUs (values per GPU, dense, decimal GB/s and TFLOP/s).
  *
  * @param name preset name (or {@code custom})
  * @param memoryGib device memory the CUDA runtime reports, GiB
- * @param bandwidthGbytesPerS memory bandwidth, GB/s
- * @param bf16Tflops dense BF16 tensor throughput, TFLOP/s
- * @param fp8Tflops dense FP8 tensor throughput, TFLOP/s (0: none; FP8 weights then run at the BF16 rate)
+ * @param bandwidthGbytesPerS memory bandwidth, GB/s (datasheet)
+ * @param bf16Tflops dense BF16 tensor throughput, TFLOP/s (datasheet)
+ * @param fp8Tflops dense FP8 tensor throughput, TFLOP/s (datasheet; 0: none, FP8 weights then run at the BF16 rate)
  * @param link the GPU-to-GPU link's kind (nvlink4, pcie5, …)
  * @param linkGbytesPerS GPU-to-GPU bandwidth per direction, GB/s
  * @param source where the values come from
+ * @param achieved the GEMM throughput vLLM reaches on this GPU: measured ({@code measured-kernels.yaml}) or, for a
+ *     GPU nobody measured, the datasheet scaled by the measured GPUs' mean ratios ({@link Specs#achievedFor})
+ * @param allReduce vLLM's all-reduce latency as measured on this GPU, or null (then the link model applies)
  */
 public record GpuSpec(
         String name,
@@ -23,7 +26,105 @@ public record GpuSpec(
         double fp8Tflops,
         String link,
         double linkGbytesPerS,
-        String source) {
+        String source,
+        Achieved achieved,
+        AllReduce allReduce) {
+
+    /**
+     * The throughput vLLM's own GEMM kernels reach on a GPU (roofline ceilings the efficiencies are fractions of).
+     *
+     * @param bf16Tflops compute-bound BF16 GEMMs, TFLOP/s
+     * @param fp8Tflops compute-bound FP8 GEMMs, TFLOP/s (the BF16 value on GPUs without FP8 tensor cores)
+     * @param gbytesPerS weight streaming of small-batch GEMMs, GB/s
+     * @param source where the values come from (measurement and its version, or the fallback rule)
+     */
+    public record Achieved(double bf16Tflops, double fp8Tflops, double gbytesPerS, String source) {}
+
+    /**
+     * vLLM's all-reduce latency measured per group size and message size (AIConfigurator's tables, {@code
+     * measured-kernels.yaml}). Between measured sizes the latency is interpolated linearly in log(latency) over
+     * log(size); below the smallest it is the smallest size's; above the largest it grows in proportion to the size
+     * (the bandwidth regime). Each group's latencies are made non-decreasing in size (running maximum), so
+     * measurement noise never makes a larger message faster.
+     */
+    public static final class AllReduce {
+        private final double[] elements;
+        private final int[] groups;
+        private final double[][] micros;
+
+        /**
+         * Validates the shape and enforces non-decreasing latencies.
+         *
+         * @param elements measured message sizes, BF16 elements, increasing
+         * @param groups measured group sizes (GPUs)
+         * @param micros per group, the latency at each size, µs
+         */
+        public AllReduce(double[] elements, int[] groups, double[][] micros) {
+            if (micros.length != groups.length) {
+                throw new IllegalArgumentException(
+                        "all-reduce table: " + micros.length + " latency rows for " + groups.length + " groups");
+            }
+            for (int i = 1; i < elements.length; i++) {
+                if (!(elements[i] > elements[i - 1]) || !(elements[0] > 0)) {
+                    throw new IllegalArgumentException("all-reduce table: sizes must be positive and increasing");
+                }
+            }
+            this.elements = elements.clone();
+            this.groups = groups.clone();
+            this.micros = new double[micros.length][];
+            for (int g = 0; g < micros.length; g++) {
+                if (micros[g].length != elements.length) {
+                    throw new IllegalArgumentException("all-reduce table: group " + groups[g] + " has "
+                            + micros[g].length + " latencies for " + elements.length + " sizes");
+                }
+                this.micros[g] = micros[g].clone();
+                for (int i = 0; i < this.micros[g].length; i++) {
+                    if (!(this.micros[g][i] > 0)) {
+                        throw new IllegalArgumentException("all-reduce table: latencies must be positive");
+                    }
+                    if (i > 0) {
+                        this.micros[g][i] = Math.max(this.micros[g][i], this.micros[g][i - 1]);
+                    }
+                }
+            }
+        }
+
+        /** Whether a group of this many GPUs was measured. */
+        public boolean covers(int group) {
+            return index(group) >= 0;
+        }
+
+        private int index(int group) {
+            for (int g = 0; g < groups.length; g++) {
+                if (groups[g] == group) {
+                    return g;
+                }
+            }
+            return -1;
+        }
+
+        /** Seconds one all-reduce of {@code size} BF16 elements takes in a group ({@link #covers} must hold). */
+        public double seconds(int group, double size) {
+            double[] us = micros[index(group)];
+            int last = elements.length - 1;
+            if (size <= elements[0]) {
+                return us[0] / 1e6;
+            }
+            if (size >= elements[last]) {
+                return us[last] * (size / elements[last]) / 1e6;
+            }
+            int hi = 1;
+            while (elements[hi] < size) {
+                hi++;
+            }
+            if (elements[hi] == size) {
+                return us[hi] / 1e6;
+            }
+            int lo = hi - 1;
+            double f = Math.log(size / elements[lo]) / Math.log(elements[hi] / elements[lo]);
+            return Math.exp(Math.log(us[lo]) + f * Math.log(us[hi] / us[lo])) / 1e6;
+        }
+    }
 
     /** Whether GPUs talk over NVLink ({@code link} starts with {@code nvlink}) rather than PCIe. */
     public boolean hasNvlink() {
@@ -35,9 +136,19 @@ public record GpuSpec(
         return memoryGib * (1L << 30);
     }
 
-    /** Dense tensor FLOP/s for a weight dtype (FP8 falls back to the BF16 rate on GPUs without one). */
+    /** Datasheet dense tensor FLOP/s for a weight dtype (FP8 falls back to the BF16 rate on GPUs without one). */
     public double flopsPerSecond(TimingConfig.Dtype dtype) {
         double tflops = dtype == TimingConfig.Dtype.FP8 && fp8Tflops > 0 ? fp8Tflops : bf16Tflops;
         return tflops * 1e12;
+    }
+
+    /** FLOP/s compute-bound GEMMs of a weight dtype reach ({@link #achieved}). */
+    public double achievedFlopsPerSecond(TimingConfig.Dtype dtype) {
+        return (dtype == TimingConfig.Dtype.FP8 ? achieved.fp8Tflops() : achieved.bf16Tflops()) * 1e12;
+    }
+
+    /** Bytes per second weight streaming reaches ({@link #achieved}). */
+    public double achievedBytesPerSecond() {
+        return achieved.gbytesPerS() * 1e9;
     }
 }

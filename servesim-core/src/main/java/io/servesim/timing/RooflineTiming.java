@@ -7,7 +7,7 @@ import io.servesim.config.TimingConfig;
  * Step time from first principles: the batch's work on one GPU of a TP group, each operation bounded by compute
  * or memory, whichever is slower (the roofline model; Williams et al., CACM 2009, applied to LLM serving as in
  * vllm-semantics.md §7.6), plus the fixed costs a forward pass pays regardless of its work. The terms, each a
- * physical quantity over a datasheet rate (docs/timing.md; the efficiencies and overheads are fitted once on the
+ * physical quantity over a measured GPU rate (docs/timing.md; the efficiencies and overheads are fitted once on the
  * measured corpus, docs/accuracy.md):
  *
  * <ul>
@@ -23,9 +23,12 @@ import io.servesim.config.TimingConfig;
  *       {@code kv_mbu} of the bandwidth (paged-attention kernels stream KV less efficiently than GEMMs stream
  *       weights). Sliding-window
  *       layers (gpt-oss: every other layer) see at most the window.
- *   <li><b>Collectives</b>: with TP, two all-reduces per layer of {@code tokens × hidden × 2} bytes, ring cost
- *       {@code 2 (TP − 1) / TP} over the GPU link plus a latency of {@code log2(TP)} link latencies (NVLink or
- *       PCIe); with expert parallelism, two all-to-alls per MoE layer.
+ *   <li><b>Collectives</b>: with TP, two all-reduces per layer of {@code tokens × hidden} BF16 elements. Where vLLM's
+ *       all-reduce was measured on the GPU for the group size ({@link GpuSpec.AllReduce}: AIConfigurator's tables,
+ *       which show PCIe groups of 4 and 8 an order of magnitude slower than a ring over the link's bandwidth
+ *       predicts), each costs its measured latency at that size plus {@code collective_overhead_us}; elsewhere the
+ *       link model: ring cost {@code 2 (TP − 1) / TP × bytes} over the GPU link plus {@code log2(TP)} link
+ *       latencies (NVLink or PCIe). With expert parallelism, two all-to-alls per MoE layer (link model).
  *   <li><b>Per-sequence attention overhead</b>: {@code attention_overhead_us} per sequence in the batch per decoder
  *       layer (the paged kernel's per-sequence work beyond streaming its KV: block-table walk, split-KV reduction),
  *       which makes a step's cost grow with its batch even when contexts are short.
@@ -35,7 +38,10 @@ import io.servesim.config.TimingConfig;
  *       per request in the batch (the engine core's scheduling, input preparation, sampling and output processing).
  * </ul>
  *
- * Every compute/memory operation takes {@code max(FLOPs / (peak × mfu), bytes / (bandwidth × mbu))}.
+ * Every compute/memory operation takes {@code max(FLOPs / (achieved FLOP/s × mfu), bytes / (achieved bandwidth ×
+ * mbu))}, where the achieved rates are what vLLM's own GEMM kernels measurably reach on the GPU
+ * ({@link GpuSpec.Achieved}: AIConfigurator's per-GPU tables, or the datasheet scaled by the measured GPUs' mean
+ * ratio), so the fitted efficiencies carry the model's inefficiency and the GPU tables carry the GPU's.
  */
 public final class RooflineTiming implements TimingModel {
     private final ModelSpec model;
@@ -51,6 +57,8 @@ public final class RooflineTiming implements TimingModel {
     private final double kvBytesPerSecond;
     private final double linkBytesPerSecond;
     private final double collectiveLatencySeconds;
+    private final GpuSpec.AllReduce allReduce;
+    private final double allReduceOverheadSeconds;
     private final double fixedSeconds;
     private final double perSequenceSeconds;
     private final int tensorParallel;
@@ -88,13 +96,15 @@ public final class RooflineTiming implements TimingModel {
         this.denseWeightBytes = (double) (model.nonExpertParams() - inputEmbedding) * weightBytes / tensorParallel;
         this.expertBytesPerLayer = model.moe() ? (double) model.paramsPerExpert() * weightBytes / expertShards : 0;
         this.kvBytesPerToken = model.kvBytesPerToken(kvBytes, tensorParallel);
-        this.flops = gpu.flopsPerSecond(weightDtype) * params.mfu();
-        this.bytesPerSecond = gpu.bandwidthGbytesPerS() * 1e9 * params.mbu();
-        this.kvBytesPerSecond = gpu.bandwidthGbytesPerS() * 1e9 * params.kvMbu();
+        this.flops = gpu.achievedFlopsPerSecond(weightDtype) * params.mfu();
+        this.bytesPerSecond = gpu.achievedBytesPerSecond() * params.mbu();
+        this.kvBytesPerSecond = gpu.achievedBytesPerSecond() * params.kvMbu();
         this.linkBytesPerSecond = gpu.linkGbytesPerS() * 1e9;
         int group = Math.max(tensorParallel, expertParallel);
         double linkLatencyUs = gpu.hasNvlink() ? params.collectiveLatencyUs() : params.pcieCollectiveLatencyUs();
         this.collectiveLatencySeconds = group > 1 ? linkLatencyUs * 1e-6 * log2(group) : 0;
+        this.allReduce = gpu.allReduce() != null && gpu.allReduce().covers(tensorParallel) ? gpu.allReduce() : null;
+        this.allReduceOverheadSeconds = params.collectiveOverheadUs() * 1e-6;
         this.fixedSeconds = model.numLayers() * params.layerOverheadUs() * 1e-6;
         this.perSequenceSeconds = model.numLayers() * params.attentionOverheadUs() * 1e-6;
         this.slidingShare = model.slidingWindow() > 0 ? 0.5 : 0; // gpt-oss alternates sliding and full layers
@@ -159,9 +169,15 @@ public final class RooflineTiming implements TimingModel {
                 Math.max(attentionFlopsPerPair * pairs / flops, kvBytesPerToken * kvTokens / kvBytesPerSecond);
         double collectives = 0;
         if (tensorParallel > 1) {
-            double bytes = tokens * model.hiddenSize() * 2.0;
-            double ring = 2.0 * (tensorParallel - 1) / tensorParallel * bytes / linkBytesPerSecond;
-            collectives += 2.0 * model.numLayers() * (collectiveLatencySeconds + ring);
+            double elements = tokens * model.hiddenSize();
+            double perAllReduce;
+            if (allReduce != null) {
+                perAllReduce = allReduce.seconds(tensorParallel, elements) + allReduceOverheadSeconds;
+            } else {
+                double ring = 2.0 * (tensorParallel - 1) / tensorParallel * elements * 2.0 / linkBytesPerSecond;
+                perAllReduce = collectiveLatencySeconds + ring;
+            }
+            collectives += 2.0 * model.numLayers() * perAllReduce;
         }
         if (model.moe() && expertParallel > 1) {
             double bytes = tokens * model.hiddenSize() * 2.0 * (expertParallel - 1) / expertParallel;

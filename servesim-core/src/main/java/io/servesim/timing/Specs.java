@@ -34,6 +34,13 @@ public final class Specs {
 
     private static final Map<String, JsonNode> MODEL_PRESETS = load("models.yaml");
     private static final Map<String, JsonNode> GPU_PRESETS = load("gpus.yaml");
+    private static final Map<String, JsonNode> MEASURED = load("measured-kernels.yaml");
+
+    /**
+     * Mean ratios measured / datasheet over the GPUs {@code measured-kernels.yaml} measures: BF16 compute, FP8
+     * compute, weight streaming. A GPU nobody measured reaches its datasheet times these ({@link #achievedFor}).
+     */
+    private static final double[] FLEET_RATIOS = fleetRatios();
 
     private Specs() {}
 
@@ -271,6 +278,68 @@ public final class Specs {
                         + String.join(", ", GPU_PRESETS.keySet()) + ")");
     }
 
+    private static double[] fleetRatios() {
+        double[] sum = new double[3];
+        int[] n = new int[3];
+        for (Map.Entry<String, JsonNode> e : MEASURED.entrySet()) {
+            JsonNode g = GPU_PRESETS.get(e.getKey());
+            if (g == null) {
+                throw new IllegalStateException("measured-kernels.yaml names " + e.getKey() + ", not a GPU preset");
+            }
+            JsonNode m = e.getValue();
+            sum[0] += m.get("bf16_tflops").asDouble() / g.get("bf16_tflops").asDouble();
+            n[0]++;
+            if (m.has("fp8_tflops") && g.get("fp8_tflops").asDouble() > 0) {
+                sum[1] += m.get("fp8_tflops").asDouble() / g.get("fp8_tflops").asDouble();
+                n[1]++;
+            }
+            sum[2] += m.get("gbytes_per_s").asDouble()
+                    / g.get("bandwidth_gbytes_per_s").asDouble();
+            n[2]++;
+        }
+        return new double[] {sum[0] / n[0], sum[1] / n[1], sum[2] / n[2]};
+    }
+
+    /**
+     * What vLLM's GEMM kernels reach on a GPU with these datasheet values: each value measured when {@code
+     * measured} gives it, else the datasheet value times the mean measured / datasheet ratio over the measured GPUs
+     * (BF16 {@code 0.817}, FP8 {@code 0.623}, bandwidth {@code 0.851} with the bundled table). FP8 on a GPU without FP8
+     * tensor cores runs at the BF16 value.
+     *
+     * @param measuredBf16Tflops measured BF16 GEMM TFLOP/s, null when unknown (likewise the next two)
+     * @param measuredSource where the measured values come from
+     */
+    public static GpuSpec.Achieved achievedFor(
+            double bandwidthGbytesPerS,
+            double bf16Tflops,
+            double fp8Tflops,
+            Double measuredBf16Tflops,
+            Double measuredFp8Tflops,
+            Double measuredGbytesPerS,
+            String measuredSource) {
+        boolean anyMeasured = measuredBf16Tflops != null || measuredFp8Tflops != null || measuredGbytesPerS != null;
+        boolean allMeasured = measuredBf16Tflops != null
+                && measuredGbytesPerS != null
+                && (measuredFp8Tflops != null || fp8Tflops == 0);
+        double bf16 = measuredBf16Tflops != null ? measuredBf16Tflops : bf16Tflops * FLEET_RATIOS[0];
+        double fp8;
+        if (fp8Tflops == 0) {
+            fp8 = bf16;
+        } else {
+            fp8 = measuredFp8Tflops != null ? measuredFp8Tflops : fp8Tflops * FLEET_RATIOS[1];
+        }
+        double gbytes = measuredGbytesPerS != null ? measuredGbytesPerS : bandwidthGbytesPerS * FLEET_RATIOS[2];
+        String fallback = String.format(
+                Locale.ROOT,
+                "datasheet x the measured GPUs' mean ratios (BF16 %.3f, FP8 %.3f, bandwidth %.3f)",
+                FLEET_RATIOS[0],
+                FLEET_RATIOS[1],
+                FLEET_RATIOS[2]);
+        String source =
+                allMeasured ? measuredSource : anyMeasured ? measuredSource + "; the rest " + fallback : fallback;
+        return new GpuSpec.Achieved(bf16, fp8, gbytes, source);
+    }
+
     /** A GPU preset by name. */
     public static GpuSpec gpu(String name, String field) {
         JsonNode g = GPU_PRESETS.get(name);
@@ -280,6 +349,15 @@ public final class Specs {
                     "unknown GPU '" + name + "' (presets: " + String.join(", ", GPU_PRESETS.keySet())
                             + "; or set timing.gpu: custom with timing.custom_gpu)");
         }
+        JsonNode m = MEASURED.get(name);
+        GpuSpec.Achieved achieved = achievedFor(
+                g.get("bandwidth_gbytes_per_s").asDouble(),
+                g.get("bf16_tflops").asDouble(),
+                g.get("fp8_tflops").asDouble(),
+                measured(m, "bf16_tflops"),
+                measured(m, "fp8_tflops"),
+                measured(m, "gbytes_per_s"),
+                "measured: AIConfigurator's vLLM GEMM tables (measured-kernels.yaml)");
         return new GpuSpec(
                 name,
                 g.get("memory_gib").asDouble(),
@@ -288,6 +366,42 @@ public final class Specs {
                 g.get("fp8_tflops").asDouble(),
                 g.get("link").asString(),
                 g.get("link_gbytes_per_s").asDouble(),
-                g.get("source").asString());
+                g.get("source").asString(),
+                achieved,
+                allReduce(m, name));
+    }
+
+    private static GpuSpec.AllReduce allReduce(JsonNode m, String name) {
+        if (m == null || !m.has("allreduce")) {
+            return null;
+        }
+        JsonNode a = m.get("allreduce");
+        double[] elements = doubles(a.get("elements"));
+        List<Integer> groups = new ArrayList<>();
+        List<double[]> micros = new ArrayList<>();
+        for (String field : a.propertyNames()) {
+            if (field.startsWith("tp") && field.endsWith("_us")) {
+                groups.add(Integer.parseInt(field.substring(2, field.length() - 3)));
+                micros.add(doubles(a.get(field)));
+            }
+        }
+        try {
+            return new GpuSpec.AllReduce(
+                    elements, groups.stream().mapToInt(Integer::intValue).toArray(), micros.toArray(new double[0][]));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("measured-kernels.yaml " + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static double[] doubles(JsonNode array) {
+        double[] out = new double[array.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = array.get(i).asDouble();
+        }
+        return out;
+    }
+
+    private static Double measured(JsonNode m, String field) {
+        return m == null || !m.has(field) ? null : m.get(field).asDouble();
     }
 }

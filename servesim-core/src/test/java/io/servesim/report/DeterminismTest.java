@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "ffcd84be40462fd19acfcb5b560364b66de46832b21343078e260e739b2e4296";
+            "91356435b86208515702191c275f3fc590d313ea4814000894c1154ec7a14149";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -60,7 +60,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "3c573c92f87e081a68b545c5510b63cdc2e8ffd165b5330761e2f4cea3411533";
+            "aa08bce278576cbc97d4ed3dfd6ff3fe33e03ea372489070270312381d6e50a8";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -79,7 +79,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "dc9a337dda4f678561a06f46b4791038821bac58bb82facbf26e7f82efdb90bb";
+    static final String KVCR_CANONICAL_SHA256 = "d9f91dbc23c64f6748e8059ac5c6933933fcb22f045d089e6ebd0d7b0c379ac4";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

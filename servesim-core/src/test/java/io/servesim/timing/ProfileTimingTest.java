@@ -101,10 +101,10 @@ class ProfileTimingTest {
         ModelSpec m = Specs.model("qwen3-30b-a3b", "t");
         GpuSpec h100 = Specs.gpu("h100-sxm", "t");
         io.servesim.config.RooflineConfig p =
-                new io.servesim.config.RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0, 0.8, 1);
+                new io.servesim.config.RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0, 0.8, 1, 0);
         RooflineTiming t = new RooflineTiming(m, h100, 1, 1, io.servesim.config.TimingConfig.Dtype.BF16, 2, 2, p);
         StepBatch one = batch(0, 1, 0);
-        double bw = 3350e9 * 0.8;
+        double bw = 3022e9 * 0.8;
         double nonExpert = (m.nonExpertParams() - (double) m.vocabSize() * m.hiddenSize()) * 2;
         double hit = 128 * (1 - Math.pow(1 - 8.0 / 128, 1)); // one token hits its 8 experts
         double experts = 48 * hit * m.paramsPerExpert() * 2.0;

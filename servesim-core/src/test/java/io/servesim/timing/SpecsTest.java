@@ -206,6 +206,56 @@ class SpecsTest {
     }
 
     @Test
+    void achievedRates_areAiConfiguratorsMeasurements_whereItMeasuredTheGpu() {
+        GpuSpec h100 = Specs.gpu("h100-sxm", "g");
+        assertThat(h100.achievedFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.BF16))
+                .isEqualTo(843.8e12);
+        assertThat(h100.achievedFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.FP8))
+                .isEqualTo(1155.2e12);
+        assertThat(h100.achievedBytesPerSecond()).isEqualTo(3022e9);
+        assertThat(h100.achieved().source()).contains("measured");
+        // no FP8 tensor cores: FP8 weights run at the measured BF16 rate
+        GpuSpec a100 = Specs.gpu("a100-sxm-80gb", "g");
+        assertThat(a100.achievedFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.FP8))
+                .isEqualTo(288.1e12);
+    }
+
+    @Test
+    void achievedRates_ofAnUnmeasuredGpu_areItsDatasheetTimesTheMeasuredGpusMeanRatio() {
+        // measured / datasheet over the six measured presets (measured-kernels.yaml over gpus.yaml)
+        double bf16 = (288.1 / 312 + 843.8 / 989.4 + 828.2 / 989.4 + 1679.6 / 2250 + 260.1 / 362.05 + 415.2 / 503.8)
+                / 6; // 0.817
+        double fp8 = (1155.2 / 1978.9 + 1303.6 / 1978.9 + 2589.2 / 4500 + 390.9 / 733 + 768.2 / 1007.6) / 5; // 0.623
+        double bw = (1669.0 / 2039 + 3022.0 / 3350 + 4148.0 / 4800 + 6701.0 / 8000 + 727.0 / 864 + 1506.0 / 1792)
+                / 6; // 0.851
+        GpuSpec rtx4090 = Specs.gpu("rtx-4090", "g");
+        org.assertj.core.data.Offset<Double> ulp = org.assertj.core.data.Offset.offset(1e3);
+        assertThat(rtx4090.achievedFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.BF16))
+                .isCloseTo(165.2e12 * bf16, ulp);
+        assertThat(rtx4090.achievedFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.FP8))
+                .isCloseTo(330.3e12 * fp8, ulp);
+        assertThat(rtx4090.achievedBytesPerSecond()).isCloseTo(1008e9 * bw, ulp);
+        assertThat(rtx4090.achieved().source()).contains("mean ratios");
+
+        // a custom GPU: its own achieved_* values where given, the same fallback for the rest
+        SimConfig c = ConfigLoader.fromYaml(
+                "",
+                "t",
+                List.of(
+                        "timing.model=llama-3.1-8b",
+                        "timing.gpu=custom",
+                        "timing.custom_gpu.memory_gib=80",
+                        "timing.custom_gpu.bandwidth_gbytes_per_s=2000",
+                        "timing.custom_gpu.bf16_tflops=400",
+                        "timing.custom_gpu.link_gbytes_per_s=64",
+                        "timing.custom_gpu.achieved_bf16_tflops=300"));
+        GpuSpec custom = Deployment.resolve(c).gpu();
+        assertThat(custom.achievedFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.BF16))
+                .isEqualTo(300e12);
+        assertThat(custom.achievedBytesPerSecond()).isCloseTo(2000e9 * bw, ulp);
+    }
+
+    @Test
     void kvCapacity_followsVllmsFormula_llama8bOnH100() {
         SimConfig c = ConfigLoader.fromYaml(
                 "", "t", List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm", "engine.kv_cache.block_size=16"));

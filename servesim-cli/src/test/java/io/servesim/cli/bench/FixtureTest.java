@@ -21,14 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 class FixtureTest {
     /** Canonical SHA-256 of every W8 cell, by "dp/arm". */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "80705c1b3ca560738c3353cef0ce15e79b7eb399c88d050f73a9ff1824444191",
-            "1/kvcr-off", "248f4f67ba7c8c539b526b6b07478d9aeafd82e68299a633f933aec655853db1",
-            "1/kvcr-idle", "108ac8b0f8e3d4b733f179761339d50d2b3e5a1ab762b5dcc870125f5cf65864",
-            "1/kvcr-hinted", "9f15069ee9639b37f39355cfa27eb600d5af0906890b79fd541f76f6893244e2",
-            "8/g2-only", "f11b5a387e6109bcc8af3c4f75b49db59cb9e9984ada9edeb529c09d6293116d",
-            "8/kvcr-off", "cb7a90834f77badb8ef80dbed2bbdaa18b15261219bfcf2236ffd8d42cfb452e",
-            "8/kvcr-idle", "d6974bc032e73ee3c2f483f4018dbfa6b789a6ce6ac640653ca9ee174b024cb7",
-            "8/kvcr-hinted", "10b29eeaba1c1b660bf7f7cf565ca26084ea994092987929743023cd0e9527c1");
+            "1/g2-only", "99825b70d0ebbb78b5d162a8fc1c1ba199e29c0ff4456cc549128d430bb2536f",
+            "1/kvcr-off", "8e77aa3ea094682d59293ba44d7cb8b0b308640de153c65f75f246bdfe6e972f",
+            "1/kvcr-idle", "a9c9ca0ce1d773cb77e2545f38942038c61a907249451b0321882525e4111b79",
+            "1/kvcr-hinted", "241d9d52e98112a78d4f0a7cbdca46a51afadb8ecd24ed1497d3ffe9f71ba50d",
+            "8/g2-only", "26e580aa9c17d3815604e3ba635d00124a3cb53b8291b11dae07eb95d9375bd1",
+            "8/kvcr-off", "8cf62cf0922a178f2b261b212611ce9bd431b9b9b537ec03b487cc9deb7a484f",
+            "8/kvcr-idle", "814c8b3dabeb3839ea0f64720d26cc8fcb77e90ecac0ed392746e4c7056b58b3",
+            "8/kvcr-hinted", "5d05f1c73ebbcb0ec398945ff4a10a8eea614ddc7ca9d9b2ce3c88c78ab40baf");
 
     @Test
     void w8CellDigests_arePinned() {
