@@ -221,6 +221,29 @@ class SpecsTest {
     }
 
     @Test
+    void achievedRates_neverExceedTheDatasheet_andMeasuredAllReducesCoverTp2To8() {
+        // a measured rate above the datasheet means a misread datasheet (the L40S preset once had half its rates)
+        for (String g : Specs.gpuPresets()) {
+            GpuSpec s = Specs.gpu(g, "timing.gpu");
+            for (io.servesim.config.TimingConfig.Dtype d : io.servesim.config.TimingConfig.Dtype.values()) {
+                assertThat(s.achievedFlopsPerSecond(d))
+                        .as(g + " " + d)
+                        .isBetween(0.3 * s.flopsPerSecond(d), s.flopsPerSecond(d));
+            }
+            assertThat(s.achievedBytesPerSecond())
+                    .as(g)
+                    .isBetween(0.5e9 * s.bandwidthGbytesPerS(), 1e9 * s.bandwidthGbytesPerS());
+            if (s.allReduce() != null) {
+                for (int tp : new int[] {2, 4, 8}) {
+                    assertThat(s.allReduce().covers(tp)).as(g + " TP" + tp).isTrue();
+                    assertThat(s.allReduce().seconds(tp, 1e6))
+                            .isBetween(1e-6, 1e-2); // 2 MB: 12 us (H100 TP2) to 2 ms (L40S TP8)
+                }
+            }
+        }
+    }
+
+    @Test
     void achievedRates_ofAnUnmeasuredGpu_areItsDatasheetTimesTheMeasuredGpusMeanRatio() {
         // measured / datasheet over the six measured presets (measured-kernels.yaml over gpus.yaml)
         double bf16 = (288.1 / 312 + 843.8 / 989.4 + 828.2 / 989.4 + 1679.6 / 2250 + 260.1 / 362.05 + 415.2 / 503.8)
