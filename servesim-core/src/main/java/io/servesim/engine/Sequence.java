@@ -333,9 +333,7 @@ public final class Sequence {
         if (have == 0) {
             // the prompt's blocks: hashed once per request by dispatch (BlockHasher.promptHashes), here only when a
             // sequence was made without them (scheduler tests)
-            long[] pre = promptHashes != null
-                    ? promptHashes
-                    : BlockHasher.promptHashes(request.promptTokens(), promptLength, blockSize);
+            long[] pre = promptHashes != null ? promptHashes : request.promptHashes(blockSize);
             promptHashes = null; // the table holds them from now on
             int n = Math.min(pre.length, fullBlocks);
             for (int b = 0; b < n; b++) {

@@ -37,6 +37,20 @@ public final class BlockHasher {
         return h == NO_HASH ? 1L : h;
     }
 
+    private static final long HASH_ID_SALT = 0x48A5_1D5B_10C4_0B1EL;
+
+    /**
+     * Hash of sub-block {@code sub} of the trace block whose id is {@code hashId}, chained to {@code parent}: the
+     * identity {@code Request.promptHashes} derives for hash-id prompts (salted apart from token hashes).
+     */
+    public static long hashIdBlock(long parent, long hashId, int sub) {
+        long s = begin(parent ^ HASH_ID_SALT);
+        s = add(s, (int) hashId);
+        s = add(s, (int) (hashId >>> 32));
+        s = add(s, sub);
+        return finish(s);
+    }
+
     /** Hash of the block {@code tokens[from, from + blockSize)} whose parent block hash is {@code parent}. */
     public static long hashBlock(long parent, int[] tokens, int from, int blockSize) {
         long s = begin(parent);

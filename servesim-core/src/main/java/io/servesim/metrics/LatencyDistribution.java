@@ -11,13 +11,34 @@ import org.HdrHistogram.Histogram;
  * benchmark scripts use). When more than {@code exactLimit} distinct sample values would be held, every sample moves
  * to an HdrHistogram with 3 significant digits (percentiles then within 0.1 %), so memory stays bounded on
  * 10 M-request runs. Count, mean, min and max stay exact either way.
+ *
+ * <p>Layout (recording is on the per-step path: every engine step records its inter-token gaps): samples are
+ * appended to a small buffer, each packed into one long ({@code value << 20 | count}), and merged into sorted
+ * distinct (value, count) arrays when the buffer fills — a radix sort of the buffer and one linear merge — instead
+ * of probing a hash map that outgrows the caches. The buffer grows with the distinct values held, so each merge's
+ * cost is amortised over as many new samples. The result is the same multiset, so the statistics are identical to
+ * keeping a map; the switch to HdrHistogram is decided at the merges (and before any statistic is read) and moves
+ * every sample, so its result does not depend on when it happens.
  */
 public final class LatencyDistribution {
     /** The default exact sample limit. */
     public static final long DEFAULT_EXACT_LIMIT = 1_000_000;
 
+    private static final int COUNT_BITS = 20;
+    private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
+    private static final long MAX_PACKED_VALUE = (1L << (63 - COUNT_BITS)) - 1;
+    private static final int MIN_BUFFER = 1 << 12;
+    private static final int MAX_BUFFER = 1 << 20;
+
     private long exactLimit = DEFAULT_EXACT_LIMIT;
-    private Long2LongOpenHashMap counts = new Long2LongOpenHashMap();
+    private long[] buffer = new long[16];
+    private int buffered;
+    /** Samples whose value or count does not pack into one long (values past 2^43, counts past 2^20): rare. */
+    private Long2LongOpenHashMap unpacked;
+
+    private long[] keys = new long[0];
+    private long[] counts = new long[0];
+    private int distinct;
     private Histogram histogram;
     private long n;
     private double sum;
@@ -53,13 +74,88 @@ public final class LatencyDistribution {
             histogram.recordValueWithCount(v, count);
             return;
         }
-        counts.addTo(v, count);
-        if (counts.size() > exactLimit) {
-            histogram = new Histogram(3);
-            for (var e : counts.long2LongEntrySet()) {
-                histogram.recordValueWithCount(e.getLongKey(), e.getLongValue());
+        if (v > MAX_PACKED_VALUE || count > COUNT_MASK) {
+            if (unpacked == null) {
+                unpacked = new Long2LongOpenHashMap();
             }
+            unpacked.addTo(v, count);
+            return;
+        }
+        if (buffered == buffer.length) {
+            int cap = Math.min(MAX_BUFFER, Math.max(MIN_BUFFER, distinct));
+            if (buffer.length < cap) {
+                buffer = java.util.Arrays.copyOf(buffer, Math.min(cap, buffer.length * 2));
+            } else {
+                merge();
+                if (histogram != null) {
+                    histogram.recordValueWithCount(v, count);
+                    return;
+                }
+            }
+        }
+        buffer[buffered++] = v << COUNT_BITS | count;
+    }
+
+    /** Merges the buffer (and unpacked samples) into the sorted distinct arrays; switches to HdrHistogram past the limit. */
+    private void merge() {
+        if (histogram != null || (buffered == 0 && unpacked == null)) {
+            return;
+        }
+        LongArrays.radixSort(buffer, 0, buffered);
+        long[] extraKeys = new long[0];
+        long[] extraCounts = new long[0];
+        if (unpacked != null) {
+            extraKeys = unpacked.keySet().toLongArray();
+            LongArrays.radixSort(extraKeys);
+            extraCounts = new long[extraKeys.length];
+            for (int i = 0; i < extraKeys.length; i++) {
+                extraCounts[i] = unpacked.get(extraKeys[i]);
+            }
+            unpacked = null;
+        }
+        long[] k = new long[distinct + buffered + extraKeys.length];
+        long[] c = new long[k.length];
+        int out = 0;
+        int i = 0;
+        int b = 0;
+        int x = 0;
+        while (i < distinct || b < buffered || x < extraKeys.length) {
+            long next = Long.MAX_VALUE;
+            if (i < distinct) {
+                next = keys[i];
+            }
+            if (b < buffered) {
+                next = Math.min(next, buffer[b] >>> COUNT_BITS);
+            }
+            if (x < extraKeys.length) {
+                next = Math.min(next, extraKeys[x]);
+            }
+            long total = 0;
+            if (i < distinct && keys[i] == next) {
+                total += counts[i++];
+            }
+            while (b < buffered && buffer[b] >>> COUNT_BITS == next) {
+                total += buffer[b++] & COUNT_MASK;
+            }
+            if (x < extraKeys.length && extraKeys[x] == next) {
+                total += extraCounts[x++];
+            }
+            k[out] = next;
+            c[out] = total;
+            out++;
+        }
+        keys = k;
+        counts = c;
+        distinct = out;
+        buffered = 0;
+        if (distinct > exactLimit) {
+            histogram = new Histogram(3);
+            for (int j = 0; j < distinct; j++) {
+                histogram.recordValueWithCount(keys[j], counts[j]);
+            }
+            keys = null;
             counts = null;
+            buffer = null;
         }
     }
 
@@ -70,6 +166,7 @@ public final class LatencyDistribution {
 
     /** Whether percentiles are exact (false once past the exact limit). */
     public boolean exact() {
+        merge();
         return histogram == null;
     }
 
@@ -83,6 +180,7 @@ public final class LatencyDistribution {
         if (n == 0) {
             return Stats.EMPTY;
         }
+        merge();
         if (histogram != null) {
             return new Stats(
                     n,
@@ -94,12 +192,10 @@ public final class LatencyDistribution {
                     hdr(95) * scale,
                     hdr(99) * scale);
         }
-        long[] keys = counts.keySet().toLongArray();
-        LongArrays.quickSort(keys);
-        long[] cum = new long[keys.length];
+        long[] cum = new long[distinct];
         long c = 0;
-        for (int i = 0; i < keys.length; i++) {
-            c += counts.get(keys[i]);
+        for (int i = 0; i < distinct; i++) {
+            c += counts[i];
             cum[i] = c;
         }
         return new Stats(
@@ -107,10 +203,10 @@ public final class LatencyDistribution {
                 sum / n * scale,
                 min * scale,
                 max * scale,
-                percentile(keys, cum, 50) * scale,
-                percentile(keys, cum, 90) * scale,
-                percentile(keys, cum, 95) * scale,
-                percentile(keys, cum, 99) * scale);
+                percentile(cum, 50) * scale,
+                percentile(cum, 90) * scale,
+                percentile(cum, 95) * scale,
+                percentile(cum, 99) * scale);
     }
 
     /** An HdrHistogram percentile, kept within the exact min and max. */
@@ -118,21 +214,21 @@ public final class LatencyDistribution {
         return Math.min(max, Math.max(min, histogram.getValueAtPercentile(p)));
     }
 
-    private double percentile(long[] keys, long[] cum, double p) {
+    private double percentile(long[] cum, double p) {
         double rank = p / 100.0 * (n - 1);
         long lo = (long) Math.floor(rank);
         long hi = (long) Math.ceil(rank);
-        double vLo = valueAt(keys, cum, lo);
+        double vLo = valueAt(cum, lo);
         if (hi == lo) {
             return vLo;
         }
-        double vHi = valueAt(keys, cum, hi);
+        double vHi = valueAt(cum, hi);
         return vLo + (vHi - vLo) * (rank - lo);
     }
 
-    private static long valueAt(long[] keys, long[] cum, long index) {
+    private long valueAt(long[] cum, long index) {
         int lo = 0;
-        int hi = keys.length - 1;
+        int hi = distinct - 1;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             if (cum[mid] > index) {

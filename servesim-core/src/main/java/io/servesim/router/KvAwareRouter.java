@@ -1,7 +1,6 @@
 package io.servesim.router;
 
 import io.servesim.config.KvRouterConfig;
-import io.servesim.kv.BlockHasher;
 import io.servesim.kv.KvEventSink;
 import io.servesim.sim.Mix64;
 import io.servesim.sim.RandomStreams;
@@ -238,7 +237,7 @@ public final class KvAwareRouter implements Router, KvEventSink {
     }
 
     private long[] promptHashes(Request request) {
-        return BlockHasher.promptHashes(request.promptTokens(), request.promptLength(), blockSize);
+        return request.promptHashes(blockSize);
     }
 
     /**

@@ -12,7 +12,12 @@ import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
  * by engine events (exact mode) or by the router's own decisions (approximate mode).
  */
 final class KvPrefixIndex {
+    /** {@link #single}'s value for a hash that several ranks hold (its holders are in {@link #multi}). */
+    private static final int SEVERAL = -2;
+
+    /** Every indexed hash: its only holder, or {@link #SEVERAL}; one probe per update in the common case. */
     private final Long2IntOpenHashMap single = new Long2IntOpenHashMap();
+
     private final Long2ObjectOpenHashMap<IntOpenHashSet> multi = new Long2ObjectOpenHashMap<>();
 
     KvPrefixIndex() {
@@ -20,55 +25,61 @@ final class KvPrefixIndex {
     }
 
     void add(long hash, int rank) {
-        IntOpenHashSet set = multi.get(hash);
-        if (set != null) {
-            set.add(rank);
+        int s = single.putIfAbsent(hash, rank);
+        if ((s < 0 && s != SEVERAL) || s == rank) {
+            return; // new (now held by rank alone) or already held by it alone
+        }
+        if (s == SEVERAL) {
+            multi.get(hash).add(rank);
             return;
         }
-        int s = single.putIfAbsent(hash, rank);
-        if (s >= 0 && s != rank) {
-            single.remove(hash);
-            set = new IntOpenHashSet(4);
-            set.add(s);
-            set.add(rank);
-            multi.put(hash, set);
-        }
+        single.put(hash, SEVERAL);
+        IntOpenHashSet set = new IntOpenHashSet(4);
+        set.add(s);
+        set.add(rank);
+        multi.put(hash, set);
     }
 
     void remove(long hash, int rank) {
-        if (single.get(hash) == rank) {
-            single.remove(hash);
+        if (single.remove(hash, rank)) {
+            return; // its only holder
+        }
+        if (single.get(hash) != SEVERAL) {
             return;
         }
         IntOpenHashSet set = multi.get(hash);
-        if (set != null && set.remove(rank)) {
+        if (set.remove(rank)) {
             if (set.size() == 1) {
                 multi.remove(hash);
                 single.put(hash, set.iterator().nextInt());
             } else if (set.isEmpty()) {
                 multi.remove(hash);
+                single.remove(hash);
             }
         }
     }
 
     /** How many ranks hold {@code hash}. */
     int count(long hash) {
-        if (single.get(hash) >= 0) {
+        int s = single.get(hash);
+        if (s >= 0) {
             return 1;
         }
-        IntOpenHashSet set = multi.get(hash);
-        return set == null ? 0 : set.size();
+        return s == SEVERAL ? multi.get(hash).size() : 0;
     }
 
     /** The only holder of {@code hash}, or -1 when none or several hold it. */
     int single(long hash) {
-        return single.get(hash);
+        int s = single.get(hash);
+        return s >= 0 ? s : -1;
     }
 
     /** The holders of {@code hash} when several hold it (do not modify), or null. */
     IntIterator several(long hash) {
-        IntOpenHashSet set = multi.get(hash);
-        return set == null ? null : set.iterator();
+        if (single.get(hash) != SEVERAL) {
+            return null;
+        }
+        return multi.get(hash).iterator();
     }
 
     boolean holds(long hash, int rank) {
@@ -76,7 +87,6 @@ final class KvPrefixIndex {
         if (s >= 0) {
             return s == rank;
         }
-        IntOpenHashSet set = multi.get(hash);
-        return set != null && set.contains(rank);
+        return s == SEVERAL && multi.get(hash).contains(rank);
     }
 }

@@ -11,7 +11,6 @@ import io.servesim.engine.OffloadCounters;
 import io.servesim.engine.SchedulerCounters;
 import io.servesim.engine.SchedulerSettings;
 import io.servesim.engine.Worker;
-import io.servesim.kv.BlockHasher;
 import io.servesim.kv.HostPool;
 import io.servesim.kv.HostUsage;
 import io.servesim.kv.KvEventSink;
@@ -217,7 +216,7 @@ final class Cluster {
      * them (else null: nothing would look them up).
      */
     long[] promptHashes(Request request) {
-        return hashPrompts ? BlockHasher.promptHashes(request.promptTokens(), request.promptLength(), blockSize) : null;
+        return hashPrompts ? request.promptHashes(blockSize) : null;
     }
 
     /** Whether worker {@code w} failed. */

@@ -1,5 +1,6 @@
 package io.servesim.workload;
 
+import io.servesim.kv.BlockHasher;
 import io.servesim.sim.Mix64;
 
 /**
@@ -21,6 +22,8 @@ public final class Request {
     private final boolean lastTurn;
     private final long arrivalNanos;
     private final int[] promptTokens;
+    private final long[] hashIds;
+    private final int hashBlockSize;
     private final int promptLength;
     private final int outputTokens;
     private final long outputSeed;
@@ -102,9 +105,87 @@ public final class Request {
             int[] outputTokenIds,
             int dpRank,
             boolean migrate) {
-        if (promptLength <= 0 || promptLength > tokens.length || outputTokens < 1) {
+        this(
+                id,
+                sessionId,
+                turn,
+                lastTurn,
+                arrivalNanos,
+                tokens,
+                null,
+                0,
+                promptLength,
+                outputTokens,
+                outputSeed,
+                outputTokenIds,
+                dpRank,
+                migrate);
+        if (promptLength > tokens.length) {
+            throw new IllegalArgumentException("request " + id + ": prompt longer than its token array");
+        }
+    }
+
+    /**
+     * Creates a request whose prompt a trace gives as hash ids, each standing for {@code hashBlockSize} tokens
+     * (Mooncake's {@code hash_ids}): token j of the block of id h is {@link #hashIdToken}(h, j), computed when read,
+     * and when the engine block size divides {@code hashBlockSize} the prompt's block hashes derive from the ids
+     * without expanding a token ({@link #promptHashes}).
+     *
+     * @param hashIds the trace block ids, at least {@code ceil(promptLength / hashBlockSize)} (not copied)
+     */
+    public static Request ofHashIds(
+            int id,
+            long sessionId,
+            int turn,
+            boolean lastTurn,
+            long arrivalNanos,
+            long[] hashIds,
+            int hashBlockSize,
+            int promptLength,
+            int outputTokens,
+            long outputSeed,
+            int[] outputTokenIds,
+            int dpRank) {
+        if (hashBlockSize <= 0 || (long) hashIds.length * hashBlockSize < promptLength) {
+            throw new IllegalArgumentException("request " + id + ": hash ids do not cover the prompt");
+        }
+        return new Request(
+                id,
+                sessionId,
+                turn,
+                lastTurn,
+                arrivalNanos,
+                null,
+                hashIds,
+                hashBlockSize,
+                promptLength,
+                outputTokens,
+                outputSeed,
+                outputTokenIds,
+                dpRank,
+                false);
+    }
+
+    private Request(
+            int id,
+            long sessionId,
+            int turn,
+            boolean lastTurn,
+            long arrivalNanos,
+            int[] tokens,
+            long[] hashIds,
+            int hashBlockSize,
+            int promptLength,
+            int outputTokens,
+            long outputSeed,
+            int[] outputTokenIds,
+            int dpRank,
+            boolean migrate) {
+        if (promptLength <= 0 || outputTokens < 1) {
             throw new IllegalArgumentException("request " + id + ": needs >= 1 prompt and output token");
         }
+        this.hashIds = hashIds;
+        this.hashBlockSize = hashBlockSize;
         this.id = id;
         this.sessionId = sessionId;
         this.turn = turn;
@@ -161,15 +242,63 @@ public final class Request {
 
     /** Prompt token at position i. */
     public int promptToken(int i) {
-        return promptTokens[i];
+        return promptTokens != null ? promptTokens[i] : hashIdToken(hashIds[i / hashBlockSize], i % hashBlockSize);
     }
 
     /**
      * The array holding the prompt in its first {@link #promptLength()} positions (shared, read-only by contract; it
-     * may be longer than the prompt).
+     * may be longer than the prompt). A hash-id prompt is expanded into a new array on every call: hot paths use
+     * {@link #promptToken} and {@link #promptHashes}.
      */
     public int[] promptTokens() {
-        return promptTokens;
+        if (promptTokens != null) {
+            return promptTokens;
+        }
+        int[] out = new int[promptLength];
+        for (int i = 0; i < promptLength; i++) {
+            out[i] = promptToken(i);
+        }
+        return out;
+    }
+
+    /**
+     * The chained hashes of the prompt's full blocks of {@code blockSize} tokens (vLLM's block hashes, see
+     * {@link BlockHasher}). A hash-id prompt whose trace block size is a multiple of {@code blockSize} derives them
+     * from the ids — engine block b is sub-block {@code b mod (hashBlockSize / blockSize)} of trace id
+     * {@code hashIds[b / (hashBlockSize / blockSize)]}, chained to block b − 1 — an equivalent identity (equal
+     * hash-id prefixes give equal hashes, a different id gives a different one, exactly as hashing the expanded
+     * tokens would) at one mix per block instead of hashing every token. Otherwise the tokens are hashed.
+     */
+    public long[] promptHashes(int blockSize) {
+        if (promptTokens != null) {
+            return BlockHasher.promptHashes(promptTokens, promptLength, blockSize);
+        }
+        long[] hashes = new long[promptLength / blockSize];
+        long parent = BlockHasher.ROOT;
+        if (hashBlockSize % blockSize == 0) {
+            int perId = hashBlockSize / blockSize;
+            for (int b = 0; b < hashes.length; b++) {
+                parent = BlockHasher.hashIdBlock(parent, hashIds[b / perId], b % perId);
+                hashes[b] = parent;
+            }
+            return hashes;
+        }
+        for (int b = 0; b < hashes.length; b++) {
+            long state = BlockHasher.begin(parent);
+            for (int i = b * blockSize, end = i + blockSize; i < end; i++) {
+                state = BlockHasher.add(state, promptToken(i));
+            }
+            parent = BlockHasher.finish(state);
+            hashes[b] = parent;
+        }
+        return hashes;
+    }
+
+    private static final long HASH_TOKEN_SEED = 0x7EACE5EEDL;
+
+    /** Token j of the block that trace hash id {@code hashId} stands for (deterministic, ids differ in tokens). */
+    public static int hashIdToken(long hashId, int j) {
+        return (int) ((Mix64.mix(HASH_TOKEN_SEED ^ hashId, j) >>> 1) % VOCAB);
     }
 
     /** Requested output tokens. */
@@ -187,6 +316,6 @@ public final class Request {
 
     /** Token at position i of prompt followed by generated tokens. */
     public int tokenAt(int i) {
-        return i < promptLength ? promptTokens[i] : outputToken(i - promptLength);
+        return i < promptLength ? promptToken(i) : outputToken(i - promptLength);
     }
 }

@@ -46,7 +46,6 @@ import java.util.SplittableRandom;
 public final class TraceWorkload implements Workload, EventHandler {
     private static final int FIRST_TURN = 1;
     private static final int NEXT_TURN = 2;
-    private static final long HASH_TOKEN_SEED = 0x7EACE5EEDL;
     private static final long SHARED_PREFIX_SEED = 0x5A4EDC0DEL;
     private static final int MAX_SAMPLES = 20;
 
@@ -297,20 +296,39 @@ public final class TraceWorkload implements Workload, EventHandler {
             turn = s.turns++;
             sessionId = s.id;
         }
-        int[] prompt = promptOf(r, id);
-        Request req = new Request(
-                id,
-                sessionId,
-                turn,
-                s == null,
-                queue.nowNanos(),
-                prompt,
-                prompt.length,
-                output,
-                Mix64.mix(streams.seed() ^ 0x5EED0CAFEL, id),
-                r.outputTokenIds(),
-                Math.max(-1, r.dpRank()),
-                false);
+        long outputSeed = Mix64.mix(streams.seed() ^ 0x5EED0CAFEL, id);
+        Request req;
+        if (r.inputTokenIds() == null && r.hashIds() != null) {
+            // tokens expand from the ids when read; block hashes derive from the ids (Request.promptHashes)
+            req = Request.ofHashIds(
+                    id,
+                    sessionId,
+                    turn,
+                    s == null,
+                    queue.nowNanos(),
+                    r.hashIds(),
+                    r.hashBlockSize(),
+                    r.inputLength(),
+                    output,
+                    outputSeed,
+                    r.outputTokenIds(),
+                    Math.max(-1, r.dpRank()));
+        } else {
+            int[] prompt = promptOf(r, id);
+            req = new Request(
+                    id,
+                    sessionId,
+                    turn,
+                    s == null,
+                    queue.nowNanos(),
+                    prompt,
+                    prompt.length,
+                    output,
+                    outputSeed,
+                    r.outputTokenIds(),
+                    Math.max(-1, r.dpRank()),
+                    false);
+        }
         if (s != null) {
             s.last = req;
         }
@@ -323,30 +341,22 @@ public final class TraceWorkload implements Workload, EventHandler {
         }
         int n = r.inputLength();
         int[] p = new int[n];
-        long[] ids = r.hashIds();
-        if (ids != null) {
-            int bs = r.hashBlockSize();
+        SharedPrefixConfig shared = config.sharedPrefix();
+        if (shared == null) {
+            SplittableRandom rng = streams.stream(RandomStreams.REQUESTS, requestId);
             for (int i = 0; i < n; i++) {
-                p[i] = hashToken(ids[i / bs], i % bs);
+                p[i] = rng.nextInt(Request.VOCAB);
             }
         } else {
-            SharedPrefixConfig shared = config.sharedPrefix();
-            if (shared == null) {
-                SplittableRandom rng = streams.stream(RandomStreams.REQUESTS, requestId);
-                for (int i = 0; i < n; i++) {
-                    p[i] = rng.nextInt(Request.VOCAB);
-                }
-            } else {
-                long key = promptKey(r.line(), n, shared.repeatPeriod());
-                int common = Math.min(n, shared.tokens());
-                long group = key % shared.groups();
-                for (int i = 0; i < common; i++) {
-                    p[i] = sharedPrefixToken(group, i);
-                }
-                SplittableRandom rng = streams.stream(RandomStreams.REQUESTS, key);
-                for (int i = common; i < n; i++) {
-                    p[i] = rng.nextInt(Request.VOCAB);
-                }
+            long key = promptKey(r.line(), n, shared.repeatPeriod());
+            int common = Math.min(n, shared.tokens());
+            long group = key % shared.groups();
+            for (int i = 0; i < common; i++) {
+                p[i] = sharedPrefixToken(group, i);
+            }
+            SplittableRandom rng = streams.stream(RandomStreams.REQUESTS, key);
+            for (int i = common; i < n; i++) {
+                p[i] = rng.nextInt(Request.VOCAB);
             }
         }
         return p;
@@ -386,7 +396,7 @@ public final class TraceWorkload implements Workload, EventHandler {
 
     /** Token j of the block that trace hash id {@code hashId} stands for. */
     static int hashToken(long hashId, int j) {
-        return (int) ((Mix64.mix(HASH_TOKEN_SEED ^ hashId, j) >>> 1) % Request.VOCAB);
+        return Request.hashIdToken(hashId, j);
     }
 
     @Override

@@ -1,0 +1,56 @@
+package io.servesim.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.servesim.kv.BlockHasher;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Hash-id prompts (Mooncake's {@code hash_ids}): tokens expand from the ids when read, and block hashes derive from
+ * the ids with the same prefix identity that hashing the expanded tokens gives.
+ */
+class HashIdPromptTest {
+    private static Request prompt(int length, long... ids) {
+        return Request.ofHashIds(0, -1, 0, true, 0, ids, 64, length, 1, 7, null, -1);
+    }
+
+    @Test
+    void tokens_expandFromTheIds_whenRead() {
+        Request r = prompt(100, 11, 22);
+        assertThat(r.promptToken(0)).isEqualTo(Request.hashIdToken(11, 0));
+        assertThat(r.promptToken(63)).isEqualTo(Request.hashIdToken(11, 63));
+        assertThat(r.promptToken(64)).isEqualTo(Request.hashIdToken(22, 0));
+        assertThat(r.tokenAt(99)).isEqualTo(Request.hashIdToken(22, 35));
+        assertThat(r.promptTokens()).hasSize(100).startsWith(Request.hashIdToken(11, 0), Request.hashIdToken(11, 1));
+    }
+
+    @Test
+    void derivedBlockHashes_equalExactlyOnEqualIdPrefixes_likeTokenHashes() {
+        // engine blocks of 16 inside trace blocks of 64: 4 engine blocks per id
+        long[] a = prompt(160, 11, 22, 33).promptHashes(16); // 10 full blocks: ids 11, 22, and half of 33
+        long[] b = prompt(200, 11, 22, 44, 55).promptHashes(16); // same first two ids, then different
+        long[] c = prompt(130, 11, 22, 33).promptHashes(16); // a shorter prompt over the same ids
+        assertThat(a).hasSize(10);
+        for (int i = 0; i < 8; i++) {
+            assertThat(b[i]).as("block %d", i).isEqualTo(a[i]);
+        }
+        assertThat(b[8]).isNotEqualTo(a[8]);
+        assertThat(b[9]).isNotEqualTo(a[9]);
+        assertThat(c).hasSize(8).containsExactly(java.util.Arrays.copyOf(a, 8));
+        // the same identity as hashing the expanded tokens: block i equal across prompts exactly when token-hashed
+        long[] ta = BlockHasher.promptHashes(prompt(160, 11, 22, 33).promptTokens(), 160, 16);
+        long[] tb = BlockHasher.promptHashes(prompt(200, 11, 22, 44, 55).promptTokens(), 200, 16);
+        for (int i = 0; i < 10; i++) {
+            assertThat(a[i] == b[i]).as("block %d", i).isEqualTo(ta[i] == tb[i]);
+        }
+        // and never a token hash (salted apart)
+        assertThat(a[0]).isNotEqualTo(ta[0]);
+    }
+
+    @Test
+    void anEngineBlockSizeThatDoesNotDivideTheTraceBlock_hashesTheExpandedTokens() {
+        Request r = prompt(150, 11, 22, 33);
+        long[] expected = BlockHasher.promptHashes(r.promptTokens(), 150, 48); // 48 does not divide 64
+        assertThat(r.promptHashes(48)).containsExactly(expected);
+    }
+}
