@@ -24,6 +24,9 @@ public final class Request {
     private final int[] promptTokens;
     private final long[] hashIds;
     private final int hashBlockSize;
+    /** For a prompt of unique seeded tokens ({@link #ofUniqueTokens}): its seed; else 0. */
+    private final long tokenSeed;
+
     private final int promptLength;
     private final int outputTokens;
     private final long outputSeed;
@@ -114,6 +117,7 @@ public final class Request {
                 tokens,
                 null,
                 0,
+                0,
                 promptLength,
                 outputTokens,
                 outputSeed,
@@ -158,6 +162,48 @@ public final class Request {
                 null,
                 hashIds,
                 hashBlockSize,
+                0,
+                promptLength,
+                outputTokens,
+                outputSeed,
+                outputTokenIds,
+                dpRank,
+                false);
+    }
+
+    /**
+     * Creates a request whose prompt is {@code promptLength} unique pseudo-random tokens (a trace row with lengths
+     * only): token i is a function of {@code tokenSeed} and i, computed when read, and the prompt's block hashes
+     * derive from the seed and the block index ({@link #promptHashes}) — no other prompt shares a block with it,
+     * exactly as with hashed random tokens, at one mix per block.
+     *
+     * @param tokenSeed a seed unique to this prompt (not 0)
+     */
+    public static Request ofUniqueTokens(
+            int id,
+            long sessionId,
+            int turn,
+            boolean lastTurn,
+            long arrivalNanos,
+            long tokenSeed,
+            int promptLength,
+            int outputTokens,
+            long outputSeed,
+            int[] outputTokenIds,
+            int dpRank) {
+        if (tokenSeed == 0) {
+            throw new IllegalArgumentException("request " + id + ": token seed 0 is reserved");
+        }
+        return new Request(
+                id,
+                sessionId,
+                turn,
+                lastTurn,
+                arrivalNanos,
+                null,
+                null,
+                0,
+                tokenSeed,
                 promptLength,
                 outputTokens,
                 outputSeed,
@@ -175,6 +221,7 @@ public final class Request {
             int[] tokens,
             long[] hashIds,
             int hashBlockSize,
+            long tokenSeed,
             int promptLength,
             int outputTokens,
             long outputSeed,
@@ -186,6 +233,7 @@ public final class Request {
         }
         this.hashIds = hashIds;
         this.hashBlockSize = hashBlockSize;
+        this.tokenSeed = tokenSeed;
         this.id = id;
         this.sessionId = sessionId;
         this.turn = turn;
@@ -242,7 +290,13 @@ public final class Request {
 
     /** Prompt token at position i. */
     public int promptToken(int i) {
-        return promptTokens != null ? promptTokens[i] : hashIdToken(hashIds[i / hashBlockSize], i % hashBlockSize);
+        if (promptTokens != null) {
+            return promptTokens[i];
+        }
+        if (hashIds != null) {
+            return hashIdToken(hashIds[i / hashBlockSize], i % hashBlockSize);
+        }
+        return (int) ((Mix64.mix(tokenSeed, i) >>> 1) % VOCAB);
     }
 
     /**
@@ -275,6 +329,14 @@ public final class Request {
         }
         long[] hashes = new long[promptLength / blockSize];
         long parent = BlockHasher.ROOT;
+        if (hashIds == null) {
+            // unique seeded tokens: block b's identity is (seed, b), chained
+            for (int b = 0; b < hashes.length; b++) {
+                parent = BlockHasher.hashIdBlock(parent, tokenSeed, b);
+                hashes[b] = parent;
+            }
+            return hashes;
+        }
         if (hashBlockSize % blockSize == 0) {
             int perId = hashBlockSize / blockSize;
             for (int b = 0; b < hashes.length; b++) {

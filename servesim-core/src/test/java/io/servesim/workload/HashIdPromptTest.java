@@ -6,8 +6,9 @@ import io.servesim.kv.BlockHasher;
 import org.junit.jupiter.api.Test;
 
 /**
- * Hash-id prompts (Mooncake's {@code hash_ids}): tokens expand from the ids when read, and block hashes derive from
- * the ids with the same prefix identity that hashing the expanded tokens gives.
+ * Hash-id prompts (Mooncake's {@code hash_ids}) and unique seeded prompts (lengths-only rows): tokens expand when
+ * read, and block hashes derive from the ids or the seed with the same prefix identity that hashing the expanded
+ * tokens gives.
  */
 class HashIdPromptTest {
     private static Request prompt(int length, long... ids) {
@@ -52,5 +53,25 @@ class HashIdPromptTest {
         Request r = prompt(150, 11, 22, 33);
         long[] expected = BlockHasher.promptHashes(r.promptTokens(), 150, 48); // 48 does not divide 64
         assertThat(r.promptHashes(48)).containsExactly(expected);
+    }
+
+    @Test
+    void uniqueSeededPrompts_expandWhenRead_andShareNoBlockWithAnotherSeed() {
+        Request a = Request.ofUniqueTokens(0, -1, 0, true, 0, 101, 100, 1, 7, null, -1);
+        Request b = Request.ofUniqueTokens(1, -1, 0, true, 0, 202, 100, 1, 7, null, -1);
+        assertThat(a.promptToken(5)).isEqualTo((int) ((io.servesim.sim.Mix64.mix(101, 5) >>> 1) % Request.VOCAB));
+        long[] ha = a.promptHashes(16);
+        long[] hb = b.promptHashes(16);
+        assertThat(ha).hasSize(6);
+        for (int i = 0; i < 6; i++) {
+            assertThat(ha[i]).isNotEqualTo(hb[i]);
+        }
+        // the same seed is the same prompt (a preempted request finds its own blocks again)
+        assertThat(Request.ofUniqueTokens(2, -1, 0, true, 0, 101, 100, 1, 7, null, -1)
+                        .promptHashes(16))
+                .containsExactly(ha);
+        assertThat(Request.ofUniqueTokens(3, -1, 0, true, 0, 101, 40, 1, 7, null, -1)
+                        .promptHashes(16))
+                .containsExactly(ha[0], ha[1]); // a prefix of it shares its leading blocks
     }
 }

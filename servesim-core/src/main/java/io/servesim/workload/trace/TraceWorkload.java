@@ -34,8 +34,9 @@ import java.util.SplittableRandom;
  *
  * <p>Prompt tokens: real token ids when the row has them; otherwise each hash id expands deterministically to
  * {@code block size} token ids (the same id always gives the same tokens, different ids different tokens), so
- * equal hash-id prefixes give equal engine block hashes at any engine block size; otherwise unique random tokens,
- * or, when {@code shared_prefix} is set, a prompt keyed by the row's line L (so a time window replays the same
+ * equal hash-id prefixes give equal engine block hashes at any engine block size; otherwise unique pseudo-random
+ * tokens (a function of the run's seed, the request and the position; both are computed when read, and the block
+ * hashes derive from the ids or the seed without expanding the tokens: {@code Request.promptHashes}), or, when {@code shared_prefix} is set, a prompt keyed by the row's line L (so a time window replays the same
  * content): the first min({@code shared_prefix.tokens}, length) tokens of shared-prefix group (L mod
  * {@code shared_prefix.groups}) then tokens drawn from L's own stream; with {@code repeat_period} P, a row as long
  * as the row P lines earlier takes that row's key (the same whole prompt).
@@ -46,6 +47,9 @@ import java.util.SplittableRandom;
 public final class TraceWorkload implements Workload, EventHandler {
     private static final int FIRST_TURN = 1;
     private static final int NEXT_TURN = 2;
+    /** Salts the run seed into the token seed of a lengths-only row's unique prompt. */
+    static final long UNIQUE_PROMPT_SALT = 0x0A1C_9E5E_ED00_F00DL;
+
     private static final long SHARED_PREFIX_SEED = 0x5A4EDC0DEL;
     private static final int MAX_SAMPLES = 20;
 
@@ -313,8 +317,23 @@ public final class TraceWorkload implements Workload, EventHandler {
                     outputSeed,
                     r.outputTokenIds(),
                     Math.max(-1, r.dpRank()));
+        } else if (r.inputTokenIds() == null && config.sharedPrefix() == null) {
+            // lengths only: unique tokens, expanded when read; block hashes derive from the seed (Request)
+            long seed = Mix64.mix(streams.seed() ^ UNIQUE_PROMPT_SALT, id);
+            req = Request.ofUniqueTokens(
+                    id,
+                    sessionId,
+                    turn,
+                    s == null,
+                    queue.nowNanos(),
+                    seed == 0 ? 1 : seed,
+                    r.inputLength(),
+                    output,
+                    outputSeed,
+                    r.outputTokenIds(),
+                    Math.max(-1, r.dpRank()));
         } else {
-            int[] prompt = promptOf(r, id);
+            int[] prompt = promptOf(r);
             req = new Request(
                     id,
                     sessionId,
@@ -335,29 +354,23 @@ public final class TraceWorkload implements Workload, EventHandler {
         sink.submit(req);
     }
 
-    private int[] promptOf(TraceRecord r, int requestId) {
+    /** The row's token ids, or (with {@code shared_prefix}) its prompt keyed by line: the group's prefix, then its own. */
+    private int[] promptOf(TraceRecord r) {
         if (r.inputTokenIds() != null) {
             return r.inputTokenIds();
         }
         int n = r.inputLength();
         int[] p = new int[n];
         SharedPrefixConfig shared = config.sharedPrefix();
-        if (shared == null) {
-            SplittableRandom rng = streams.stream(RandomStreams.REQUESTS, requestId);
-            for (int i = 0; i < n; i++) {
-                p[i] = rng.nextInt(Request.VOCAB);
-            }
-        } else {
-            long key = promptKey(r.line(), n, shared.repeatPeriod());
-            int common = Math.min(n, shared.tokens());
-            long group = key % shared.groups();
-            for (int i = 0; i < common; i++) {
-                p[i] = sharedPrefixToken(group, i);
-            }
-            SplittableRandom rng = streams.stream(RandomStreams.REQUESTS, key);
-            for (int i = common; i < n; i++) {
-                p[i] = rng.nextInt(Request.VOCAB);
-            }
+        long key = promptKey(r.line(), n, shared.repeatPeriod());
+        int common = Math.min(n, shared.tokens());
+        long group = key % shared.groups();
+        for (int i = 0; i < common; i++) {
+            p[i] = sharedPrefixToken(group, i);
+        }
+        SplittableRandom rng = streams.stream(RandomStreams.REQUESTS, key);
+        for (int i = common; i < n; i++) {
+            p[i] = rng.nextInt(Request.VOCAB);
         }
         return p;
     }

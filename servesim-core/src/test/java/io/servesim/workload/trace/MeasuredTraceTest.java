@@ -175,11 +175,11 @@ class MeasuredTraceTest {
         List<int[]> plain = prompts(trace);
         assertThat(Arrays.copyOf(plain.get(2), 10)).isNotEqualTo(Arrays.copyOf(plain.get(0), 10));
         assertThat(plain.get(0)).hasSize(40);
-        // unique random tokens as today: request i's tokens come from its own stream
-        var rng = new RandomStreams(42).stream(RandomStreams.REQUESTS, 0);
+        // unique pseudo-random tokens: request i's token j is a function of (the run's seed, i) and j
+        long seed = io.servesim.sim.Mix64.mix(42L ^ TraceWorkload.UNIQUE_PROMPT_SALT, 0);
         int[] expected = new int[40];
-        for (int i = 0; i < expected.length; i++) {
-            expected[i] = rng.nextInt(Request.VOCAB);
+        for (int j = 0; j < expected.length; j++) {
+            expected[j] = (int) ((io.servesim.sim.Mix64.mix(seed, j) >>> 1) % Request.VOCAB);
         }
         assertThat(plain.get(0)).isEqualTo(expected);
         List<int[]> shared = prompts(trace, "workload.trace.shared_prefix={tokens: 10, groups: 3}");
