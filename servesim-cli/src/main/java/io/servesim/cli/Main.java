@@ -1,6 +1,7 @@
 package io.servesim.cli;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -74,6 +75,13 @@ public final class Main implements Runnable {
             return USAGE;
         });
         cl.getCommandSpec().exitCodeOnInvalidInput(USAGE);
+        // an empty path (--out=, '') would silently mean the current directory: every path option refuses it
+        cl.registerConverter(Path.class, s -> {
+            if (s.isBlank()) {
+                throw new CommandLine.TypeConversionException("an empty path (give a file or directory name)");
+            }
+            return Path.of(s);
+        });
         return cl;
     }
 

@@ -152,6 +152,10 @@ public final class TraceCommand implements Runnable {
         @Override
         public Integer call() {
             TraceFormat f = checkFormat(spec.commandLine(), format);
+            if (traceBlockSize < 1) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "--trace-block-size must be >= 1, got " + traceBlockSize);
+            }
             PrintWriter err = spec.commandLine().getErr();
             long[] rows = {0};
             try (TraceReader reader = TraceFormats.open(f, in, traceBlockSize)) {

@@ -472,6 +472,17 @@ class ReplayCommandTest {
     }
 
     @Test
+    void anEmptyOutPath_isAUsageError_notTheCurrentDirectory() throws IOException {
+        Path cfg = writeConfig("e.yaml", SMALL);
+        CliRun r = run("replay", cfg.toString(), "--out=");
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err()).contains("--out").contains("an empty path");
+        CliRun report = run("report", "");
+        assertThat(report.exit()).isEqualTo(Main.USAGE);
+        assertThat(report.err()).contains("an empty path");
+    }
+
+    @Test
     void everyCommandsHelp_printsWithoutPicocliWarnings() {
         // picocli formats descriptions with String.format: a bare '%' makes it warn on stderr and print the raw text
         List<picocli.CommandLine> commands = new ArrayList<>();

@@ -75,6 +75,23 @@ class TraceCommandTest {
     }
 
     @Test
+    void convert_withATraceBlockSizeOfZero_isAUsageError_notAStackTrace() {
+        CliRun c = run(
+                "trace",
+                "convert",
+                FIXTURES.resolve("mooncake_conversation_first200.jsonl").toString(),
+                "--format",
+                "mooncake",
+                "--trace-block-size",
+                "0",
+                "--out",
+                tmp.resolve("x.jsonl").toString());
+        assertThat(c.exit()).isEqualTo(Main.USAGE);
+        assertThat(c.err()).contains("--trace-block-size must be >= 1, got 0").doesNotContain("Exception");
+        assertThat(tmp.resolve("x.jsonl")).doesNotExist();
+    }
+
+    @Test
     void replay_ofAMalformedTrace_exits2NamingFileAndLine_andSkipBadLinesCountsIt() throws IOException {
         Path cfg = tmp.resolve("bad.yaml");
         Files.writeString(

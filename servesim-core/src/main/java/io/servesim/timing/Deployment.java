@@ -68,6 +68,9 @@ public record Deployment(
         ModelSpec model = t.model() == null ? null : Specs.model(t.model(), "timing.model");
         GpuSpec gpu = gpu(t);
         int tp = t.tensorParallel();
+        if (model != null) {
+            checkTensorParallel(model, tp);
+        }
         int ep = t.expertParallel() ? tp * config.cluster().attentionDp() : 1;
         long bytesPerToken = kv.bytesPerToken() != null
                 ? kv.bytesPerToken()
@@ -119,6 +122,27 @@ public record Deployment(
             roofline = t.calibration() != null ? loadCalibration(t.calibration(), t.roofline()) : t.roofline();
         }
         return new Deployment(model, gpu, bytesPerToken, blocks, source, maxLen, capacity, type, roofline);
+    }
+
+    /**
+     * vLLM's tensor-parallel shape rules ({@code ModelConfig.verify_with_parallel_config}: the attention heads must
+     * divide evenly; {@code QKVParallelLinear}: the KV heads must divide evenly, or be replicated evenly when TP
+     * exceeds them).
+     */
+    static void checkTensorParallel(ModelSpec m, int tp) {
+        if (m.numHeads() % tp != 0) {
+            throw new ConfigException(
+                    "timing.tensor_parallel",
+                    "is " + tp + " but " + m.name() + " has " + m.numHeads()
+                            + " attention heads, which must be divisible by it (vLLM refuses to start otherwise)");
+        }
+        int kv = m.numKvHeads();
+        if (kv % tp != 0 && tp % kv != 0) {
+            throw new ConfigException(
+                    "timing.tensor_parallel",
+                    "is " + tp + " but " + m.name() + " has " + kv
+                            + " KV heads: one must divide the other (vLLM shards or replicates KV heads evenly)");
+        }
     }
 
     /** The step-time model of this deployment ({@link TimingModels}). */

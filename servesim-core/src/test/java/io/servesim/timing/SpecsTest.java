@@ -169,6 +169,33 @@ class SpecsTest {
     }
 
     @Test
+    void tensorParallel_mustShardTheHeadsEvenly_asVllmRequires(@TempDir Path dir) throws IOException {
+        java.util.function.Function<String, SimConfig> withTp = tp -> ConfigLoader.fromYaml(
+                "", "t", List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm", "timing.tensor_parallel=" + tp));
+        assertThat(Deployment.resolve(withTp.apply("8")).numGpuBlocks()).isPositive(); // 32 heads / 8, 8 KV heads / 8
+        assertThat(Deployment.resolve(withTp.apply("32")).numGpuBlocks()).isPositive(); // KV heads replicated 4 times
+        assertThatThrownBy(() -> Deployment.resolve(withTp.apply("3")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("timing.tensor_parallel")
+                .hasMessageContaining("32 attention heads");
+        assertThatThrownBy(() -> Deployment.resolve(withTp.apply("1000000")))
+                .hasMessageContaining("timing.tensor_parallel")
+                .hasMessageContaining("divisible");
+        // 48 heads over 4 GPUs divide, but 6 KV heads can neither be split nor replicated evenly over 4
+        Path odd = dir.resolve("odd.json");
+        Files.writeString(odd, """
+                {"architectures": ["LlamaForCausalLM"], "hidden_size": 3072, "num_hidden_layers": 2,
+                 "num_attention_heads": 48, "num_key_value_heads": 6, "intermediate_size": 8192,
+                 "vocab_size": 1000, "torch_dtype": "bfloat16"}
+                """);
+        SimConfig c = ConfigLoader.fromYaml(
+                "", "t", List.of("timing.model=" + odd, "timing.gpu=h100-sxm", "timing.tensor_parallel=4"));
+        assertThatThrownBy(() -> Deployment.resolve(c))
+                .hasMessageContaining("timing.tensor_parallel")
+                .hasMessageContaining("6 KV heads");
+    }
+
+    @Test
     void badModelConfigs_failNamingTheField(@TempDir Path dir) throws IOException {
         Path missing = dir.resolve("missing.json");
         Files.writeString(missing, "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 64}");

@@ -54,7 +54,12 @@ public final class RunData {
         try {
             JsonMapper json = JsonMapper.builder().build();
             Path summaryFile = require(dir.resolve("summary.json"));
-            JsonNode summary = json.readTree(summaryFile.toFile());
+            JsonNode summary;
+            try {
+                summary = json.readTree(summaryFile.toFile());
+            } catch (tools.jackson.core.JacksonException e) {
+                throw new IOException(summaryFile + ": not valid JSON (truncated?): " + e.getOriginalMessage(), e);
+            }
             JsonNode config = readConfig(require(dir.resolve("canonical.json")));
             String sha = java.util.HexFormat.of()
                     .formatHex(java.security.MessageDigest.getInstance("SHA-256")

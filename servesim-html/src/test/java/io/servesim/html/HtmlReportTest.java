@@ -46,6 +46,16 @@ class HtmlReportTest {
     }
 
     @Test
+    void aTruncatedSummary_isAOneLineErrorNamingTheFile_notAJacksonStackTrace() throws IOException {
+        Path dir = run(tmp.resolve("t"));
+        Path summary = dir.resolve("summary.json");
+        Files.writeString(summary, Files.readString(summary).substring(0, 200));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> HtmlReport.write(dir))
+                .isInstanceOf(java.io.UncheckedIOException.class)
+                .hasMessageContaining("summary.json: not valid JSON (truncated?)");
+    }
+
+    @Test
     void report_hasEveryChartAsInlineSvg_andNoScriptOrNetwork() throws IOException {
         Path dir = run(tmp.resolve("a"));
         String html = Files.readString(HtmlReport.write(dir));
