@@ -6,7 +6,7 @@ package io.servesim.config;
  * @param requestsCsv write requests.csv (kept in memory, written at the end)
  * @param streamRequests write requests.csv.zst while the run goes instead (rows are not kept in memory)
  * @param exactPercentileSamples samples per metric kept exact; beyond, HdrHistogram with 3 significant digits
- * @param timeseriesTickS virtual seconds between time-series samples (0: no time series)
+ * @param timeseriesTickS virtual seconds between time-series samples (0: no time series; else at least 1 ms)
  * @param timeseriesPerWorker also sample every worker at each tick
  */
 public record OutputConfig(
@@ -15,9 +15,18 @@ public record OutputConfig(
         long exactPercentileSamples,
         double timeseriesTickS,
         boolean timeseriesPerWorker) {
+    /** The shortest time-series tick: about one engine step (a shorter one samples the same state again and again). */
+    public static final double MIN_TICK_S = 0.001;
+
     /** Validates the output settings. */
     public OutputConfig {
         Check.atLeast("exact_percentile_samples", exactPercentileSamples, 1);
         Check.atLeast("timeseries_tick_s", timeseriesTickS, 0.0);
+        if (timeseriesTickS > 0 && timeseriesTickS < MIN_TICK_S) {
+            throw new ConfigException(
+                    "timeseries_tick_s",
+                    "must be 0 (no time series) or at least " + MIN_TICK_S + " s (one sample per engine step at most),"
+                            + " got " + timeseriesTickS);
+        }
     }
 }

@@ -21,6 +21,7 @@ final class FleetEvents {
     private long workersDrained;
     private long workersFailed;
     private long restarts;
+    private int pending;
 
     FleetEvents(Cluster cluster, LoadTracker load, Dispatcher dispatcher) {
         this.cluster = cluster;
@@ -33,11 +34,13 @@ final class FleetEvents {
         for (ClusterEventConfig e : events) {
             int worker = e.worker();
             boolean fail = e.action() == ClusterEventConfig.Action.FAIL;
+            pending++;
             queue.schedule(
                     Math.round(e.atMs() * 1e6),
                     Phase.WORKER_READY,
                     worker,
                     (k, p) -> {
+                        pending--;
                         if (fail) {
                             fail(worker);
                         } else {
@@ -47,6 +50,11 @@ final class FleetEvents {
                     0,
                     worker);
         }
+    }
+
+    /** Fleet events scheduled and not yet applied. */
+    int pending() {
+        return pending;
     }
 
     private void drain(int worker) {

@@ -67,7 +67,8 @@ public final class Simulation {
                 cluster,
                 load,
                 schedulerCounters,
-                recorder);
+                recorder,
+                fleet);
         this.workload =
                 Workloads.create(config.workload(), streams, config.cluster().attentionDp());
     }

@@ -9,7 +9,8 @@ import io.servesim.sim.Phase;
 /**
  * The time-series sampler: one TELEMETRY event per tick, reading cluster totals kept up to date as ranks report
  * load changes ({@link LoadTracker}: no scan of ranks; with per-worker rows, one pass over workers per tick). It
- * stops rescheduling when it is the only event left, so it never keeps a finished run alive.
+ * stops rescheduling when nothing but fleet events is left (no arrival, step or copy can follow: the workload has
+ * ended), so it never keeps a finished run alive, however far in the future a {@code cluster.events} entry lies.
  */
 final class TelemetrySampler implements EventHandler {
     private final EventQueue queue;
@@ -20,6 +21,7 @@ final class TelemetrySampler implements EventHandler {
     private final LoadTracker load;
     private final SchedulerCounters counters;
     private final RunRecorder recorder;
+    private final FleetEvents fleet;
     private final long usableBlocksTotal;
     private long lastPrompt;
     private long lastGenerated;
@@ -37,7 +39,8 @@ final class TelemetrySampler implements EventHandler {
             Cluster cluster,
             LoadTracker load,
             SchedulerCounters counters,
-            RunRecorder recorder) {
+            RunRecorder recorder,
+            FleetEvents fleet) {
         this.queue = queue;
         this.tickNanos = tickNanos;
         this.perWorker = perWorker;
@@ -46,6 +49,7 @@ final class TelemetrySampler implements EventHandler {
         this.load = load;
         this.counters = counters;
         this.recorder = recorder;
+        this.fleet = fleet;
         this.usableBlocksTotal =
                 (long) cluster.numRanks() * (cluster.deployment().numGpuBlocks() - 1);
     }
@@ -85,7 +89,7 @@ final class TelemetrySampler implements EventHandler {
         if (perWorker) {
             perWorker(now, seconds);
         }
-        if (!queue.isEmpty()) {
+        if (queue.size() > fleet.pending()) {
             queue.schedule(now + tickNanos, Phase.TELEMETRY, 0, this, 0, 0);
         }
     }

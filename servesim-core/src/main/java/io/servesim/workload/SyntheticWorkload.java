@@ -27,6 +27,14 @@ public final class SyntheticWorkload implements Workload, EventHandler {
     private EventQueue queue;
     private RequestSink sink;
     private int created;
+    private long rejectStreak;
+    private long rejectStreakNanos = -1;
+
+    /**
+     * Rejections in a row at one virtual instant after which a closed loop is declared unable to progress: a rejected
+     * request costs no time, so a loop whose every request is rejected would re-issue at the same instant forever.
+     */
+    static final long MAX_REJECT_STREAK = 100_000;
 
     /** Creates the workload for one run. */
     public SyntheticWorkload(SyntheticConfig config, ArrivalConfig arrival, RandomStreams streams) {
@@ -91,7 +99,22 @@ public final class SyntheticWorkload implements Workload, EventHandler {
         if (arrival.type() == ArrivalConfig.Type.CONCURRENCY
                 && created < maxRequests
                 && queue.nowNanos() <= horizonNanos) {
-            queue.schedule(queue.nowNanos(), Phase.ARRIVAL, STABLE_ID, this, ARRIVE, 0);
+            long now = queue.nowNanos();
+            if (rejected) {
+                rejectStreak = now == rejectStreakNanos ? rejectStreak + 1 : 1;
+                rejectStreakNanos = now;
+                if (rejectStreak > Math.max(MAX_REJECT_STREAK, 100L * arrival.concurrency())) {
+                    throw new io.servesim.config.ConfigException(
+                            "workload.arrival",
+                            "the closed loop (type: concurrency) cannot progress: " + rejectStreak
+                                    + " requests in a row were rejected at t=" + now / 1_000_000 + " ms without"
+                                    + " virtual time advancing (are the prompts longer than engine.max_model_len?);"
+                                    + " fix the lengths, or bound the loop with workload.synthetic.requests");
+                }
+            } else {
+                rejectStreak = 0;
+            }
+            queue.schedule(now, Phase.ARRIVAL, STABLE_ID, this, ARRIVE, 0);
         }
     }
 

@@ -10,6 +10,8 @@ final class LineReader implements AutoCloseable {
     private final BufferedReader in;
     private final String source;
     private long line;
+    /** A read failed (truncated or corrupt file): the file ends there, whoever asks again. */
+    private boolean broken;
 
     LineReader(Path path) {
         this.in = TraceFiles.open(path);
@@ -24,8 +26,15 @@ final class LineReader implements AutoCloseable {
         return line;
     }
 
-    /** The next non-blank line, or null at the end. */
+    /**
+     * The next non-blank line, or null at the end. A read that fails (a truncated or corrupt compressed file, an I/O
+     * error) throws once, naming the first line it could not read; after that the file has ended, so a caller that
+     * skips bad lines stops there instead of failing on the same position forever.
+     */
     String next() {
+        if (broken) {
+            return null;
+        }
         try {
             while (true) {
                 String s = in.readLine();
@@ -37,10 +46,10 @@ final class LineReader implements AutoCloseable {
                     return s;
                 }
             }
-        } catch (IOException e) {
-            throw new TraceFormatException(source + ":" + line + ": cannot read: " + e.getMessage());
-        } catch (UncheckedIOException e) {
-            throw new TraceFormatException(source + ":" + line + ": cannot read: " + e.getMessage());
+        } catch (IOException | UncheckedIOException e) {
+            broken = true;
+            throw new TraceFormatException(
+                    source + ":" + (line + 1) + ": cannot read (truncated or corrupt file?): " + e.getMessage());
         }
     }
 

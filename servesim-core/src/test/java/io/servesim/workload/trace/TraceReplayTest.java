@@ -349,4 +349,35 @@ class TraceReplayTest {
         assertThat(r.badLinesSkipped()).isEqualTo(2);
         assertThat(r.badLineSamples().get(1)).startsWith("bad_azure.csv:4: TIMESTAMP: expected");
     }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(60) // it used to loop forever: a regression fails here instead of hanging the build
+    void aTruncatedGzipTrace_failsOnceNamingTheLine_andWithSkipBadLinesEndsThere_insteadOfLoopingForever(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws IOException {
+        StringBuilder rows = new StringBuilder();
+        for (int i = 0; i < 2000; i++) {
+            rows.append("{\"timestamp\": ")
+                    .append(i * 10)
+                    .append(", \"input_length\": 600, \"output_length\": 4,")
+                    .append(" \"hash_ids\": [")
+                    .append(i)
+                    .append(", ")
+                    .append(i + 7_000_000)
+                    .append("]}\n");
+        }
+        java.io.ByteArrayOutputStream gz = new java.io.ByteArrayOutputStream();
+        try (var out = new java.util.zip.GZIPOutputStream(gz)) {
+            out.write(rows.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        byte[] all = gz.toByteArray();
+        java.nio.file.Path cut = dir.resolve("cut.jsonl.gz");
+        java.nio.file.Files.write(cut, java.util.Arrays.copyOf(all, all.length / 2));
+        assertThatThrownBy(() -> replay("mooncake", cut.toString()))
+                .isInstanceOf(TraceFormatException.class)
+                .hasMessageMatching("cut\\.jsonl\\.gz:\\d+: cannot read \\(truncated or corrupt file\\?\\): .*");
+        RunResult r = replay("mooncake", cut.toString(), "workload.trace.skip_bad_lines=true");
+        assertThat(r.badLinesSkipped()).isEqualTo(1);
+        assertThat(r.log().size()).isBetween(100, 1999); // the rows before the cut replayed, then the file ended
+        assertThat(r.badLineSamples()).singleElement().asString().contains("truncated or corrupt");
+    }
 }
