@@ -47,7 +47,8 @@ final class Cluster {
     private final boolean hashPrompts;
     private final int blockSize;
     private final boolean[] failed;
-    private int aliveWorkers;
+    private boolean[] draining;
+    private int acceptingWorkers;
 
     Cluster(
             SimConfig config,
@@ -123,7 +124,7 @@ final class Cluster {
         }
         this.hashPrompts = config.engine().kvCache().prefixCaching() || router.needsPromptHashes();
         this.failed = new boolean[w];
-        this.aliveWorkers = w;
+        this.acceptingWorkers = w;
     }
 
     /** G2 host tiers: one pool per rank, or one shared pool, each rank with its own GPU endpoint. */
@@ -224,9 +225,20 @@ final class Cluster {
         return failed[w];
     }
 
-    /** Workers not failed. */
-    int aliveWorkers() {
-        return aliveWorkers;
+    /** Workers that take new work: neither failed nor draining. */
+    int acceptingWorkers() {
+        return acceptingWorkers;
+    }
+
+    /** Marks worker {@code w} draining (it finishes what it has and takes nothing new). */
+    void markDraining(int w) {
+        if (draining == null) {
+            draining = new boolean[failed.length];
+        }
+        if (!draining[w] && !failed[w]) {
+            acceptingWorkers--;
+        }
+        draining[w] = true;
     }
 
     /** Marks worker {@code w} failed; false if it already was. */
@@ -234,8 +246,10 @@ final class Cluster {
         if (failed[w]) {
             return false;
         }
+        if (draining == null || !draining[w]) {
+            acceptingWorkers--;
+        }
         failed[w] = true;
-        aliveWorkers--;
         return true;
     }
 }

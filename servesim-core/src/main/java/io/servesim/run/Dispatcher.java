@@ -22,9 +22,11 @@ final class Dispatcher implements RequestSink {
     private final RunRecorder recorder;
     private final Long2IntOpenHashMap sessionRank = new Long2IntOpenHashMap();
     private final long[] workerRequests;
+    private final io.servesim.sim.EventQueue queue;
 
-    Dispatcher(Cluster cluster, RunRecorder recorder) {
+    Dispatcher(Cluster cluster, RunRecorder recorder, io.servesim.sim.EventQueue queue) {
         this.cluster = cluster;
+        this.queue = queue;
         this.router = cluster.router();
         this.recorder = recorder;
         this.workerRequests = new long[cluster.numWorkers()];
@@ -60,8 +62,9 @@ final class Dispatcher implements RequestSink {
 
     /** Routes {@code request}; {@code previous} is its last decision if it is starting over, else NONE. */
     private void dispatch(Request request, RoutingDecision previous, int restarts) {
-        if (cluster.aliveWorkers() == 0) {
-            recorder.rejectedNoWorker(request, previous.unplaced(restarts));
+        if (cluster.acceptingWorkers() == 0) {
+            // every worker failed or drains: nothing takes new work (a router would fall back to a draining one)
+            recorder.rejectedNoWorker(request, previous.unplaced(restarts), queue.nowNanos());
             return;
         }
         int dp = cluster.ranksPerWorker();

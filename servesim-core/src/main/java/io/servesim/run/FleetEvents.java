@@ -59,6 +59,7 @@ final class FleetEvents {
 
     private void drain(int worker) {
         workersDrained++;
+        cluster.markDraining(worker);
         cluster.router().onWorkerDraining(worker); // nothing new is routed there; it finishes what it has
         KvcrRegistry kvcr = cluster.kvcr();
         if (kvcr != null) {

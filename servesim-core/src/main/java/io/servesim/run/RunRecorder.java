@@ -48,8 +48,9 @@ final class RunRecorder {
         }
     }
 
-    /** The request reached no worker: every worker had failed. */
-    void rejectedNoWorker(Request request, RoutingDecision facts) {
+    /** The request reached no worker at {@code nowNanos}: every worker had failed or was draining. */
+    void rejectedNoWorker(Request request, RoutingDecision facts, long nowNanos) {
+        lastFinishNanos = Math.max(lastFinishNanos, nowNanos); // the run lasts until its last request ended
         record(-1, -1, null, request, facts, RequestStatus.REJECTED_NO_WORKER);
     }
 

@@ -57,7 +57,7 @@ public final class Simulation {
         this.cluster = new Cluster(
                 config, Deployment.resolve(config), queue, streams, new Engines(), schedulerCounters, offloadCounters);
         this.load = new LoadTracker(cluster);
-        this.dispatcher = new Dispatcher(cluster, recorder);
+        this.dispatcher = new Dispatcher(cluster, recorder, queue);
         this.fleet = new FleetEvents(cluster, load, dispatcher);
         this.telemetry = new TelemetrySampler(
                 queue,

@@ -73,6 +73,43 @@ class DrainTest {
     }
 
     @Test
+    void whenEveryWorkerDrains_newWorkIsRejectedAsNoWorker_notSentToWorkerZero() {
+        for (String router : List.of("round_robin", "random", "least_loaded", "session_affinity", "kv_aware")) {
+            RequestLog log = run(
+                            router,
+                            "cluster.events=[{at_ms: 100, worker: 0, action: drain}, {at_ms: 100, worker: 1, action:"
+                                    + " drain}, {at_ms: 100, worker: 2, action: drain}]")
+                    .log();
+            int rejected = 0;
+            for (int i = 0; i < log.size(); i++) {
+                if (log.arrivalNanos(i) >= 100 * MS) { // fleet events come first at an instant
+                    assertThat(log.status(i).reason()).as(router).isEqualTo("no_worker");
+                    rejected++;
+                } else {
+                    assertThat(log.status(i).status()).as(router).isEqualTo("completed");
+                }
+            }
+            assertThat(rejected).as(router).isPositive();
+        }
+    }
+
+    @Test
+    void whenEveryWorkerFailsAtTimeZero_theRunLastsUntilItsLastRejection() {
+        RunResult r = run(
+                "round_robin",
+                "cluster.events=[{at_ms: 0, worker: 0, action: fail}, {at_ms: 0, worker: 1, action: fail},"
+                        + " {at_ms: 0, worker: 2, action: fail}]");
+        RequestLog log = r.log();
+        long lastArrival = 0;
+        for (int i = 0; i < log.size(); i++) {
+            assertThat(log.status(i).reason()).isEqualTo("no_worker");
+            lastArrival = Math.max(lastArrival, log.arrivalNanos(i));
+        }
+        assertThat(lastArrival).isPositive();
+        assertThat(r.endNanos()).isEqualTo(lastArrival); // duration_ms used to read 0
+    }
+
+    @Test
     void badEvents_areConfigErrorsNamingTheField() {
         assertThatThrownBy(() -> ConfigLoader.fromYaml(
                         "", "t", List.of("cluster.events=[{at_ms: 5, worker: 3, action: drain}]")))

@@ -74,6 +74,9 @@ final class JsonRows {
         return any(row, names) == null ? -1 : positiveInt(row, location, names);
     }
 
+    /** The latest time a trace may state: 2^62 ns, about 146 years (virtual time is a long of nanoseconds). */
+    static final BigDecimal MAX_TIME_NANOS = BigDecimal.valueOf(1L << 62);
+
     /** A non-negative time in {@code unitNanos} units (e.g. 1e6 for ms), as nanoseconds; -1 when absent. */
     static long optTime(JsonNode row, String location, long unitNanos, String... names) {
         JsonNode v = any(row, names);
@@ -87,9 +90,17 @@ final class JsonRows {
         if (d.signum() < 0) {
             throw TraceFormatException.field(location, names[0], "expected a non-negative time, got " + v);
         }
-        return d.multiply(BigDecimal.valueOf(unitNanos))
-                .setScale(0, RoundingMode.HALF_EVEN)
-                .longValue();
+        BigDecimal nanos = d.multiply(BigDecimal.valueOf(unitNanos)).setScale(0, RoundingMode.HALF_EVEN);
+        if (nanos.compareTo(MAX_TIME_NANOS) > 0) {
+            // longValue() would wrap around (1e13 ms read as negative, 1e300 as 0): say what was read instead
+            throw TraceFormatException.field(
+                    location,
+                    names[0],
+                    "is " + v + ", too large: a time must be at most "
+                            + MAX_TIME_NANOS.divide(BigDecimal.valueOf(unitNanos), 0, RoundingMode.DOWN)
+                            + " in this field's unit (about 146 years)");
+        }
+        return nanos.longValueExact();
     }
 
     /** A session id (string or integer), or null. */

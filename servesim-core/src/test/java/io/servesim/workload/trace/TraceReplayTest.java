@@ -380,4 +380,24 @@ class TraceReplayTest {
         assertThat(r.log().size()).isBetween(100, 1999); // the rows before the cut replayed, then the file ended
         assertThat(r.badLineSamples()).singleElement().asString().contains("truncated or corrupt");
     }
+
+    @Test
+    void hugeTimestamps_areReportedAsRead_notWrappedAround(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws IOException {
+        for (String ts : List.of("1e300", "1e13", "9223372036854775807")) {
+            java.nio.file.Path f = dir.resolve("t" + ts.length() + ".jsonl");
+            java.nio.file.Files.writeString(
+                    f,
+                    "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 2, \"hash_ids\": [1]}\n"
+                            + "{\"timestamp\": " + ts + ", \"input_length\": 10, \"output_length\": 2,"
+                            + " \"hash_ids\": [2]}\n");
+            assertThatThrownBy(() -> replay("mooncake", f.toString()))
+                    .as(ts)
+                    .isInstanceOf(TraceFormatException.class)
+                    .hasMessageContaining(f.getFileName() + ":2: timestamp: is ")
+                    .hasMessageContaining("too large")
+                    .hasMessageNotContaining("is required")
+                    .hasMessageNotContaining("earlier than");
+        }
+    }
 }
