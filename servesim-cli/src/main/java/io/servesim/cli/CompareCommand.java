@@ -18,10 +18,7 @@ public final class CompareCommand implements Callable<Integer> {
     @Parameters(arity = "2..*", paramLabel = "RUN_DIR", description = "Run directories written by 'servesim replay'.")
     List<Path> runs;
 
-    @Option(
-            names = "--out",
-            defaultValue = ".",
-            description = "Where to write compare.html (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--out", description = "Directory to write compare.html into (default: the first run's directory).")
     Path out;
 
     @picocli.CommandLine.Spec
@@ -31,7 +28,7 @@ public final class CompareCommand implements Callable<Integer> {
     public Integer call() {
         try {
             spec.commandLine().getOut().print(CompareReport.table(runs));
-            Path file = CompareReport.write(runs, out);
+            Path file = CompareReport.write(runs, out != null ? out : runs.get(0));
             spec.commandLine().getOut().println("wrote " + file.toAbsolutePath().normalize());
             spec.commandLine().getOut().flush();
             return Main.OK;

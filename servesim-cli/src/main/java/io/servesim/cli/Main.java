@@ -65,6 +65,42 @@ public final class Main implements Runnable {
         }
     }
 
+    /**
+     * Why {@code dir} cannot take a run's output files (it is a file, or cannot be created or written, with the
+     * operating system's reason), or null when it can: checked before a long simulation, not after it.
+     */
+    static String unusableOutputDirectory(Path dir) {
+        if (java.nio.file.Files.exists(dir) && !java.nio.file.Files.isDirectory(dir)) {
+            return dir + ": exists and is not a directory";
+        }
+        try {
+            java.nio.file.Files.createDirectories(dir);
+            Path probe = java.nio.file.Files.createTempFile(dir, ".servesim-probe-", ".tmp");
+            java.nio.file.Files.delete(probe);
+            return null;
+        } catch (java.io.IOException e) {
+            return dir + ": cannot write there: " + describe(e);
+        }
+    }
+
+    /** An I/O failure with the operating system's reason (permission denied, no space left, not a directory ...). */
+    static String describe(Throwable e) {
+        Throwable t = e instanceof java.io.UncheckedIOException && e.getCause() != null ? e.getCause() : e;
+        if (t instanceof java.nio.file.AccessDeniedException a) {
+            return "permission denied: " + a.getFile();
+        }
+        if (t instanceof java.nio.file.NoSuchFileException n) {
+            return "no such file or directory: " + n.getFile();
+        }
+        if (t instanceof java.nio.file.FileAlreadyExistsException f) {
+            return "already exists: " + f.getFile();
+        }
+        if (t instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason() + ": " + f.getFile();
+        }
+        return e.getMessage();
+    }
+
     private static CommandLine configure(CommandLine cl) {
         cl.setExitCodeExceptionMapper(e -> FAILURE);
         cl.setParameterExceptionHandler((ex, a) -> {

@@ -91,6 +91,11 @@ public final class ReplayCommand implements Callable<Integer> {
             return Main.USAGE;
         }
         Path dir = out != null ? out : Path.of("out", stem(config));
+        String unusable = Main.unusableOutputDirectory(dir);
+        if (unusable != null) {
+            err.println("error: --out " + unusable); // found before simulating, not after
+            return Main.FAILURE;
+        }
         try {
             RunOptions options = RunOptions.defaults();
             if (cfg.output().streamRequests()) {
@@ -136,7 +141,7 @@ public final class ReplayCommand implements Callable<Integer> {
             err.println("(use --skip-bad-lines to skip and count malformed rows)");
             return Main.USAGE;
         } catch (UncheckedIOException e) {
-            err.println("error: " + e.getMessage());
+            err.println("error: " + Main.describe(e));
             return Main.FAILURE;
         } catch (IllegalStateException e) {
             err.println("simulation failed: " + e.getMessage());

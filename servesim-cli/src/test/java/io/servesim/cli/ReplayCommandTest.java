@@ -472,6 +472,29 @@ class ReplayCommandTest {
     }
 
     @Test
+    void anOutPathThatCannotHoldARun_isRefusedBeforeSimulating_withTheReason() throws IOException {
+        Path cfg = writeConfig("o.yaml", SMALL);
+        Path file = Files.writeString(tmp.resolve("a-file"), "x");
+        CliRun r = run("replay", cfg.toString(), "--out", file.toString());
+        assertThat(r.exit()).isEqualTo(Main.FAILURE);
+        assertThat(r.err()).contains("--out " + file + ": exists and is not a directory");
+        assertThat(r.out()).doesNotContain("requests"); // nothing was simulated
+        CliRun under =
+                run("replay", cfg.toString(), "--out", file.resolve("sub").toString());
+        assertThat(under.exit()).isEqualTo(Main.FAILURE);
+        assertThat(under.err()).contains("cannot write there");
+        assertThat(Files.readString(file)).isEqualTo("x"); // untouched
+    }
+
+    @Test
+    void ioFailures_carryTheOperatingSystemsReason() {
+        assertThat(Main.describe(new java.io.UncheckedIOException(new java.nio.file.AccessDeniedException("/x/y"))))
+                .isEqualTo("permission denied: /x/y");
+        assertThat(Main.describe(new java.nio.file.FileSystemException("/d/f", null, "No space left on device")))
+                .isEqualTo("No space left on device: /d/f");
+    }
+
+    @Test
     void anEmptyOutPath_isAUsageError_notTheCurrentDirectory() throws IOException {
         Path cfg = writeConfig("e.yaml", SMALL);
         CliRun r = run("replay", cfg.toString(), "--out=");
@@ -542,6 +565,14 @@ class ReplayCommandTest {
                 run("compare", tmp.resolve("h").toString(), tmp.resolve("h").toString(), "--out", tmp.toString());
         assertThat(compare.exit()).as(compare.err()).isZero();
         assertThat(compare.out()).contains("TTFT p99 (ms)").contains("+0.0%");
+        assertThat(tmp.resolve("compare.html")).exists();
+        CliRun byDefault =
+                run("compare", tmp.resolve("h").toString(), tmp.resolve("h").toString());
+        assertThat(byDefault.exit()).as(byDefault.err()).isZero();
+        // without --out, compare.html goes beside the first run (it used to land in the current directory)
+        assertThat(byDefault.out())
+                .contains("wrote " + tmp.resolve("h/compare.html").toAbsolutePath());
+        assertThat(tmp.resolve("h/compare.html")).exists();
         assertThat(run("report", tmp.resolve("nothing-here").toString()).exit()).isEqualTo(Main.USAGE);
     }
 }
