@@ -69,6 +69,25 @@ public record DistributionConfig(Type type, Double value, Double mean, Double st
         }
     }
 
+    /** The longest prompt or output a token-length distribution may describe (beyond every model's context). */
+    public static final double MAX_TOKENS = 10_000_000;
+
+    /**
+     * Checks that a token-length distribution stays within {@link #MAX_TOKENS}: its fixed value, uniform maximum or
+     * mean (samples are capped there too), so a typo like 1e18 is an error instead of a prompt that cannot be built.
+     */
+    public void checkTokenLengths(String field) {
+        Double[] bounds = {value, max, mean};
+        String[] names = {"value", "max", "mean"};
+        for (int i = 0; i < bounds.length; i++) {
+            if (bounds[i] != null && bounds[i] > MAX_TOKENS) {
+                throw new ConfigException(
+                        field + "." + names[i],
+                        "is " + bounds[i] + " tokens; at most " + (long) MAX_TOKENS + " (beyond any model's context)");
+            }
+        }
+    }
+
     /** A fixed distribution. */
     public static DistributionConfig fixed(double value) {
         return new DistributionConfig(Type.FIXED, value, null, null, null, null);

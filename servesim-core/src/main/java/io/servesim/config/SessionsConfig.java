@@ -35,9 +35,9 @@ public record SessionsConfig(
             Check.positive("duration_s", durationS);
         }
         Check.atLeast("turns", turns, 1);
-        Check.present("first_input_tokens", firstInputTokens);
-        Check.present("new_input_tokens", newInputTokens);
-        Check.present("output_tokens", outputTokens);
+        Check.present("first_input_tokens", firstInputTokens).checkTokenLengths("first_input_tokens");
+        Check.present("new_input_tokens", newInputTokens).checkTokenLengths("new_input_tokens");
+        Check.present("output_tokens", outputTokens).checkTokenLengths("output_tokens");
         Check.present("think_time_ms", thinkTimeMs);
         Check.atLeast("shared_prefix_tokens", sharedPrefixTokens, 0);
         Check.atLeast("prefix_groups", prefixGroups, 1);

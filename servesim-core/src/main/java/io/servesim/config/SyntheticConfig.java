@@ -26,8 +26,8 @@ public record SyntheticConfig(
         if (durationS != null) {
             Check.positive("duration_s", durationS);
         }
-        Check.present("input_tokens", inputTokens);
-        Check.present("output_tokens", outputTokens);
+        Check.present("input_tokens", inputTokens).checkTokenLengths("input_tokens");
+        Check.present("output_tokens", outputTokens).checkTokenLengths("output_tokens");
         Check.atLeast("shared_prefix_tokens", sharedPrefixTokens, 0);
         Check.atLeast("prefix_groups", prefixGroups, 1);
     }

@@ -45,6 +45,7 @@ final class Cluster {
     private final List<HostPool> hostPools = new ArrayList<>();
     private final HostUsage g2 = new HostUsage();
     private final boolean hashPrompts;
+    private static final long[] NO_HASHES = new long[0];
     private final int blockSize;
     private final boolean[] failed;
     private boolean[] draining;
@@ -217,7 +218,11 @@ final class Cluster {
      * them (else null: nothing would look them up).
      */
     long[] promptHashes(Request request) {
-        return hashPrompts ? request.promptHashes(blockSize) : null;
+        if (!hashPrompts) {
+            return null;
+        }
+        // a prompt the engines reject at once (no room for an output token) is never looked up: do not hash it
+        return request.promptLength() >= deployment.maxModelLen() ? NO_HASHES : request.promptHashes(blockSize);
     }
 
     /** Whether worker {@code w} failed. */

@@ -47,8 +47,37 @@ public final class Simulation {
     private boolean started;
     private boolean streaming;
 
+    /**
+     * Heap one rank takes before it serves anything (scheduler, queues, its KV pool's first arrays, engine and
+     * router slots): about 8 KiB, measured as the growth of a replay's footprint from 50,000 to 200,000 workers.
+     */
+    static final long BYTES_PER_RANK = 8 << 10;
+
+    /**
+     * Refuses a cluster whose empty ranks alone would not fit in this JVM's heap, with the estimate, before building
+     * it (16,777,216 workers used to end in an OutOfMemoryError's stack trace).
+     */
+    static void checkClusterFits(SimConfig config, long maxHeapBytes) {
+        long ranks = (long) config.cluster().workers() * config.cluster().attentionDp();
+        long need = ranks * BYTES_PER_RANK;
+        if (need > maxHeapBytes * 0.8) {
+            throw new io.servesim.config.ConfigException(
+                    "cluster.workers",
+                    String.format(
+                            java.util.Locale.ROOT,
+                            "%d workers x %d ranks need about %.1f GiB of heap before any request (about %d KiB"
+                                    + " per rank); this JVM has %.1f GiB (use fewer workers, or a larger -Xmx)",
+                            config.cluster().workers(),
+                            config.cluster().attentionDp(),
+                            need / (double) (1L << 30),
+                            BYTES_PER_RANK >> 10,
+                            maxHeapBytes / (double) (1L << 30)));
+        }
+    }
+
     /** Builds a simulation (validating names against the registries) without running it. */
     public Simulation(SimConfig config) {
+        checkClusterFits(config, Runtime.getRuntime().maxMemory());
         this.config = config;
         RandomStreams streams = new RandomStreams(config.workload().seed());
         long exact = config.output().exactPercentileSamples();

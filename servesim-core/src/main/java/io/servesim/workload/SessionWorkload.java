@@ -112,7 +112,9 @@ public final class SessionWorkload implements Workload, EventHandler {
         SplittableRandom rng = s.rng;
         int length;
         if (turn == 0) {
-            int input = (int) Math.min(Integer.MAX_VALUE, Distributions.sample(config.firstInputTokens(), rng, 1));
+            int input = (int) Math.min(
+                    (long) io.servesim.config.DistributionConfig.MAX_TOKENS,
+                    Distributions.sample(config.firstInputTokens(), rng, 1));
             int[] first = prompts.build(s.id, input, rng);
             // room for the expected whole session, so later turns append without copying (sizing only: results
             // do not depend on it)
@@ -126,7 +128,9 @@ public final class SessionWorkload implements Workload, EventHandler {
             // the session's turns share one append-only buffer: this prompt = previous prompt + its output + new
             Request prev = s.lastRequest;
             int generated = s.lastGenerated;
-            int fresh = (int) Math.min(Integer.MAX_VALUE, Distributions.sample(config.newInputTokens(), rng, 0));
+            int fresh = (int) Math.min(
+                    (long) io.servesim.config.DistributionConfig.MAX_TOKENS,
+                    Distributions.sample(config.newInputTokens(), rng, 0));
             int base = s.length;
             length = base + generated + fresh;
             if (length > s.tokens.length) {
@@ -140,7 +144,9 @@ public final class SessionWorkload implements Workload, EventHandler {
                 buf[i] = rng.nextInt(Request.VOCAB);
             }
         }
-        int output = (int) Math.min(Integer.MAX_VALUE, Distributions.sample(config.outputTokens(), rng, 1));
+        int output = (int) Math.min(
+                (long) io.servesim.config.DistributionConfig.MAX_TOKENS,
+                Distributions.sample(config.outputTokens(), rng, 1));
         long outputSeed = rng.nextLong();
         boolean last = turn == config.turns() - 1;
         boolean migrate =

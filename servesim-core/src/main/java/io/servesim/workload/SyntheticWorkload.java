@@ -36,6 +36,9 @@ public final class SyntheticWorkload implements Workload, EventHandler {
      */
     static final long MAX_REJECT_STREAK = 100_000;
 
+    /** Sampled lengths are capped here (a long-tailed distribution's rare sample included). */
+    private static final long MAX_TOKENS = (long) io.servesim.config.DistributionConfig.MAX_TOKENS;
+
     /** Creates the workload for one run. */
     public SyntheticWorkload(SyntheticConfig config, ArrivalConfig arrival, RandomStreams streams) {
         this.config = config;
@@ -77,8 +80,8 @@ public final class SyntheticWorkload implements Workload, EventHandler {
         long now = queue.nowNanos();
         int id = created++;
         SplittableRandom rng = streams.stream(RandomStreams.REQUESTS, id);
-        int input = (int) Math.min(Integer.MAX_VALUE, Distributions.sample(config.inputTokens(), rng, 1));
-        int output = (int) Math.min(Integer.MAX_VALUE, Distributions.sample(config.outputTokens(), rng, 1));
+        int input = (int) Math.min(MAX_TOKENS, Distributions.sample(config.inputTokens(), rng, 1));
+        int output = (int) Math.min(MAX_TOKENS, Distributions.sample(config.outputTokens(), rng, 1));
         long outputSeed = rng.nextLong();
         int[] prompt = prompts.build(id, input, rng);
         Request request = new Request(id, -1, 0, true, now, prompt, output, outputSeed);

@@ -71,4 +71,31 @@ class ClosedLoopTest {
                         .timeseriesTickS())
                 .isZero();
     }
+
+    @Test
+    void aClusterWhoseEmptyRanksCannotFitTheHeap_isRefusedWithTheEstimate() {
+        var huge = ConfigLoader.fromYaml("", "t", List.of("cluster.workers=16777216"));
+        assertThatThrownBy(() -> Simulation.checkClusterFits(huge, 6L << 30))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster.workers")
+                .hasMessageContaining("16777216 workers x 1 ranks need about 128.0 GiB of heap")
+                .hasMessageContaining("this JVM has 6.0 GiB");
+        Simulation.checkClusterFits(ConfigLoader.fromYaml("", "t", List.of("cluster.workers=2048")), 6L << 30);
+    }
+
+    @Test
+    void syntheticLengthsBeyondAnyContext_areConfigErrorsNamingTheKey() {
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(
+                        "", "t", List.of("workload.synthetic.input_tokens={type: fixed, value: 1e18}")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("workload.synthetic.input_tokens.value")
+                .hasMessageContaining("at most 10000000");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(
+                        "",
+                        "t",
+                        List.of(
+                                "workload.type=sessions",
+                                "workload.sessions.new_input_tokens={type: uniform, min: 1, max: 1e12}")))
+                .hasMessageContaining("workload.sessions.new_input_tokens.max");
+    }
 }

@@ -400,4 +400,19 @@ class TraceReplayTest {
                     .hasMessageNotContaining("earlier than");
         }
     }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(30) // a 2^31 - 1 token prompt used to be expanded and hashed: out of memory
+    void aPromptOfTwoBillionTokens_isRejectedAsTooLong_withoutBeingBuiltOrHashed(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws IOException {
+        java.nio.file.Path f = dir.resolve("big.jsonl");
+        java.nio.file.Files.writeString(f, """
+                {"arrival_ms": 0, "input_length": 2147483647, "output_length": 2}
+                {"arrival_ms": 5, "input_length": 100, "output_length": 2}
+                """);
+        RunResult r = replay("servesim", f.toString());
+        assertThat(r.log().size()).isEqualTo(2);
+        assertThat(r.log().status(0).reason()).isEqualTo("prompt_too_long");
+        assertThat(r.log().status(1).status()).isEqualTo("completed");
+    }
 }
