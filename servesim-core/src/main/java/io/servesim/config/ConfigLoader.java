@@ -127,11 +127,22 @@ public final class ConfigLoader {
         return loadWithWarnings(file, overrides).config();
     }
 
+    /** The largest config file read (bytes). */
+    static final int MAX_CONFIG_BYTES = 4 << 20;
+
     /** Loads a config file with overrides of the form {@code a.b.c=yamlValue}, and the warnings to show. */
     public static Loaded loadWithWarnings(Path file, List<String> overrides) {
         String text;
-        try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            // bounded: a config is a few kilobytes; /dev/zero or a 200 MB file of comments is refused at once
+            byte[] bytes = in.readNBytes(MAX_CONFIG_BYTES + 1);
+            if (bytes.length > MAX_CONFIG_BYTES) {
+                throw new ConfigException(
+                        "",
+                        "config file " + file + " is larger than " + (MAX_CONFIG_BYTES >> 20)
+                                + " MiB: not a servesim config (they are a few kilobytes)");
+            }
+            text = new String(bytes, StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {
             throw new ConfigException("", "config file not found: " + file);
         } catch (IOException e) {

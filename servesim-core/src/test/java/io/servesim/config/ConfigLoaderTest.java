@@ -571,4 +571,25 @@ class ConfigLoaderTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("cluster.router.affinity_load_cap: ");
     }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(30) // /dev/zero was read until the heap ran out
+    void aConfigFileBeyondFourMebibytes_isRefusedAtOnce(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws java.io.IOException {
+        Path big = dir.resolve("big.yaml");
+        byte[] comment = "# a comment line that is not a config\n".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (var out = java.nio.file.Files.newOutputStream(big)) {
+            for (int written = 0; written <= ConfigLoader.MAX_CONFIG_BYTES; written += comment.length) {
+                out.write(comment);
+            }
+        }
+        assertThatThrownBy(() -> ConfigLoader.load(big, java.util.List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("larger than 4 MiB");
+        Path zero = Path.of("/dev/zero");
+        if (java.nio.file.Files.isReadable(zero)) {
+            assertThatThrownBy(() -> ConfigLoader.load(zero, java.util.List.of()))
+                    .hasMessageContaining("larger than 4 MiB");
+        }
+    }
 }
