@@ -88,16 +88,10 @@ public class AicKernels {
 
     /** Appends the all-reduce table of the newest vLLM version that has one. */
     private static void allReduce(Statement s, Path dir, StringBuilder out) throws Exception {
-        List<String> versions = new ArrayList<>();
-        try (var list = Files.list(dir)) {
-            list.filter(p -> Files.exists(p.resolve("custom_allreduce_perf.parquet")))
-                    .map(p -> p.getFileName().toString())
-                    .forEach(versions::add);
-        }
+        List<String> versions = versionsWith(dir, "custom_allreduce_perf.parquet");
         if (versions.isEmpty()) {
             throw new IllegalStateException("no custom_allreduce_perf.parquet under " + dir);
         }
-        versions.sort(AicKernels::compareVersions);
         String version = versions.get(versions.size() - 1);
         String file = dir.resolve(version).resolve("custom_allreduce_perf.parquet").toString().replace("'", "''");
         String where = " from '" + file + "' where backend = 'vllm_graph' and allreduce_dtype = 'bfloat16'";
@@ -142,15 +136,22 @@ public class AicKernels {
             return new double[] {r.getDouble(1), r.getLong(2)};
         }
     }
-    /** The newest vLLM version folder whose GEMM table has rows of the dtype (version order: numeric parts). */
-    private static String newestWith(Statement s, Path dir, String dtype) throws Exception {
+
+    /** The version folders under {@code dir} that hold {@code file}, oldest first (numeric parts compared). */
+    private static List<String> versionsWith(Path dir, String file) throws Exception {
         List<String> versions = new ArrayList<>();
         try (var list = Files.list(dir)) {
-            list.filter(p -> Files.exists(p.resolve("gemm_perf.parquet")))
+            list.filter(p -> Files.exists(p.resolve(file)))
                     .map(p -> p.getFileName().toString())
                     .forEach(versions::add);
         }
         versions.sort(AicKernels::compareVersions);
+        return versions;
+    }
+
+    /** The newest vLLM version folder whose GEMM table has rows of the dtype. */
+    private static String newestWith(Statement s, Path dir, String dtype) throws Exception {
+        List<String> versions = versionsWith(dir, "gemm_perf.parquet");
         for (int i = versions.size() - 1; i >= 0; i--) {
             String file = dir.resolve(versions.get(i)).resolve("gemm_perf.parquet").toString().replace("'", "''");
             try (ResultSet r = s.executeQuery(
