@@ -1,20 +1,40 @@
 package io.servesim.workload.trace;
 
-import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
-/** A line source with 1-based line numbers, skipping blank lines, shared by the text readers. */
+/**
+ * A line source with 1-based line numbers, skipping blank lines, shared by the text readers. Lines end at
+ * {@code \n} (a {@code \r} before it is dropped: CRLF files read the same) and are decoded strictly as UTF-8: a line
+ * with bytes that are not UTF-8 is an error naming its line (skippable like any malformed row), never silently
+ * replaced by U+FFFD — two session ids that differ only in invalid bytes would otherwise become one session.
+ */
 final class LineReader implements AutoCloseable {
-    private final BufferedReader in;
+    private final InputStream in;
     private final String source;
-    private long line;
+    private final CharsetDecoder utf8 = StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    private final byte[] buf = new byte[1 << 16];
+    private int pos;
+    private int limit;
+    private byte[] line = new byte[256];
+    private long lineNumber;
     /** A read failed (truncated or corrupt file): the file ends there, whoever asks again. */
     private boolean broken;
 
+    private boolean eof;
+
     LineReader(Path path) {
-        this.in = TraceFiles.open(path);
+        this.in = TraceFiles.openStream(path);
         this.source = path.getFileName().toString();
     }
 
@@ -23,7 +43,7 @@ final class LineReader implements AutoCloseable {
     }
 
     long line() {
-        return line;
+        return lineNumber;
     }
 
     /**
@@ -37,10 +57,20 @@ final class LineReader implements AutoCloseable {
         }
         try {
             while (true) {
-                String s = in.readLine();
-                line++;
-                if (s == null) {
+                int n = readLine();
+                if (n < 0) {
+                    lineNumber++;
                     return null;
+                }
+                lineNumber++;
+                String s;
+                try {
+                    s = utf8.decode(ByteBuffer.wrap(line, 0, n)).toString();
+                } catch (CharacterCodingException e) {
+                    throw new TraceFormatException(source + ":" + lineNumber + ": not valid UTF-8 (byte 0x"
+                            + String.format(java.util.Locale.ROOT, "%02X", line[firstInvalid(n)] & 0xFF) + " at byte "
+                            + (firstInvalid(n) + 1)
+                            + " of the line)");
                 }
                 if (!s.isBlank()) {
                     return s;
@@ -49,8 +79,63 @@ final class LineReader implements AutoCloseable {
         } catch (IOException | UncheckedIOException e) {
             broken = true;
             throw new TraceFormatException(
-                    source + ":" + (line + 1) + ": cannot read (truncated or corrupt file?): " + e.getMessage());
+                    source + ":" + (lineNumber + 1) + ": cannot read (truncated or corrupt file?): " + e.getMessage());
         }
+    }
+
+    /** Reads the next line's bytes (without its terminator) into {@link #line}; its length, or -1 at the end. */
+    private int readLine() throws IOException {
+        int n = 0;
+        while (true) {
+            if (pos == limit) {
+                if (eof) {
+                    return n == 0 ? -1 : trimCr(n);
+                }
+                limit = in.read(buf, 0, buf.length);
+                pos = 0;
+                if (limit <= 0) {
+                    limit = 0;
+                    eof = true;
+                    continue;
+                }
+            }
+            int start = pos;
+            while (pos < limit && buf[pos] != '\n') {
+                pos++;
+            }
+            int len = pos - start;
+            if (n + len > line.length) {
+                line = java.util.Arrays.copyOf(line, Math.max(line.length * 2, n + len));
+            }
+            System.arraycopy(buf, start, line, n, len);
+            n += len;
+            if (pos < limit) {
+                pos++; // the '\n'
+                return trimCr(n);
+            }
+        }
+    }
+
+    private int trimCr(int n) {
+        return n > 0 && line[n - 1] == '\r' ? n - 1 : n;
+    }
+
+    /** Index of the first byte of the line that starts an invalid UTF-8 sequence (for the message). */
+    private int firstInvalid(int n) {
+        CharsetDecoder d = StandardCharsets.UTF_8.newDecoder();
+        for (int end = 1; end <= n; end++) {
+            try {
+                d.reset().decode(ByteBuffer.wrap(line, 0, end));
+            } catch (CharacterCodingException e) {
+                // the prefix up to end fails: the bad byte is the last one, or an incomplete sequence before it
+                int i = end - 1;
+                while (i > 0 && (line[i] & 0xC0) == 0x80) {
+                    i--;
+                }
+                return i;
+            }
+        }
+        return Math.max(0, n - 1);
     }
 
     @Override

@@ -22,6 +22,11 @@ public final class TraceFiles {
 
     /** Opens a trace for reading; a missing file is a {@link TraceFormatException} naming it. */
     public static BufferedReader open(Path path) {
+        return new BufferedReader(new InputStreamReader(openStream(path), StandardCharsets.UTF_8), 1 << 16);
+    }
+
+    /** The file's bytes, decompressed ({@code .gz}, {@code .zst}); the caller decodes (strictly, line by line). */
+    static InputStream openStream(Path path) {
         try {
             InputStream in = new BufferedInputStream(Files.newInputStream(path), 1 << 16);
             String name = path.getFileName().toString();
@@ -30,7 +35,7 @@ public final class TraceFiles {
             } else if (name.endsWith(".zst")) {
                 in = new ZstdInputStream(in);
             }
-            return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
+            return in;
         } catch (NoSuchFileException e) {
             throw new TraceFormatException("trace file not found: " + path);
         } catch (IOException e) {

@@ -415,4 +415,28 @@ class TraceReplayTest {
         assertThat(r.log().status(0).reason()).isEqualTo("prompt_too_long");
         assertThat(r.log().status(1).status()).isEqualTo("completed");
     }
+
+    @Test
+    void sessionIdsThatAreNotUtf8_areRejectedNamingTheLine_notMergedIntoOneSession(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws IOException {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        b.writeBytes("{\"arrival_ms\": 0, \"session_id\": \"A".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        b.write(0xFF);
+        b.writeBytes("\", \"input_length\": 10, \"output_length\": 2}\r\n"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        b.writeBytes("{\"arrival_ms\": 1, \"session_id\": \"A".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        b.write(0xFE);
+        b.writeBytes("\", \"input_length\": 10, \"output_length\": 2}\r\n"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        b.writeBytes("{\"arrival_ms\": 2, \"session_id\": \"B\", \"input_length\": 10, \"output_length\": 2}\r\n"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        java.nio.file.Path f = dir.resolve("ids.jsonl");
+        java.nio.file.Files.write(f, b.toByteArray());
+        assertThatThrownBy(() -> replay("servesim", f.toString()))
+                .isInstanceOf(TraceFormatException.class)
+                .hasMessage("ids.jsonl:1: not valid UTF-8 (byte 0xFF at byte 35 of the line)");
+        RunResult r = replay("servesim", f.toString(), "workload.trace.skip_bad_lines=true");
+        assertThat(r.badLinesSkipped()).isEqualTo(2); // both rows counted, neither merged into the other
+        assertThat(r.log().size()).isEqualTo(1); // the valid CRLF row replays
+    }
 }
