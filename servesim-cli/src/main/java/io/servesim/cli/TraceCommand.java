@@ -159,9 +159,11 @@ public final class TraceCommand implements Runnable {
             PrintWriter err = spec.commandLine().getErr();
             long[] rows = {0};
             try (TraceReader reader = TraceFormats.open(f, in, traceBlockSize)) {
+                io.servesim.workload.trace.TraceOrder order = new io.servesim.workload.trace.TraceOrder();
                 AtomicFiles.writeStream(out, raw -> {
                     OutputStream o = TraceFiles.compressFor(out, raw);
                     for (TraceRecord r = reader.next(); r != null; r = reader.next()) {
+                        order.check(r); // what a replay refuses is not converted either
                         o.write(NativeFormat.line(r).getBytes(StandardCharsets.UTF_8));
                         o.write('\n');
                         rows[0]++;

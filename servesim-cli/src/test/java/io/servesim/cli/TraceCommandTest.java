@@ -75,6 +75,33 @@ class TraceCommandTest {
     }
 
     @Test
+    void statsAndConvert_refuseRowsOutOfTimeOrder_asReplayDoes() throws IOException {
+        Path bad = tmp.resolve("order.jsonl");
+        Files.writeString(bad, """
+                {"arrival_ms": 10, "input_length": 20, "output_length": 2}
+                {"arrival_ms": 30, "session_id": "s", "input_length": 20, "output_length": 2}
+                {"arrival_ms": 5, "session_id": "s", "input_length": 20, "output_length": 2}
+                {"arrival_ms": 20, "input_length": 20, "output_length": 2}
+                """);
+        // line 3 is a later turn (its timestamp is ignored); line 4 is a first turn earlier than line 2's 30 ms
+        CliRun stats = run("trace", "stats", bad.toString(), "--format", "servesim");
+        assertThat(stats.exit()).isEqualTo(Main.USAGE);
+        assertThat(stats.err())
+                .contains("order.jsonl:4: timestamp: is 20.0 ms, earlier than the previous row's 30.0 ms");
+        CliRun convert = run(
+                "trace",
+                "convert",
+                bad.toString(),
+                "--format",
+                "servesim",
+                "--out",
+                tmp.resolve("o.jsonl").toString());
+        assertThat(convert.exit()).isEqualTo(Main.USAGE);
+        assertThat(convert.err()).contains("order.jsonl:4: timestamp");
+        assertThat(tmp.resolve("o.jsonl")).doesNotExist();
+    }
+
+    @Test
     void convert_withATraceBlockSizeOfZero_isAUsageError_notAStackTrace() {
         CliRun c = run(
                 "trace",

@@ -78,8 +78,10 @@ public record TraceStats(
         long blocks = 0;
         long reused = 0;
         int measuredAt = format.usesTraceBlockSize() ? traceBlockSize : tokenBlockSize;
+        TraceOrder order = new TraceOrder();
         try (TraceReader reader = TraceFormats.open(format, path, traceBlockSize)) {
             for (TraceRecord r = reader.next(); r != null; r = reader.next()) {
+                order.check(r); // what a replay refuses, stats refuses too
                 rows++;
                 in.record(r.inputLength());
                 out.record(r.outputLength());

@@ -201,12 +201,7 @@ public final class TraceWorkload implements Workload, EventHandler {
                 return;
             }
             if (r.timestampNanos() < lastFirstTimestamp) {
-                skipOrThrow(TraceFormatException.field(
-                        r.location(),
-                        "timestamp",
-                        "is "
-                                + r.timestampNanos() / 1e6 + " ms, earlier than the previous row's "
-                                + lastFirstTimestamp / 1e6 + " ms: rows must be in time order"));
+                skipOrThrow(TraceOrder.outOfOrder(r, lastFirstTimestamp));
                 return;
             }
             lastFirstTimestamp = r.timestampNanos();
