@@ -21,11 +21,12 @@ final class ConsoleTable {
                 c.workload().type().configName()));
         sb.append(String.format(
                 Locale.ROOT,
-                "requests %d  completed %d  rejected %d%s  preemptions %d  virtual duration %.3f s%n",
+                "requests %d  completed %d  rejected %d%s%s  preemptions %d  virtual duration %.3f s%n",
                 s.requests(),
                 s.completed(),
                 s.rejected(),
                 s.incomplete() > 0 ? "  incomplete " + s.incomplete() : "",
+                s.abandoned() > 0 ? "  abandoned " + s.abandoned() : "",
                 s.preemptions(),
                 s.durationMs() / 1000));
         if (s.workersDrained() + s.workersFailed() > 0) {

@@ -20,6 +20,8 @@ public final class RequestMetrics {
     public long rejected;
     /** Requests still in the system at the time limit. */
     public long incomplete;
+    /** Trace session turns never sent because an earlier turn of their session was rejected. */
+    public long abandoned;
     /** Completed requests capped by max_model_len. */
     public long lengthCapped;
     /** Prompt tokens of completed requests. */
@@ -40,6 +42,10 @@ public final class RequestMetrics {
         RequestStatus status = r.status();
         if (status == RequestStatus.INCOMPLETE) {
             incomplete++;
+            return;
+        }
+        if (status == RequestStatus.ABANDONED) {
+            abandoned++;
             return;
         }
         if (!status.completed()) {

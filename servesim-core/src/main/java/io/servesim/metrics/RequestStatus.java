@@ -11,7 +11,13 @@ public enum RequestStatus {
     /** Rejected because no worker was left to serve it (every worker failed). */
     REJECTED_NO_WORKER("rejected", "no_worker"),
     /** Still in the system when the run's time limit was reached. */
-    INCOMPLETE("incomplete", "time_limit");
+    INCOMPLETE("incomplete", "time_limit"),
+    /**
+     * A later turn of a trace session that was never sent: an earlier turn of its session was rejected (or found
+     * no worker), so the session ended there; recorded when the session ended or when the row was read, whichever
+     * is later.
+     */
+    ABANDONED("abandoned", "session_ended");
 
     private final String status;
     private final String reason;
@@ -21,7 +27,7 @@ public enum RequestStatus {
         this.reason = reason;
     }
 
-    /** {@code completed}, {@code rejected} or {@code incomplete}. */
+    /** {@code completed}, {@code rejected}, {@code incomplete} or {@code abandoned}. */
     public String status() {
         return status;
     }

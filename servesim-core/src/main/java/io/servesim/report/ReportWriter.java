@@ -72,6 +72,7 @@ public final class ReportWriter {
         o.put("completed", s.completed());
         o.put("rejected", s.rejected());
         o.put("incomplete", s.incomplete());
+        o.put("abandoned", s.abandoned());
         o.put("length_capped", s.lengthCapped());
         o.put("duration_ms", Numbers.fixed(s.durationMs(), 6));
         o.put("total_input_tokens", s.totalInputTokens());

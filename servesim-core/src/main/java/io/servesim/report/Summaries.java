@@ -28,6 +28,7 @@ public final class Summaries {
                 completed,
                 m.rejected,
                 m.incomplete,
+                m.abandoned,
                 m.lengthCapped,
                 durationMs,
                 inTokens,

@@ -11,6 +11,7 @@ public record Summary(
         long completed,
         long rejected,
         long incomplete,
+        long abandoned,
         long lengthCapped,
         double durationMs,
         long totalInputTokens,

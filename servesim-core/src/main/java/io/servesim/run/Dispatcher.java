@@ -39,6 +39,11 @@ final class Dispatcher implements RequestSink {
     }
 
     @Override
+    public void abandoned(Request request) {
+        recorder.abandoned(request, queue.nowNanos());
+    }
+
+    @Override
     public void sessionEnded(long sessionId) {
         router.onSessionEnded(sessionId);
         sessionRank.remove(sessionId);

@@ -54,6 +54,12 @@ final class RunRecorder {
         record(-1, -1, null, request, facts, RequestStatus.REJECTED_NO_WORKER);
     }
 
+    /** A session turn never sent (an earlier turn of its session was rejected), recorded at {@code nowNanos}. */
+    void abandoned(Request request, long nowNanos) {
+        lastFinishNanos = Math.max(lastFinishNanos, nowNanos);
+        record(-1, -1, null, request, RoutingDecision.NONE, RequestStatus.ABANDONED);
+    }
+
     /** The run's time limit found {@code s} still on {@code rank}. */
     void incomplete(EngineRank rank, Sequence s) {
         record(rank.workerId(), rank.rankId(), s, s.request(), s.routing(), RequestStatus.INCOMPLETE);

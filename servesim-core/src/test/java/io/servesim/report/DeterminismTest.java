@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "91356435b86208515702191c275f3fc590d313ea4814000894c1154ec7a14149";
+            "3aa3ddc79ca6955afc0543d7d23487a38650de81f48fa6116397617e7dd6f081";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -60,7 +60,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "aa08bce278576cbc97d4ed3dfd6ff3fe33e03ea372489070270312381d6e50a8";
+            "313edf81805e303ad6d8fdbfc644c430e445939164acffac46797f602e1802bb";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -79,7 +79,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "d9f91dbc23c64f6748e8059ac5c6933933fcb22f045d089e6ebd0d7b0c379ac4";
+    static final String KVCR_CANONICAL_SHA256 = "408a7be40d62c04cbe0c960e8d9173fa4edf4309b950424e4fbd6e34588fc161";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

@@ -126,6 +126,7 @@ public final class HtmlReport {
             {"completed", "completed"},
             {"rejected", "rejected"},
             {"incomplete", "incomplete"},
+            {"abandoned (session turns never sent)", "abandoned"},
             {"virtual duration (ms)", "duration_ms"},
             {"request throughput (req/s)", "request_throughput_rps"},
             {"output throughput (tok/s)", "output_throughput_tok_s"},

@@ -21,14 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 class FixtureTest {
     /** Canonical SHA-256 of every W8 cell, by "dp/arm". */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "99825b70d0ebbb78b5d162a8fc1c1ba199e29c0ff4456cc549128d430bb2536f",
-            "1/kvcr-off", "8e77aa3ea094682d59293ba44d7cb8b0b308640de153c65f75f246bdfe6e972f",
-            "1/kvcr-idle", "a9c9ca0ce1d773cb77e2545f38942038c61a907249451b0321882525e4111b79",
-            "1/kvcr-hinted", "241d9d52e98112a78d4f0a7cbdca46a51afadb8ecd24ed1497d3ffe9f71ba50d",
-            "8/g2-only", "26e580aa9c17d3815604e3ba635d00124a3cb53b8291b11dae07eb95d9375bd1",
-            "8/kvcr-off", "8cf62cf0922a178f2b261b212611ce9bd431b9b9b537ec03b487cc9deb7a484f",
-            "8/kvcr-idle", "814c8b3dabeb3839ea0f64720d26cc8fcb77e90ecac0ed392746e4c7056b58b3",
-            "8/kvcr-hinted", "5d05f1c73ebbcb0ec398945ff4a10a8eea614ddc7ca9d9b2ce3c88c78ab40baf");
+            "1/g2-only", "24b7d3d87d16a50756227b1992bafd2b9301b1097c36d269a9922b35bff4ef77",
+            "1/kvcr-off", "748a3c167ca095b11ad84655039b877ebde0378af5ba179f91b28a6f4ec43fe8",
+            "1/kvcr-idle", "5f629f523941bfb9e65799e9e32354e8d2e494db7b66b470aa3359dd00a3eb3c",
+            "1/kvcr-hinted", "a7b91d1f3d4a0990f999ad0f1acc62ac3a0f802793b9c31d2c37e685f4346842",
+            "8/g2-only", "f8c7c5833c5397a3284585dcd24815005748d62d17c23554da97b5b0b3431653",
+            "8/kvcr-off", "c0ef2aa2044bd7e2e4f7c21dbbf1bfac97ba8df5373800164531a26d2170cb6e",
+            "8/kvcr-idle", "0fe20307e991b83095bdbf00025a4d6694dfc4a9d4c69adbd58a77773307f4d5",
+            "8/kvcr-hinted", "b2b404c32d5613549b8d75dc2e45287055596ed1693ee79b55bb16e375725b42");
 
     @Test
     void w8CellDigests_arePinned() {

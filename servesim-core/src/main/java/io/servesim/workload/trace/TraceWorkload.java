@@ -82,6 +82,9 @@ public final class TraceWorkload implements Workload, EventHandler {
 
     private record Pending(TraceRecord record, Session session) {}
 
+    /** Sessions ended by a rejected turn whose later rows may still be read: each is recorded as abandoned. */
+    private final Map<String, Session> abandonedSessions = new HashMap<>();
+
     private static final class Session {
         final long id;
         final String key;
@@ -184,6 +187,12 @@ public final class TraceWorkload implements Workload, EventHandler {
         if (r.sessionId() != null && droppedSessions.contains(r.sessionId())) {
             return;
         }
+        Session ended = r.sessionId() == null ? null : abandonedSessions.get(r.sessionId());
+        if (ended != null) {
+            rowsAccepted++;
+            abandon(r, ended);
+            return;
+        }
         acceptFirstTurn(r);
     }
 
@@ -283,12 +292,7 @@ public final class TraceWorkload implements Workload, EventHandler {
 
     private void release(TraceRecord r, Session s) {
         int id = created++;
-        int output = r.outputLength();
-        if (config.outputTokensOverride() != null) {
-            output = config.outputTokensOverride();
-        } else if (config.outputTokensCap() != null) {
-            output = Math.min(output, config.outputTokensCap());
-        }
+        int output = outputLength(r);
         int turn = 0;
         long sessionId = -1;
         if (s != null) {
@@ -438,13 +442,47 @@ public final class TraceWorkload implements Workload, EventHandler {
     private void endSession(Session s, boolean rejected) {
         sessionsByKey.remove(s.key);
         sessionsById.remove(s.id);
-        if (rejected && !(eof && s.later.isEmpty())) {
-            droppedSessions.add(s.key); // later rows of a rejected session are skipped
+        if (rejected) {
+            // its later turns are never sent: each is recorded as abandoned, now or when its row is read
+            for (TraceRecord r : s.later) {
+                abandon(r, s);
+            }
+            s.later.clear();
+            if (!eof) {
+                abandonedSessions.put(s.key, s);
+            }
         }
         sink.sessionEnded(s.id);
         if (concurrencyMode) {
             queue.schedule(queue.nowNanos(), Phase.ARRIVAL, 0, this, FIRST_TURN, 0);
         }
+    }
+
+    /** The row's output length after {@code output_tokens_override} / {@code output_tokens_cap}. */
+    private int outputLength(TraceRecord r) {
+        if (config.outputTokensOverride() != null) {
+            return config.outputTokensOverride();
+        }
+        int output = r.outputLength();
+        return config.outputTokensCap() != null ? Math.min(output, config.outputTokensCap()) : output;
+    }
+
+    /** Records a row of a session ended by a rejection as an abandoned request (it gets an id; it is never sent). */
+    private void abandon(TraceRecord r, Session s) {
+        int id = created++;
+        long seed = Mix64.mix(streams.seed() ^ UNIQUE_PROMPT_SALT, id);
+        sink.abandoned(Request.ofUniqueTokens(
+                id,
+                s.id,
+                s.turns++,
+                false,
+                queue.nowNanos(),
+                seed == 0 ? 1 : seed,
+                r.inputLength(),
+                outputLength(r),
+                0,
+                r.outputTokenIds(),
+                -1));
     }
 
     @Override

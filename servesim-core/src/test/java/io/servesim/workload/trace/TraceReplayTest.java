@@ -439,4 +439,43 @@ class TraceReplayTest {
         assertThat(r.badLinesSkipped()).isEqualTo(2); // both rows counted, neither merged into the other
         assertThat(r.log().size()).isEqualTo(1); // the valid CRLF row replays
     }
+
+    @Test
+    void laterTurnsOfASessionWhoseTurnWasRejected_areRecordedAsAbandoned_soNoRowIsLost(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws IOException {
+        // 10 sessions x 4 turns + 5 single requests; each turn's prompt grows by 300 tokens, so with max_model_len
+        // 700 turn 3 (900 tokens) is rejected and turn 4 is never sent
+        StringBuilder rows = new StringBuilder();
+        for (int s = 0; s < 10; s++) {
+            for (int t = 0; t < 4; t++) {
+                rows.append("{\"arrival_ms\": ")
+                        .append(s * 100 + t)
+                        .append(", \"session_id\": \"s")
+                        .append(s)
+                        .append("\", \"input_length\": ")
+                        .append(300 * (t + 1))
+                        .append(", \"output_length\": 4}\n");
+            }
+        }
+        for (int i = 0; i < 5; i++) {
+            rows.append("{\"arrival_ms\": ").append(2000 + i).append(", \"input_length\": 50, \"output_length\": 4}\n");
+        }
+        java.nio.file.Path f = dir.resolve("sessions.jsonl");
+        java.nio.file.Files.writeString(f, rows.toString());
+        RunResult r = replay("servesim", f.toString(), "engine.max_model_len=700");
+        var log = r.log();
+        assertThat(log.size()).isEqualTo(45); // every row ends in requests.csv
+        java.util.Map<String, Integer> byReason = new java.util.TreeMap<>();
+        for (int i = 0; i < log.size(); i++) {
+            byReason.merge(log.status(i).status() + "/" + log.status(i).reason(), 1, Integer::sum);
+        }
+        assertThat(byReason)
+                .containsEntry("completed/stop", 25) // turns 1-2 of 10 sessions, and the 5 single requests
+                .containsEntry("rejected/prompt_too_long", 10)
+                .containsEntry("abandoned/session_ended", 10)
+                .hasSize(3);
+        var summary = ReportWriter.summaryTree(Summaries.of(r));
+        assertThat(summary.get("abandoned").longValue()).isEqualTo(10);
+        assertThat(summary.get("requests").longValue()).isEqualTo(45);
+    }
 }
