@@ -25,7 +25,7 @@ import io.servesim.config.TimingConfig;
  *       layers (gpt-oss: every other layer) see at most the window.
  *   <li><b>Collectives</b>: with TP, two all-reduces per layer of {@code tokens × hidden} BF16 elements. Where vLLM's
  *       all-reduce was measured on the GPU for the group size ({@link GpuSpec.AllReduce}: AIConfigurator's tables,
- *       which show PCIe groups of 4 and 8 an order of magnitude slower than a ring over the link's bandwidth
+ *       which show PCIe groups of 4 and 8 up to 15 times slower than a ring over the link's bandwidth
  *       predicts), each costs its measured latency at that size plus {@code collective_overhead_us}; elsewhere the
  *       link model: ring cost {@code 2 (TP − 1) / TP × bytes} over the GPU link plus {@code log2(TP)} link
  *       latencies (NVLink or PCIe). With expert parallelism, two all-to-alls per MoE layer (link model).
