@@ -96,7 +96,10 @@ public final class LatencyDistribution {
         buffer[buffered++] = v << COUNT_BITS | count;
     }
 
-    /** Merges the buffer (and unpacked samples) into the sorted distinct arrays; switches to HdrHistogram past the limit. */
+    /**
+     * Merges the buffer (and unpacked samples) into the sorted distinct arrays; past the limit, switches to
+     * HdrHistogram.
+     */
     private void merge() {
         if (histogram != null || (buffered == 0 && unpacked == null)) {
             return;

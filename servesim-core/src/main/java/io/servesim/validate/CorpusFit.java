@@ -37,8 +37,9 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * the GPU's GEMM kernels measurably reach: compute, weight streaming, attention's KV streaming), the per-layer GPU
  * overhead, the time per all-reduce beyond vLLM's measured all-reduce kernel, the grouped-GEMM efficiency of MoE
  * layers, and — only for client-side measurements — a constant frontend/HTTP/tokenisation time added to TTFT and
- * E2E ({@code client_overhead_ms}, never folded into GPU terms). The CPU part of a step is not fitted: vLLM's default async loop hides it behind the GPU part in every run
- * of the shared corpus, so the data cannot tell its size (a zero Jacobian column would send the search to a bound).
+ * E2E ({@code client_overhead_ms}, never folded into GPU terms). The CPU part of a step is not fitted: vLLM's
+ * default async loop hides it behind the GPU part in every run of the shared corpus, so the data cannot tell its
+ * size (a zero Jacobian column would send the search to a bound).
  *
  * <p>Method: Levenberg–Marquardt least squares (Apache Commons Math) with the simulator in the loop and a
  * forward-difference Jacobian, in bounded coordinates (each coefficient a logistic function of the search variable
@@ -103,8 +104,8 @@ public final class CorpusFit {
      * Where every fit starts, whatever the defaults are (they are the last fit's result): literature values — a
      * forward pass at 70 % of what its GPU's GEMMs measurably reach (60 % of a Hopper datasheet peak) and weight/KV
      * streaming at 90 % of measured GEMM streaming (80 % of datasheet bandwidth), 10 µs per layer, 2 µs per
-     * all-reduce beyond the measured kernel, grouped expert GEMMs at 95 % of dense, 5 ms of HTTP frontend (docs/timing.md). The leave-out
-     * folds start here too, so a held-out run never informs its own fit.
+     * all-reduce beyond the measured kernel, grouped expert GEMMs at 95 % of dense, 5 ms of HTTP frontend
+     * (docs/timing.md). The leave-out folds start here too, so a held-out run never informs its own fit.
      */
     public static Profile prior(RooflineConfig base) {
         return new Profile(

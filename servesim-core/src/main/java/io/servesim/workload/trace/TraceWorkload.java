@@ -36,10 +36,11 @@ import java.util.SplittableRandom;
  * {@code block size} token ids (the same id always gives the same tokens, different ids different tokens), so
  * equal hash-id prefixes give equal engine block hashes at any engine block size; otherwise unique pseudo-random
  * tokens (a function of the run's seed, the request and the position; both are computed when read, and the block
- * hashes derive from the ids or the seed without expanding the tokens: {@code Request.promptHashes}), or, when {@code shared_prefix} is set, a prompt keyed by the row's line L (so a time window replays the same
- * content): the first min({@code shared_prefix.tokens}, length) tokens of shared-prefix group (L mod
- * {@code shared_prefix.groups}) then tokens drawn from L's own stream; with {@code repeat_period} P, a row as long
- * as the row P lines earlier takes that row's key (the same whole prompt).
+ * hashes derive from the ids or the seed without expanding the tokens: {@code Request.promptHashes}), or, when
+ * {@code shared_prefix} is set, a prompt keyed by the row's line L (so a time window replays the same content): the
+ * first min({@code shared_prefix.tokens}, length) tokens of shared-prefix group (L mod {@code shared_prefix.groups})
+ * then tokens drawn from L's own stream; with {@code repeat_period} P, a row as long as the row P lines earlier
+ * takes that row's key (the same whole prompt).
  *
  * <p>Why one class of this size: streaming rows, the time window and speedup, session chaining (later turns wait for
  * the previous one) and closed-loop concurrency interleave on the same reader position and session table.
@@ -353,7 +354,7 @@ public final class TraceWorkload implements Workload, EventHandler {
         sink.submit(req);
     }
 
-    /** The row's token ids, or (with {@code shared_prefix}) its prompt keyed by line: the group's prefix, then its own. */
+    /** The row's token ids, or (with {@code shared_prefix}) its prompt keyed by line: its group's prefix, then own. */
     private int[] promptOf(TraceRecord r) {
         if (r.inputTokenIds() != null) {
             return r.inputTokenIds();
