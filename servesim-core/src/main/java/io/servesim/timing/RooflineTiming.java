@@ -137,22 +137,21 @@ public final class RooflineTiming implements TimingModel {
         if (n == 0) {
             return 1;
         }
-        double tokens = 0;
-        double pairs = 0;
-        double kvTokens = 0;
-        int window = model.slidingWindow();
-        for (int i = 0; i < n; i++) {
-            int t = batch.newTokens(i);
-            int c = batch.contextTokens(i);
-            tokens += t;
-            double full = t * (c + (t + 1) / 2.0);
-            if (slidingShare > 0) {
+        // O(1) from the batch's aggregates (summed as it was built); sliding-window layers need each sequence's
+        // context, so only they loop over the batch
+        double tokens = batch.newTokensSum();
+        double pairs = batch.causalPairs();
+        double kvTokens = batch.kvTokens();
+        if (slidingShare > 0) {
+            int window = model.slidingWindow();
+            pairs = 0;
+            for (int i = 0; i < n; i++) {
+                int t = batch.newTokens(i);
+                int c = batch.contextTokens(i);
+                double full = t * (c + (t + 1) / 2.0);
                 double windowed = t * Math.min(c + (t + 1) / 2.0, window);
                 pairs += (1 - slidingShare) * full + slidingShare * windowed;
-            } else {
-                pairs += full;
             }
-            kvTokens += c + t;
         }
         double linearFlops = denseFlopsPerToken * tokens + lmHeadFlopsPerSequence * n;
         double linear = Math.max(linearFlops / flops, denseWeightBytes / bytesPerSecond);

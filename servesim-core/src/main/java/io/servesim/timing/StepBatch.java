@@ -17,6 +17,9 @@ public final class StepBatch {
     private long decodeContextTokens;
     private long prefillContextTokens;
     private long kvCapacityTokens;
+    private double newTokensSum;
+    private double causalPairs;
+    private double kvTokens;
 
     /** Clears the batch for a new step on a rank whose KV pool holds {@code capacityTokens} tokens. */
     public void reset(long capacityTokens) {
@@ -27,6 +30,9 @@ public final class StepBatch {
         decodeContextTokens = 0;
         prefillContextTokens = 0;
         kvCapacityTokens = capacityTokens;
+        newTokensSum = 0;
+        causalPairs = 0;
+        kvTokens = 0;
     }
 
     /**
@@ -47,6 +53,10 @@ public final class StepBatch {
         contextTokens[size] = context;
         decode[size] = isDecode;
         size++;
+        // the aggregates a roofline step needs, summed in batch order (so they equal a loop over the batch exactly)
+        newTokensSum += tokens;
+        causalPairs += tokens * (context + (tokens + 1) / 2.0);
+        kvTokens += context + tokens;
         if (isDecode) {
             decodeRequests++;
             decodeContextTokens += (long) context + tokens;
@@ -55,6 +65,24 @@ public final class StepBatch {
             prefillTokens += tokens;
             prefillContextTokens += context;
         }
+    }
+
+    /** New tokens of the step, summed in batch order. */
+    public double newTokensSum() {
+        return newTokensSum;
+    }
+
+    /**
+     * (new token, context token) pairs attention computes, causal: a chunk of n new tokens after c computed ones
+     * attends {@code n × (c + (n + 1) / 2)} pairs; summed in batch order.
+     */
+    public double causalPairs() {
+        return causalPairs;
+    }
+
+    /** KV tokens the step reads: every request's computed plus new tokens, summed in batch order. */
+    public double kvTokens() {
+        return kvTokens;
     }
 
     /** Number of scheduled requests. */
