@@ -100,7 +100,25 @@ public final class HtmlReport {
         h.append("<tr><th>").append(esc(k)).append("</th><td>").append(esc(v)).append("</td></tr>");
     }
 
-    /** Summary table; every number is the value in summary.json (data-key names it, for tests and scripts). */
+    /**
+     * One summary cell: shown rounded to three decimals (microseconds for milliseconds, 0.1 % for ratios), with the
+     * exact summary.json value in {@code data-value} and its key in {@code data-key} (for tests and scripts).
+     */
+    private static void cell(StringBuilder h, String key, JsonNode v) {
+        String exact = v.asString();
+        String shown = v.isFloatingPointNumber() || (v.isNumber() && !v.isIntegralNumber())
+                ? String.format(Locale.ROOT, "%.3f", v.doubleValue())
+                : exact;
+        h.append("<td data-key=\"")
+                .append(key)
+                .append("\" data-value=\"")
+                .append(esc(exact))
+                .append("\">")
+                .append(esc(shown))
+                .append("</td>");
+    }
+
+    /** Summary table; every number is the value in summary.json, rounded for reading (see {@link #cell}). */
     private static void summaryTable(StringBuilder h, JsonNode s) {
         h.append("<h2>Summary</h2>\n<table class=\"stats\"><tr><th>metric (ms)</th><th>mean</th><th>p50</th>"
                 + "<th>p90</th><th>p99</th><th>max</th><th>count</th></tr>\n");
@@ -110,13 +128,7 @@ public final class HtmlReport {
                     .append(m.replace("_ms", "").toUpperCase(Locale.ROOT))
                     .append("</th>");
             for (String k : new String[] {"mean", "p50", "p90", "p99", "max", "count"}) {
-                h.append("<td data-key=\"")
-                        .append(m)
-                        .append('.')
-                        .append(k)
-                        .append("\">")
-                        .append(st.get(k).asString())
-                        .append("</td>");
+                cell(h, m + "." + k, st.get(k));
             }
             h.append("</tr>\n");
         }
@@ -136,13 +148,9 @@ public final class HtmlReport {
             {"percentiles", "percentile_method"}
         };
         for (String[] r : rows) {
-            h.append("<tr><th>")
-                    .append(esc(r[0]))
-                    .append("</th><td data-key=\"")
-                    .append(r[1])
-                    .append("\">")
-                    .append(esc(s.get(r[1]).asString()))
-                    .append("</td></tr>");
+            h.append("<tr><th>").append(esc(r[0])).append("</th>");
+            cell(h, r[1], s.get(r[1]));
+            h.append("</tr>");
         }
         JsonNode tiers = s.get("kv_tiers");
         JsonNode kvcr = s.get("kvcr");

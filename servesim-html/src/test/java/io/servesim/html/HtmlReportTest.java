@@ -86,14 +86,22 @@ class HtmlReportTest {
         JsonNode s = JsonMapper.builder()
                 .build()
                 .readTree(dir.resolve("summary.json").toFile());
-        Matcher m = Pattern.compile("data-key=\"([a-z_.0-9]+)\">([^<]*)<").matcher(html);
+        Matcher m = Pattern.compile("data-key=\"([a-z_.0-9]+)\" data-value=\"([^\"]*)\">([^<]*)<")
+                .matcher(html);
         int checked = 0;
         while (m.find()) {
             JsonNode n = s;
             for (String k : m.group(1).split("\\.", -1)) {
                 n = n.get(k);
             }
-            assertThat(m.group(2)).as(m.group(1)).isEqualTo(n.asString());
+            assertThat(m.group(2)).as(m.group(1)).isEqualTo(n.asString()); // the exact value
+            if (n.isIntegralNumber() || !n.isNumber()) {
+                assertThat(m.group(3)).as(m.group(1)).isEqualTo(n.asString());
+            } else { // shown to three decimals, no more
+                assertThat(m.group(3))
+                        .as(m.group(1))
+                        .isEqualTo(String.format(java.util.Locale.ROOT, "%.3f", n.doubleValue()));
+            }
             checked++;
         }
         assertThat(checked).isGreaterThanOrEqualTo(30 + 11);
