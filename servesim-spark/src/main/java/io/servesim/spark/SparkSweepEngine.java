@@ -27,16 +27,29 @@ public final class SparkSweepEngine implements SweepEngine {
 
     /** Starts (or joins) a Spark session on {@code master}. */
     public SparkSweepEngine(String master) {
-        this.spark = SparkSession.builder()
-                .appName("servesim-sweep")
-                .master(master)
-                .config("spark.ui.enabled", "false")
-                .config("spark.driver.host", "127.0.0.1")
-                .config("spark.driver.bindAddress", "127.0.0.1")
-                .getOrCreate();
+        SparkSession.Builder b =
+                SparkSession.builder().appName("servesim-sweep").master(master);
+        driverSettings(master).forEach(b::config);
+        this.spark = b.getOrCreate();
         this.spark.sparkContext().setLogLevel("WARN");
         this.jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
         this.simNanos = spark.sparkContext().longAccumulator("simulation-nanos");
+    }
+
+    /**
+     * The driver's settings for a master: an embedded {@code local[...]} master binds the loopback interface only
+     * (nothing is reachable from outside the machine); a cluster master ({@code spark://}, {@code k8s://},
+     * {@code yarn}) leaves the driver's host and bind address to Spark's defaults or the user's
+     * {@code spark-defaults.conf}, since executors on other hosts must reach the driver.
+     */
+    static java.util.Map<String, String> driverSettings(String master) {
+        java.util.Map<String, String> c = new java.util.LinkedHashMap<>();
+        c.put("spark.ui.enabled", "false");
+        if (master.startsWith("local")) {
+            c.put("spark.driver.host", "127.0.0.1");
+            c.put("spark.driver.bindAddress", "127.0.0.1");
+        }
+        return c;
     }
 
     @Override

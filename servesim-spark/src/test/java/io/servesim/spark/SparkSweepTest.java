@@ -55,4 +55,17 @@ class SparkSweepTest {
             assertThat(files.anyMatch(p -> p.toString().endsWith(".parquet"))).isTrue();
         }
     }
+
+    @Test
+    void anEmbeddedMasterBindsLoopbackOnly_aClusterMasterLeavesTheDriverAddressToSpark() {
+        assertThat(SparkSweepEngine.driverSettings("local[2]"))
+                .containsEntry("spark.driver.bindAddress", "127.0.0.1")
+                .containsEntry("spark.driver.host", "127.0.0.1");
+        for (String master : java.util.List.of("spark://head:7077", "k8s://https://api:6443", "yarn")) {
+            assertThat(SparkSweepEngine.driverSettings(master))
+                    .as(master)
+                    .doesNotContainKeys("spark.driver.bindAddress", "spark.driver.host")
+                    .containsEntry("spark.ui.enabled", "false");
+        }
+    }
 }
