@@ -71,8 +71,26 @@ class ArchitectureTest {
     static final ArchRule NO_PACKAGE_CYCLES =
             slices().matching("io.servesim.(*)..").should().beFreeOfCycles();
 
-    static final List<ArchRule> RULES =
-            List.of(CORE_DOES_NOT_DEPEND_ON_OUTER_LAYERS, SIM_DEPENDS_ON_NOTHING_ELSE_IN_SERVESIM, NO_PACKAGE_CYCLES);
+    /**
+     * (4) No network from a replay: nothing in servesim uses sockets, URLs or HTTP clients (a live-server module,
+     * when there is one, lives in {@code io.servesim.live}; the Spark engine is in its own module, not on this
+     * classpath).
+     */
+    static final ArchRule NO_NETWORK = noClasses()
+            .that()
+            .resideInAPackage("io.servesim..")
+            .and()
+            .resideOutsideOfPackage("io.servesim.live..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("java.net..", "javax.net..", "java.nio.channels..")
+            .because("a replay is a pure function of its config: it never talks to the network");
+
+    static final List<ArchRule> RULES = List.of(
+            CORE_DOES_NOT_DEPEND_ON_OUTER_LAYERS,
+            SIM_DEPENDS_ON_NOTHING_ELSE_IN_SERVESIM,
+            NO_PACKAGE_CYCLES,
+            NO_NETWORK);
 
     private static JavaClasses main;
 
@@ -109,6 +127,11 @@ class ArchitectureTest {
         NO_PACKAGE_CYCLES.check(main);
     }
 
+    @Test
+    void noNetwork() {
+        NO_NETWORK.check(main);
+    }
+
     // ---- self-check: each rule fails on classes that break it --------------------------------------------------
 
     private static final JavaClasses BROKEN =
@@ -142,6 +165,11 @@ class ArchitectureTest {
         assertThat(violations(NO_PACKAGE_CYCLES))
                 .contains(ArchRuleViolationFixture.class.getName())
                 .contains(ArchCycleFixture.class.getName());
+    }
+
+    @Test
+    void selfCheck_networkRule_reportsTheSocket() {
+        assertThat(violations(NO_NETWORK)).contains("java.net.Socket");
     }
 
     @Test
