@@ -27,7 +27,7 @@ public final class ReportCommand implements Callable<Integer> {
             spec.commandLine().getOut().flush();
             return Main.OK;
         } catch (UncheckedIOException e) {
-            spec.commandLine().getErr().println("error: " + e.getMessage());
+            spec.commandLine().getErr().println("error: " + Main.describe(e));
             spec.commandLine().getErr().flush();
             return Main.USAGE;
         }

@@ -61,6 +61,11 @@ public final class SweepCommand implements Callable<Integer> {
             err.println("config error: " + e.getMessage());
             return Main.USAGE;
         }
+        String unusable = Main.unusableOutputDirectory(out);
+        if (unusable != null) {
+            err.println("error: --out " + unusable); // before running every point, not after
+            return Main.FAILURE;
+        }
         long t0 = System.nanoTime();
         Sweeps.Outcome outcome;
         long simNanos;
@@ -79,9 +84,17 @@ public final class SweepCommand implements Callable<Integer> {
         } catch (ConfigException e) {
             err.println("config error: " + e.getMessage());
             return Main.USAGE;
+        } catch (java.io.UncheckedIOException e) {
+            err.println("error: " + Main.describe(e));
+            return Main.FAILURE;
         }
         long t1 = System.nanoTime();
-        SweepHtml.write(s, outcome, out);
+        try {
+            SweepHtml.write(s, outcome, out);
+        } catch (java.io.UncheckedIOException e) {
+            err.println("error: " + Main.describe(e));
+            return Main.FAILURE;
+        }
         int failed = 0;
         for (PointResult r : outcome.results()) {
             if (r.error() != null) {

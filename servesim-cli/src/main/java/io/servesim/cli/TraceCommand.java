@@ -178,7 +178,7 @@ public final class TraceCommand implements Runnable {
                 err.println("input error: " + e.getMessage());
                 return Main.USAGE;
             } catch (UncheckedIOException e) {
-                err.println("error: " + e.getMessage());
+                err.println("error: " + Main.describe(e));
                 return Main.FAILURE;
             }
             spec.commandLine().getOut().printf(Locale.ROOT, "wrote %d rows to %s%n", rows[0], out);

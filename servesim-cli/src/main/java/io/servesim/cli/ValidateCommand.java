@@ -119,7 +119,7 @@ public final class ValidateCommand implements Callable<Integer> {
         } catch (TraceFormatException e) {
             err.println("input error: " + e.getMessage());
         } catch (UncheckedIOException e) {
-            err.println("error: " + e.getMessage());
+            err.println("error: " + Main.describe(e));
         }
         err.flush();
         return null;

@@ -83,4 +83,14 @@ class SweepCommandTest {
         assertThat(spark.exit()).isEqualTo(Main.USAGE);
         assertThat(spark.err()).contains("servesim-spark");
     }
+
+    @Test
+    void anOutPathThatIsAFile_isRefusedBeforeAnyPointRuns() throws IOException {
+        Path file = Files.writeString(tmp.resolve("not-a-dir"), "x");
+        CliRun r = CliRun.of("sweep", spec("space: {cluster.workers: [1, 2]}\n").toString(), "--out", file.toString());
+        assertThat(r.exit()).isEqualTo(Main.FAILURE);
+        assertThat(r.err()).contains("--out " + file + ": exists and is not a directory");
+        assertThat(r.out()).doesNotContain("time:"); // no point ran
+        assertThat(Files.readString(file)).isEqualTo("x");
+    }
 }
