@@ -3,29 +3,24 @@ package io.servesim.workload.trace;
 import com.github.luben.zstd.ZstdInputStream;
 import com.github.luben.zstd.ZstdOutputStream;
 import java.io.BufferedInputStream;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
-/** Opens trace files as UTF-8 text, decompressing {@code .gz} and {@code .zst} transparently. */
+/** Opens trace files, decompressing {@code .gz} and {@code .zst} transparently. */
 public final class TraceFiles {
     private TraceFiles() {}
 
-    /** Opens a trace for reading; a missing file is a {@link TraceFormatException} naming it. */
-    public static BufferedReader open(Path path) {
-        return new BufferedReader(new InputStreamReader(openStream(path), StandardCharsets.UTF_8), 1 << 16);
-    }
-
-    /** The file's bytes, decompressed ({@code .gz}, {@code .zst}); the caller decodes (strictly, line by line). */
+    /**
+     * Opens a trace's bytes, decompressed ({@code .gz}, {@code .zst}); the caller decodes them strictly, line by line
+     * ({@code LineReader}). A missing file is a {@link TraceFormatException} naming it.
+     */
     static InputStream openStream(Path path) {
         try {
             InputStream in = new BufferedInputStream(Files.newInputStream(path), 1 << 16);

@@ -407,11 +407,6 @@ public final class TraceWorkload implements Workload, EventHandler {
         return (int) ((Mix64.mix(SHARED_PREFIX_SEED ^ group, j) >>> 1) % Request.VOCAB);
     }
 
-    /** Token j of the block that trace hash id {@code hashId} stands for. */
-    static int hashToken(long hashId, int j) {
-        return Request.hashIdToken(hashId, j);
-    }
-
     @Override
     public void onRequestDone(Request request, int generatedTokens, boolean rejected) {
         long now = queue.nowNanos();
