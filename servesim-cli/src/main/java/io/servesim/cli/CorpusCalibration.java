@@ -40,7 +40,7 @@ final class CorpusCalibration {
             return Main.USAGE;
         }
         SimConfig base = c.config == null
-                ? ConfigLoader.fromYaml("{}", "defaults", List.of())
+                ? ValidateCommand.reportingUserErrors(err, () -> ConfigLoader.fromYaml("{}", "defaults", c.overrides))
                 : ValidateCommand.reportingUserErrors(err, () -> ConfigLoader.load(c.config, c.overrides));
         if (base == null) {
             return Main.USAGE;

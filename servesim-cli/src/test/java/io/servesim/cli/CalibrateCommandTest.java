@@ -61,6 +61,29 @@ class CalibrateCommandTest {
     }
 
     @Test
+    void corpus_startsFromTheSetOverrides_andKeepsTheUnfittedOnesInTheProfile() throws IOException {
+        // without --config the base is servesim's defaults under the --set overrides (they were once dropped)
+        Path profile = tmp.resolve("p.yaml");
+        CliRun r = CliRun.of(
+                "calibrate",
+                "--corpus",
+                CORPUS.toString(),
+                "--out",
+                profile.toString(),
+                "--max-iterations",
+                "1",
+                "--leave-out",
+                "none",
+                "--set",
+                "timing.roofline.knee_exponent=7",
+                "--set",
+                "timing.roofline.attention_overhead_us=0.25");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(Files.readString(profile))
+                .contains("  knee_exponent: 7.00000\n", "  attention_overhead_us: 0.250000\n");
+    }
+
+    @Test
     void corpus_refusesAMeasuredFile_andAnUnknownLeaveOutKind() {
         CliRun both = CliRun.of(
                 "calibrate",

@@ -23,6 +23,9 @@ package io.servesim.config;
  *     (0, 1]
  * @param collectiveOverheadUs time each all-reduce costs a forward pass beyond vLLM's all-reduce kernel as measured
  *     in isolation (GPUs with a measured all-reduce table: stream synchronisation and the ranks' skew), µs
+ * @param kneeExponent sharpness p of the roofline's knee: an operation takes {@code (compute^p + memory^p)^(1/p)}
+ *     rather than the larger of the two (real kernels slow down before the knee), in [1, 1000]; large values
+ *     approach the classic {@code max}
  */
 public record RooflineConfig(
         double mfu,
@@ -35,7 +38,8 @@ public record RooflineConfig(
         double attentionOverheadUs,
         double kvMbu,
         double moeEfficiency,
-        double collectiveOverheadUs) {
+        double collectiveOverheadUs,
+        double kneeExponent) {
     /** Keys of the roofline section, in declaration order (config files and calibration profiles). */
     public static final java.util.List<String> KEYS = java.util.List.of(
             "mfu",
@@ -48,7 +52,8 @@ public record RooflineConfig(
             "attention_overhead_us",
             "kv_mbu",
             "moe_efficiency",
-            "collective_overhead_us");
+            "collective_overhead_us",
+            "knee_exponent");
 
     /** Validates ranges. */
     public RooflineConfig {
@@ -63,6 +68,12 @@ public record RooflineConfig(
         fraction("kv_mbu", kvMbu);
         fraction("moe_efficiency", moeEfficiency);
         Check.atLeast("collective_overhead_us", collectiveOverheadUs, 0.0);
+        Check.atLeast("knee_exponent", kneeExponent, 1.0);
+        if (kneeExponent > 1000) {
+            throw new ConfigException(
+                    "knee_exponent",
+                    "must be at most 1000 (already the classic max within 0.07 %), got " + kneeExponent);
+        }
     }
 
     /** The value of a key of {@link #KEYS}. */
@@ -79,6 +90,7 @@ public record RooflineConfig(
             case "kv_mbu" -> kvMbu;
             case "moe_efficiency" -> moeEfficiency;
             case "collective_overhead_us" -> collectiveOverheadUs;
+            case "knee_exponent" -> kneeExponent;
             default -> throw new IllegalArgumentException("unknown roofline key " + key);
         };
     }
@@ -94,7 +106,7 @@ public record RooflineConfig(
             throw new IllegalArgumentException("unknown roofline key " + key);
         }
         v[at] = value;
-        return new RooflineConfig(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
+        return new RooflineConfig(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]);
     }
 
     static void fraction(String field, double v) {

@@ -5,7 +5,7 @@ import io.servesim.config.TimingConfig;
 
 /**
  * Step time from first principles: the batch's work on one GPU of a TP group, each operation bounded by compute
- * or memory, whichever is slower (the roofline model; Williams et al., CACM 2009, applied to LLM serving as in
+ * or memory, whichever is slower, softened at the knee (the roofline model; Williams et al., CACM 2009, applied to LLM serving as in
  * vllm-semantics.md §7.6), plus the fixed costs a forward pass pays regardless of its work. The terms, each a
  * physical quantity over a measured GPU rate (docs/timing.md; the efficiencies and overheads are fitted once on the
  * measured corpus, docs/accuracy.md):
@@ -38,8 +38,9 @@ import io.servesim.config.TimingConfig;
  *       per request in the batch (the engine core's scheduling, input preparation, sampling and output processing).
  * </ul>
  *
- * Every compute/memory operation takes {@code max(FLOPs / (achieved FLOP/s × mfu), bytes / (achieved bandwidth ×
- * mbu))}, where the achieved rates are what vLLM's own GEMM kernels measurably reach on the GPU
+ * Every compute/memory operation needs {@code C = FLOPs / (achieved FLOP/s × mfu)} and {@code M = bytes / (achieved
+ * bandwidth × mbu)} and takes {@code (C^p + M^p)^(1/p)} with p = {@code knee_exponent} (the classic {@code max(C, M)}
+ * as p grows; {@link #roof}), where the achieved rates are what vLLM's own GEMM kernels measurably reach on the GPU
  * ({@link GpuSpec.Achieved}: AIConfigurator's per-GPU tables, or the datasheet scaled by the measured GPUs' mean
  * ratio), so the fitted efficiencies carry the model's inefficiency and the GPU tables carry the GPU's.
  */
@@ -65,6 +66,7 @@ public final class RooflineTiming implements TimingModel {
     private final int expertParallel;
     private final RooflineConfig params;
     private final double slidingShare;
+    private final double knee;
 
     /**
      * Creates the model.
@@ -108,6 +110,23 @@ public final class RooflineTiming implements TimingModel {
         this.fixedSeconds = model.numLayers() * params.layerOverheadUs() * 1e-6;
         this.perSequenceSeconds = model.numLayers() * params.attentionOverheadUs() * 1e-6;
         this.slidingShare = model.slidingWindow() > 0 ? 0.5 : 0; // gpt-oss alternates sliding and full layers
+        this.knee = params.kneeExponent();
+    }
+
+    /**
+     * The time of an operation needing {@code compute} seconds at its FLOP rate and {@code memory} seconds at its
+     * bandwidth: {@code (compute^p + memory^p)^(1/p)} with p = {@code knee_exponent}. Real kernels do not overlap
+     * the two perfectly, so near the knee (compute ≈ memory) they are slower than the larger alone; vLLM's measured
+     * GEMMs (AIConfigurator's H100 BF16 table, docs/timing.md) are fitted best by p ≈ 3, the classic roofline
+     * being p → ∞.
+     */
+    private double roof(double compute, double memory) {
+        double hi = Math.max(compute, memory);
+        if (hi <= 0) {
+            return 0;
+        }
+        double ratio = Math.min(compute, memory) / hi;
+        return hi * Math.pow(1 + Math.pow(ratio, knee), 1 / knee);
     }
 
     private static double log2(int n) {
@@ -154,7 +173,7 @@ public final class RooflineTiming implements TimingModel {
             }
         }
         double linearFlops = denseFlopsPerToken * tokens + lmHeadFlopsPerSequence * n;
-        double linear = Math.max(linearFlops / flops, denseWeightBytes / bytesPerSecond);
+        double linear = roof(linearFlops / flops, denseWeightBytes / bytesPerSecond);
         double experts = 0;
         if (model.moe()) {
             double e = model.numExperts();
@@ -162,10 +181,9 @@ public final class RooflineTiming implements TimingModel {
             double hit = e * (1 - Math.pow(1 - k / e, tokens)); // distinct experts the batch touches per layer
             double local = expertParallel > 1 ? hit / expertParallel : hit; // each GPU reads its share of them
             double bytes = model.numLayers() * local * expertBytesPerLayer;
-            experts = Math.max(expertFlopsPerToken * tokens / flops, bytes / bytesPerSecond) / params.moeEfficiency();
+            experts = roof(expertFlopsPerToken * tokens / flops, bytes / bytesPerSecond) / params.moeEfficiency();
         }
-        double attention =
-                Math.max(attentionFlopsPerPair * pairs / flops, kvBytesPerToken * kvTokens / kvBytesPerSecond);
+        double attention = roof(attentionFlopsPerPair * pairs / flops, kvBytesPerToken * kvTokens / kvBytesPerSecond);
         double collectives = 0;
         if (tensorParallel > 1) {
             double elements = tokens * model.hiddenSize();

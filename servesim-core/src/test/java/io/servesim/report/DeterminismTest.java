@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "3aa3ddc79ca6955afc0543d7d23487a38650de81f48fa6116397617e7dd6f081";
+            "1eacb1890be29cc0ba1c626769f9a0601530c4489fbba84ee3d80e9343594431";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -60,7 +60,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "313edf81805e303ad6d8fdbfc644c430e445939164acffac46797f602e1802bb";
+            "c132a58a3e22ae085f09e7e985a9777bbe5f61c966d621183dff716b8d21679f";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -79,7 +79,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "408a7be40d62c04cbe0c960e8d9173fa4edf4309b950424e4fbd6e34588fc161";
+    static final String KVCR_CANONICAL_SHA256 = "1e79bf3541f7b30301fae0b94cff2d7412498d275c38f0f6a696498cd7ae80bc";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

@@ -15,9 +15,9 @@ class RooflineTimingTest {
      * mfu, mbu, step and per-sequence CPU, NVLink and PCIe latency, layer and per-sequence attention overhead,
      * kv_mbu, MoE efficiency, overhead per measured all-reduce.
      */
-    private static final RooflineConfig PARAMS = new RooflineConfig(0.6, 0.8, 3000, 30, 10, 25, 0, 0, 0.8, 1, 0);
+    private static final RooflineConfig PARAMS = new RooflineConfig(0.6, 0.8, 3000, 30, 10, 25, 0, 0, 0.8, 1, 0, 1000);
 
-    private static final RooflineConfig BARE = new RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0, 0.8, 1, 0);
+    private static final RooflineConfig BARE = new RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0, 0.8, 1, 0, 1000);
 
     private static RooflineTiming timing(String model, String gpu, int tp, RooflineConfig p) {
         return new RooflineTiming(Specs.model(model, "t"), Specs.gpu(gpu, "t"), tp, 1, Dtype.BF16, 2, 2, p);
@@ -46,6 +46,32 @@ class RooflineTimingTest {
         assertThat(attentionCompute).isLessThan(kv);
         assertThat(t.stepNanos(b)).isEqualTo(Math.round((weights + kv) * 1e9)); // 5.60 + 6.41 ms on the GPU
         assertThat(t.cpuNanos(b)).isEqualTo(4_920_000L); // the CPU part: 3 ms + 64 x 30 us
+    }
+
+    @Test
+    void kneeExponent_slowsAnOperationNearTheKnee_asVllmsMeasuredGemmsDo() {
+        // 196 decodes at 512 tokens of context on an H100 SXM: the linear layers' compute (5.81 ms at mfu 0.6) is
+        // 0.94 of their weight read (6.21 ms at mbu 0.8), right at the knee. With p = 3 the operation takes
+        // (compute^3 + memory^3)^(1/3): 1.22 x the weight read, where the classic roofline (p -> infinity) says 1
+        RooflineConfig soft = BARE.with("knee_exponent", 3);
+        StepBatch b = decodes(196, 512);
+        double bw = 3022e9 * 0.8;
+        double flops = 843.8e12 * 0.6;
+        double lmHead = 128256.0 * 4096;
+        double weights = (8_029_995_008.0 - lmHead) * 2 / bw;
+        double linearCompute = (2 * (7_504_658_432.0 - lmHead) * 196 + 2 * lmHead * 196) / flops;
+        double kv = 131072.0 * 196 * 513 / bw;
+        double attentionCompute = 4.0 * 32 * 4096 * 196 * 513 / flops;
+        assertThat(linearCompute / weights).isBetween(0.9, 1.0);
+        double linear = Math.cbrt(Math.pow(linearCompute, 3) + Math.pow(weights, 3));
+        double attention = Math.cbrt(Math.pow(attentionCompute, 3) + Math.pow(kv, 3));
+        long softNanos = timing("llama-3.1-8b", "h100-sxm", 1, soft).stepNanos(b);
+        assertThat(softNanos)
+                .isCloseTo(Math.round((linear + attention) * 1e9), org.assertj.core.data.Offset.offset(1L));
+        assertThat(linear / weights).isBetween(1.22, 1.23);
+        // p = 1000 is the classic max (to 0.07 % at the knee itself; exactly here, where compute is 0.94 of memory)
+        assertThat(timing("llama-3.1-8b", "h100-sxm", 1, BARE).stepNanos(b))
+                .isEqualTo(Math.round((Math.max(linearCompute, weights) + Math.max(attentionCompute, kv)) * 1e9));
     }
 
     @Test

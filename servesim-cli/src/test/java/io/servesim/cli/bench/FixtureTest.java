@@ -21,14 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 class FixtureTest {
     /** Canonical SHA-256 of every W8 cell, by "dp/arm". */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "24b7d3d87d16a50756227b1992bafd2b9301b1097c36d269a9922b35bff4ef77",
-            "1/kvcr-off", "748a3c167ca095b11ad84655039b877ebde0378af5ba179f91b28a6f4ec43fe8",
-            "1/kvcr-idle", "5f629f523941bfb9e65799e9e32354e8d2e494db7b66b470aa3359dd00a3eb3c",
-            "1/kvcr-hinted", "a7b91d1f3d4a0990f999ad0f1acc62ac3a0f802793b9c31d2c37e685f4346842",
-            "8/g2-only", "f8c7c5833c5397a3284585dcd24815005748d62d17c23554da97b5b0b3431653",
-            "8/kvcr-off", "c0ef2aa2044bd7e2e4f7c21dbbf1bfac97ba8df5373800164531a26d2170cb6e",
-            "8/kvcr-idle", "0fe20307e991b83095bdbf00025a4d6694dfc4a9d4c69adbd58a77773307f4d5",
-            "8/kvcr-hinted", "b2b404c32d5613549b8d75dc2e45287055596ed1693ee79b55bb16e375725b42");
+            "1/g2-only", "4256725183946d299928a02668fb3dc4d71979f903b507b0f08f903fb95e61de",
+            "1/kvcr-off", "381ccd4390a77f77fafd80a6f4706bf242981a9c62a0059b962207d53134eb6a",
+            "1/kvcr-idle", "560c6846a3bfe5c0fc836d5ea3940443aa02d94ff3beacf3642d4329d1442e9c",
+            "1/kvcr-hinted", "195d8599d0c9e457463572e1a2c03024dc4a2872ffe652ae8c8c3f52c7a726b2",
+            "8/g2-only", "130d6201ae4b76681abd735da3f70a53faafa5b1f05b0a8cddf281e65f083da8",
+            "8/kvcr-off", "5b40c6e9d262723c733dda9d7ecb6af30ce307eabf10416f1a50af2ec8af396e",
+            "8/kvcr-idle", "3d508dc1508096932cb96fef2f08111cf043ebab453563467f0f2b5d18d17fda",
+            "8/kvcr-hinted", "f11871852391b32c819b823e33aeabbd4226174835646550b4eef5e4a8cbe5cc");
 
     @Test
     void w8CellDigests_arePinned() {
