@@ -27,6 +27,14 @@ public final class CompareCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
+            for (Path run : runs) {
+                String problem = io.servesim.report.RunDirectory.RUN.verify(run);
+                if (problem != null) {
+                    spec.commandLine().getErr().println("error: " + problem);
+                    spec.commandLine().getErr().flush();
+                    return Main.USAGE;
+                }
+            }
             spec.commandLine().getOut().print(CompareReport.table(runs));
             Path file = CompareReport.write(runs, out != null ? out : runs.get(0));
             spec.commandLine().getOut().println("wrote " + file.toAbsolutePath().normalize());

@@ -99,6 +99,9 @@ public final class ReplayCommand implements Callable<Integer> {
         try {
             RunOptions options = RunOptions.defaults();
             if (cfg.output().streamRequests()) {
+                // the stream replaces requests.csv.zst when the run ends: the directory stops claiming to be
+                // the earlier run before that
+                io.servesim.report.RunDirectory.RUN.begin(dir);
                 options = options.streamRequestsTo(dir.resolve("requests.csv.zst")); // rows go to disk as they end
             }
             long t0 = System.nanoTime();
@@ -108,12 +111,14 @@ public final class ReplayCommand implements Callable<Integer> {
             }
             long t1 = System.nanoTime();
             Summary summary = run.summary();
-            run.writeTo(dir);
-            if (noHtml) {
-                io.servesim.report.AtomicFiles.delete(dir.resolve("report.html"));
-            } else {
+            // manifest.json last: a kill or a full disk from here on leaves a directory that says it is incomplete
+            io.servesim.report.RunDirectory.RUN.begin(dir);
+            List<String> written = new java.util.ArrayList<>(run.writeFilesTo(dir));
+            if (!noHtml) {
                 io.servesim.html.HtmlReport.write(dir);
+                written.add("report.html");
             }
+            io.servesim.report.RunDirectory.RUN.finish(dir, written); // deletes a stale report.html with --no-html
             long t2 = System.nanoTime();
             if (summary.badLinesSkipped() > 0) {
                 err.printf(

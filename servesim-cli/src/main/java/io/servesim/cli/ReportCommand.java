@@ -1,6 +1,7 @@
 package io.servesim.cli;
 
 import io.servesim.html.HtmlReport;
+import io.servesim.report.RunDirectory;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -22,7 +23,15 @@ public final class ReportCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
+            String problem = RunDirectory.RUN.verify(dir);
+            if (problem != null) {
+                spec.commandLine().getErr().println("error: " + problem);
+                spec.commandLine().getErr().flush();
+                return Main.USAGE;
+            }
+            RunDirectory.RUN.begin(dir);
             Path out = HtmlReport.write(dir);
+            RunDirectory.RUN.finish(dir, RunDirectory.RUN.present(dir));
             spec.commandLine().getOut().println("wrote " + out.toAbsolutePath().normalize());
             spec.commandLine().getOut().flush();
             return Main.OK;

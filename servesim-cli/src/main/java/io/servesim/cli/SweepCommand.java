@@ -10,6 +10,7 @@ import io.servesim.sweep.SweepSpec;
 import io.servesim.sweep.Sweeps;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -67,6 +68,7 @@ public final class SweepCommand implements Callable<Integer> {
             return Main.FAILURE;
         }
         long t0 = System.nanoTime();
+        List<String> written = new java.util.ArrayList<>();
         Sweeps.Outcome outcome;
         long simNanos;
         int slots;
@@ -75,8 +77,10 @@ public final class SweepCommand implements Callable<Integer> {
                 return Main.USAGE;
             }
             outcome = Sweeps.run(s, e, failFast);
-            SweepOutput.writeAll(s, outcome, out);
-            e.writeExtras(s, outcome, out);
+            // manifest.json last: a kill or a full disk from here on leaves a directory that says it is incomplete
+            io.servesim.report.RunDirectory.SWEEP.begin(out);
+            written.addAll(SweepOutput.writeAll(s, outcome, out));
+            written.addAll(e.writeExtras(s, outcome, out));
             simNanos = e.simulationNanos();
             slots = engine.equals("local")
                     ? (parallel != null ? parallel : Runtime.getRuntime().availableProcessors())
@@ -91,6 +95,8 @@ public final class SweepCommand implements Callable<Integer> {
         long t1 = System.nanoTime();
         try {
             SweepHtml.write(s, outcome, out);
+            written.add("sweep.html");
+            io.servesim.report.RunDirectory.SWEEP.finish(out, written);
         } catch (java.io.UncheckedIOException e) {
             err.println("error: " + Main.describe(e));
             return Main.FAILURE;

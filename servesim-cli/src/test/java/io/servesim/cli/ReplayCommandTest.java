@@ -575,4 +575,54 @@ class ReplayCommandTest {
         assertThat(tmp.resolve("h/compare.html")).exists();
         assertThat(run("report", tmp.resolve("nothing-here").toString()).exit()).isEqualTo(Main.USAGE);
     }
+
+    @Test
+    void aRunDirectory_isOneCompleteRunExactlyWhenItsManifestMatches_andReadersRefuseAMixedOne() throws IOException {
+        Path cfg = writeConfig("m.yaml", SMALL);
+        Path d = tmp.resolve("m");
+        assertThat(replay(cfg, d).exit()).isZero();
+        assertThat(io.servesim.report.RunDirectory.RUN.verify(d)).isNull();
+        assertThat(Files.readString(d.resolve("manifest.json")))
+                .contains("\"name\" : \"report.html\"", "\"name\" : \"summary.json\"", "\"sha256\"");
+        assertThat(run("report", d.toString()).exit()).isZero(); // re-rendering keeps the manifest true
+        assertThat(io.servesim.report.RunDirectory.RUN.verify(d)).isNull();
+
+        // a second run into the directory, killed after its first file: no manifest, and readers say so
+        io.servesim.report.RunDirectory.RUN.begin(d);
+        Files.writeString(
+                d.resolve("summary.json"),
+                Files.readString(d.resolve("summary.json")).replace("2", "3"));
+        CliRun report = run("report", d.toString());
+        assertThat(report.exit()).isEqualTo(Main.USAGE);
+        assertThat(report.err()).contains("is not a complete run: it has no manifest.json");
+        CliRun compare = run("compare", d.toString(), d.toString());
+        assertThat(compare.exit()).isEqualTo(Main.USAGE);
+        assertThat(compare.err()).contains("manifest.json");
+
+        // files from two runs under one manifest (written outside servesim, or by an older one): named
+        assertThat(replay(cfg, d).exit()).isZero();
+        Files.writeString(d.resolve("report.html"), "<html>another run</html>\n");
+        assertThat(io.servesim.report.RunDirectory.RUN.verify(d)).contains("mixes two runs: report.html differs");
+        assertThat(replay(cfg, d, "--no-html").exit()).isZero(); // the stale report is deleted, not listed
+        assertThat(d.resolve("report.html")).doesNotExist();
+        Files.writeString(d.resolve("report.html"), "<html>left over</html>\n");
+        assertThat(io.servesim.report.RunDirectory.RUN.verify(d)).contains("report.html is not part of the run");
+        Files.delete(d.resolve("workers.csv"));
+        assertThat(io.servesim.report.RunDirectory.RUN.verify(d)).contains("workers.csv is missing");
+    }
+
+    @Test
+    void theNextRunIntoADirectory_deletesTheTemporaryFilesAKilledWriteLeft_andOnlyThose() throws IOException {
+        Path cfg = writeConfig("t.yaml", SMALL);
+        Path d = tmp.resolve("t");
+        Files.createDirectories(d);
+        Files.writeString(d.resolve(".requests.csv.4711.tmp"), "half a file");
+        Files.writeString(d.resolve(".manifest.json.99.tmp"), "{");
+        Files.writeString(d.resolve(".notes.txt.1.tmp"), "the user's own");
+        assertThat(replay(cfg, d).exit()).isZero();
+        assertThat(d.resolve(".requests.csv.4711.tmp")).doesNotExist();
+        assertThat(d.resolve(".manifest.json.99.tmp")).doesNotExist();
+        assertThat(d.resolve(".notes.txt.1.tmp")).exists();
+        assertThat(io.servesim.report.RunDirectory.RUN.verify(d)).isNull();
+    }
 }

@@ -56,6 +56,17 @@ class SweepCommandTest {
                 .contains("<svg id='chart-pareto'")
                 .contains("Top 10");
         assertThat(one.out()).contains("sweep: 4 points (0 failed)");
+        // one sweep per directory, as for runs: the manifest lists what this sweep wrote, and only that
+        assertThat(io.servesim.report.RunDirectory.SWEEP.verify(tmp.resolve("a")))
+                .isNull();
+        assertThat(Files.readString(tmp.resolve("a/manifest.json")))
+                .contains("\"kind\" : \"sweep\"", "\"name\" : \"results.csv\"", "\"name\" : \"sweep.html\"")
+                .doesNotContain("capacity.csv");
+        Files.writeString(tmp.resolve("a/pareto.csv"), "another sweep's front\n");
+        assertThat(io.servesim.report.RunDirectory.SWEEP.verify(tmp.resolve("a")))
+                .contains("mixes two sweeps: pareto.csv differs");
+        assertThat(io.servesim.report.RunDirectory.RUN.verify(tmp.resolve("a")))
+                .contains("not the manifest of a run directory");
         CliRun replay = CliRun.of(
                 "replay",
                 tmp.resolve("a/best.yaml").toString(),

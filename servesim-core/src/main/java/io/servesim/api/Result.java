@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Stream;
 
 /**
@@ -69,10 +70,20 @@ public final class Result {
 
     /**
      * Writes summary.json, requests.csv (unless streamed or turned off), workers.csv, timeseries.csv and
-     * canonical.json into {@code dir} (created if needed), each atomically.
+     * canonical.json into {@code dir} (created if needed), each atomically, and last its manifest.json
+     * ({@link io.servesim.report.RunDirectory}: a run killed while writing leaves a directory that says so).
      */
     public Result writeTo(Path dir) {
-        ReportWriter.writeAll(raw, summary, dir);
+        io.servesim.report.RunDirectory.RUN.begin(dir);
+        io.servesim.report.RunDirectory.RUN.finish(dir, writeFilesTo(dir));
         return this;
+    }
+
+    /**
+     * Writes the files of {@link #writeTo} but not the manifest, and returns their names: for a caller that adds
+     * files of its own (report.html) before {@link io.servesim.report.RunDirectory#finish}.
+     */
+    public List<String> writeFilesTo(Path dir) {
+        return ReportWriter.writeAll(raw, summary, dir);
     }
 }

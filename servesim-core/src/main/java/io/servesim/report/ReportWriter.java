@@ -42,27 +42,39 @@ public final class ReportWriter {
 
     private ReportWriter() {}
 
-    /** Writes all reports of a run into {@code dir} (created if needed). */
-    public static void writeAll(RunResult result, Summary summary, Path dir) {
+    /**
+     * Writes all reports of a run into {@code dir} (created if needed) and deletes the ones this run does not have;
+     * returns the names written (a streamed requests.csv.zst, written during the run, included).
+     */
+    public static List<String> writeAll(RunResult result, Summary summary, Path dir) {
+        List<String> written = new ArrayList<>();
         AtomicFiles.writeString(
                 dir.resolve("summary.json"),
                 JSON.writerWithDefaultPrettyPrinter().writeValueAsString(summaryTree(summary)) + "\n");
+        written.add("summary.json");
         Path requestsCsv = dir.resolve("requests.csv");
         if (result.config().output().requestsCsv() && result.streamedRequestsSha256() == null) {
             AtomicFiles.write(requestsCsv, w -> writeRequestsCsv(result.log(), w));
+            written.add("requests.csv");
         } else {
             AtomicFiles.delete(requestsCsv); // never leave a stale file from an earlier run next to new reports
         }
         if (result.streamedRequestsSha256() == null) {
             AtomicFiles.delete(dir.resolve("requests.csv.zst"));
+        } else {
+            written.add("requests.csv.zst");
         }
         AtomicFiles.write(dir.resolve("workers.csv"), w -> writeWorkersCsv(result, w));
+        written.add("workers.csv");
         if (result.timeSeries().size() > 0) {
             AtomicFiles.write(dir.resolve("timeseries.csv"), w -> writeTimeSeries(result.timeSeries(), w));
+            written.add("timeseries.csv");
         } else {
             AtomicFiles.delete(dir.resolve("timeseries.csv"));
         }
         AtomicFiles.write(dir.resolve("canonical.json"), w -> writeCanonical(result, summary, w));
+        written.add("canonical.json");
+        return written;
     }
 
     /** The summary as a JSON tree with the public key names (insertion-ordered for reading). */

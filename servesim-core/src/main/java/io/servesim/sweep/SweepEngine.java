@@ -16,8 +16,13 @@ public interface SweepEngine extends AutoCloseable {
         return -1;
     }
 
-    /** Writes engine-specific outputs (Spark: results.parquet) next to the CSV files; none by default. */
-    default void writeExtras(SweepSpec spec, Sweeps.Outcome outcome, java.nio.file.Path dir) {}
+    /**
+     * Writes engine-specific outputs (Spark: results.parquet) next to the CSV files and returns their names (of
+     * {@code RunDirectory.SWEEP}'s outputs); none by default.
+     */
+    default List<String> writeExtras(SweepSpec spec, Sweeps.Outcome outcome, java.nio.file.Path dir) {
+        return List.of();
+    }
 
     @Override
     default void close() {}

@@ -131,8 +131,12 @@ public final class SweepOutput {
         return best;
     }
 
-    /** Writes results.csv, pareto.csv, best.yaml and (bisect) capacity.csv into {@code dir}. */
-    public static void writeAll(SweepSpec spec, Sweeps.Outcome outcome, Path dir) {
+    /**
+     * Writes results.csv, pareto.csv, best.yaml and (bisect) capacity.csv into {@code dir}, deletes the ones this
+     * sweep has not, and returns the names written.
+     */
+    public static List<String> writeAll(SweepSpec spec, Sweeps.Outcome outcome, Path dir) {
+        List<String> written = new java.util.ArrayList<>(List.of("results.csv", "pareto.csv"));
         AtomicFiles.writeString(dir.resolve("results.csv"), resultsCsv(spec, outcome.results()));
         AtomicFiles.writeString(dir.resolve("pareto.csv"), resultsCsv(spec, pareto(spec, outcome.results())));
         PointResult best = best(spec, outcome.results());
@@ -151,6 +155,7 @@ public final class SweepOutput {
                     "# best sweep point " + best.pointId() + " (" + spec.objective() + " " + num(best.objective())
                             + ", SLO " + (best.sloPass() ? "met" : "NOT met by any point") + "): "
                             + String.join(" ", rs.overrides()) + "\n" + ConfigLoader.toYaml(rs.config()));
+            written.add("best.yaml");
         } else {
             AtomicFiles.delete(dir.resolve("best.yaml"));
         }
@@ -168,6 +173,10 @@ public final class SweepOutput {
                 sb.append(',').append(num(c.capacity())).append('\n');
             }
             AtomicFiles.writeString(dir.resolve("capacity.csv"), sb.toString());
+            written.add("capacity.csv");
+        } else {
+            AtomicFiles.delete(dir.resolve("capacity.csv")); // not an earlier sweep's capacities beside these results
         }
+        return written;
     }
 }

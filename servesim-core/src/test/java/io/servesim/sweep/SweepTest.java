@@ -171,7 +171,9 @@ class SweepTest {
         try (SweepEngine e = new LocalEngine(2, (d, t) -> {})) {
             o = Sweeps.run(s, e, false);
         }
+        Files.writeString(tmp.resolve("capacity.csv"), "an earlier bisect sweep's capacities\n");
         SweepOutput.writeAll(s, o, tmp);
+        assertThat(tmp.resolve("capacity.csv")).doesNotExist(); // a grid sweep has none: no stale file beside it
         PointResult best = SweepOutput.best(s, o.results());
         for (PointResult r : o.results()) {
             assertThat(best.objective()).isGreaterThanOrEqualTo(r.objective());

@@ -77,7 +77,7 @@ public final class SparkSweepEngine implements SweepEngine {
 
     /** Writes results.parquet (one row per point, the results.csv columns). */
     @Override
-    public void writeExtras(SweepSpec spec, Sweeps.Outcome outcome, Path dir) {
+    public List<String> writeExtras(SweepSpec spec, Sweeps.Outcome outcome, Path dir) {
         List<ResultRow> rows = new ArrayList<>();
         for (PointResult r : outcome.results()) {
             rows.add(ResultRow.of(r));
@@ -87,6 +87,7 @@ public final class SparkSweepEngine implements SweepEngine {
                 .write()
                 .mode(SaveMode.Overwrite)
                 .parquet(dir.resolve("results.parquet").toAbsolutePath().toString());
+        return List.of("results.parquet");
     }
 
     @Override
