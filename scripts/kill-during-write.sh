@@ -29,7 +29,7 @@ total_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 complete_a=0; complete_b=0; refused=0; mixed=0
 for i in $(seq 1 "$kills"); do
   rm -rf "$work/d"; cp -r "$work/a" "$work/d"                # the earlier run: A
-  delay_ms=$(( total_ms / 3 + RANDOM % (total_ms * 2 / 3 + 1) )) # JVM start and simulation first, writing last
+  delay_ms=$(( total_ms / 3 + RANDOM % (total_ms + 1) )) # JVM start and simulation first, writing last, some after
   "$servesim" replay "$config" --out "$work/d" --progress never --set workload.seed=2 >/dev/null 2>&1 &
   pid=$!
   sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"

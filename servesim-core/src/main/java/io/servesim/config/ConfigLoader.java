@@ -373,6 +373,12 @@ public final class ConfigLoader {
                     known.add(String.valueOf(id));
                 }
             }
+            String name = pbe.getPropertyName();
+            if (name == null || name.isBlank()) { // an empty key: the path alone would not show it
+                return new ConfigException(
+                        path.isEmpty() ? "(top level)" : path,
+                        "empty key '" + (name == null ? "" : name) + "' (allowed: " + String.join(", ", known) + ")");
+            }
             return new ConfigException(path, "unknown key (allowed: " + String.join(", ", known) + ")");
         }
         if (e instanceof MismatchedInputException mie && mie.getTargetType() != null) {

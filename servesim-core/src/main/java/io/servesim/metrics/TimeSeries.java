@@ -54,6 +54,11 @@ public final class TimeSeries {
         kvcrBytesPerS.add(pullBytesPerS);
     }
 
+    /** The virtual time of sample {@code i}, ns. */
+    public long timeNanos(int i) {
+        return timeNanos.getLong(i);
+    }
+
     /** Number of rows. */
     public int size() {
         return timeNanos.size();

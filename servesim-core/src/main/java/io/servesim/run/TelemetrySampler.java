@@ -10,7 +10,8 @@ import io.servesim.sim.Phase;
  * The time-series sampler: one TELEMETRY event per tick, reading cluster totals kept up to date as ranks report
  * load changes ({@link LoadTracker}: no scan of ranks; with per-worker rows, one pass over workers per tick). It
  * stops rescheduling when nothing but fleet events is left (no arrival, step or copy can follow: the workload has
- * ended), so it never keeps a finished run alive, however far in the future a {@code cluster.events} entry lies.
+ * ended), so it never keeps a finished run alive, however far in the future a {@code cluster.events} entry lies;
+ * and it skips the ticks of an idle stretch (no event until the next one), so a far-future arrival costs one row.
  */
 final class TelemetrySampler implements EventHandler {
     private final EventQueue queue;
@@ -90,7 +91,15 @@ final class TelemetrySampler implements EventHandler {
             perWorker(now, seconds);
         }
         if (queue.size() > fleet.pending()) {
-            queue.schedule(now + tickNanos, Phase.TELEMETRY, 0, this, 0, 0);
+            // nothing changes before the next event: skip the ticks in between (their rows would repeat this one's
+            // gauges with zero rates) and sample again at the last tick at or before it; so a trace row or an
+            // event years ahead costs one row, not one per tick
+            long next = now + tickNanos;
+            long gap = queue.peekTimeNanos() - now;
+            if (gap > 2 * tickNanos) {
+                next = now + gap / tickNanos * tickNanos;
+            }
+            queue.schedule(next, Phase.TELEMETRY, 0, this, 0, 0);
         }
     }
 

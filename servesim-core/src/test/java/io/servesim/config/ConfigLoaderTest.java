@@ -74,6 +74,17 @@ class ConfigLoaderTest {
     // ---- unknown keys --------------------------------------------------------------------------------------
 
     @Test
+    void anEmptyKey_isNamed_notAnAnonymousUnknownKey() {
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("\"\": 1\n", "t.yaml", List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("(top level): empty key '' (allowed: cluster, engine");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("engine:\n  \"\": 1\n", "t.yaml", List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("engine")
+                .hasMessageContaining("empty key ''");
+    }
+
+    @Test
     void unknownTopLevelKey_isRejectedWithItsPathAndTheAllowedKeys() {
         assertThatThrownBy(() -> load("clustr:\n  workers: 2\n"))
                 .isInstanceOf(ConfigException.class)

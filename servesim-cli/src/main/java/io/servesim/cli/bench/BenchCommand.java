@@ -7,13 +7,14 @@ import picocli.CommandLine.Command;
         name = "bench",
         mixinStandardHelpOptions = true,
         description = "Measure servesim itself: the KVCR fixture table, or a long streamed replay.",
-        subcommands = {FixtureCommand.class, FixtureCellCommand.class, StreamCommand.class})
+        subcommands = {FixtureCommand.class, FixtureCellCommand.class, StreamCommand.class, FuzzCommand.class})
 public final class BenchCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "missing subcommand (fixture, stream)");
+        throw new picocli.CommandLine.ParameterException(
+                spec.commandLine(), "missing subcommand (fixture, stream, fuzz)");
     }
 }

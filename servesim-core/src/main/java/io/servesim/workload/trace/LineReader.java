@@ -14,7 +14,8 @@ import java.nio.file.Path;
  * A line source with 1-based line numbers, skipping blank lines, shared by the text readers. Lines end at
  * {@code \n} (a {@code \r} before it is dropped: CRLF files read the same) and are decoded strictly as UTF-8: a line
  * with bytes that are not UTF-8 is an error naming its line (skippable like any malformed row), never silently
- * replaced by U+FFFD — two session ids that differ only in invalid bytes would otherwise become one session.
+ * replaced by U+FFFD — two session ids that differ only in invalid bytes would otherwise become one session. A
+ * byte order mark before the first line is skipped; a line longer than {@link #MAX_LINE_BYTES} is an error.
  */
 final class LineReader implements AutoCloseable {
     private final InputStream in;
@@ -32,6 +33,9 @@ final class LineReader implements AutoCloseable {
     private boolean broken;
 
     private boolean eof;
+
+    /** The longest line read (bytes): a row of 10,000,000 token ids is about 80 MiB. */
+    static final int MAX_LINE_BYTES = 128 << 20;
 
     LineReader(Path path) {
         this.in = TraceFiles.openStream(path);
@@ -63,9 +67,17 @@ final class LineReader implements AutoCloseable {
                     return null;
                 }
                 lineNumber++;
+                // a UTF-8 byte order mark (Windows tools write one) before the first line is not part of it
+                int from = lineNumber == 1
+                                && n >= 3
+                                && line[0] == (byte) 0xEF
+                                && line[1] == (byte) 0xBB
+                                && line[2] == (byte) 0xBF
+                        ? 3
+                        : 0;
                 String s;
                 try {
-                    s = utf8.decode(ByteBuffer.wrap(line, 0, n)).toString();
+                    s = utf8.decode(ByteBuffer.wrap(line, from, n - from)).toString();
                 } catch (CharacterCodingException e) {
                     throw new TraceFormatException(source + ":" + lineNumber + ": not valid UTF-8 (byte 0x"
                             + String.format(java.util.Locale.ROOT, "%02X", line[firstInvalid(n)] & 0xFF) + " at byte "
@@ -104,6 +116,11 @@ final class LineReader implements AutoCloseable {
                 pos++;
             }
             int len = pos - start;
+            if (n + len > MAX_LINE_BYTES) {
+                broken = true;
+                throw new TraceFormatException(source + ":" + (lineNumber + 1) + ": line longer than "
+                        + (MAX_LINE_BYTES >> 20) + " MiB (not a trace row; a row of 10 M token ids is about 80 MiB)");
+            }
             if (n + len > line.length) {
                 line = java.util.Arrays.copyOf(line, Math.max(line.length * 2, n + len));
             }

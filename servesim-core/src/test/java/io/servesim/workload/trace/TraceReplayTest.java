@@ -441,6 +441,47 @@ class TraceReplayTest {
     }
 
     @Test
+    void aByteOrderMarkBeforeTheFirstLine_isSkipped_asWindowsToolsWriteOne(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws IOException {
+        String csv = """
+                TIMESTAMP,ContextTokens,GeneratedTokens
+                2023-11-16 18:15:46.6805900,374,44
+                2023-11-16 18:15:50.9951690,396,109
+                """;
+        java.nio.file.Path plain = dir.resolve("plain.csv");
+        java.nio.file.Path bom = dir.resolve("bom.csv");
+        java.nio.file.Files.writeString(plain, csv);
+        java.nio.file.Files.writeString(bom, "\uFEFF" + csv); // EF BB BF in UTF-8
+        RunResult a = replay("azure", plain.toString());
+        RunResult b = replay("azure", bom.toString());
+        assertThat(b.log().size()).isEqualTo(2);
+        assertThat(b.log().size()).isEqualTo(a.log().size());
+        // only before the first line: a BOM inside a row is still an error naming it
+        java.nio.file.Files.writeString(bom, csv + "\uFEFF2023-11-16 18:15:51.0012730,879,11\n");
+        assertThatThrownBy(() -> replay("azure", bom.toString()))
+                .isInstanceOf(TraceFormatException.class)
+                .hasMessageStartingWith("bom.csv:4: ");
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(30) // a row 68 years ahead used to fill the time series, a row per second
+    void aTraceRowYearsAhead_costsATimeSeriesRow_notOnePerTick(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws IOException {
+        java.nio.file.Path f = dir.resolve("far.jsonl");
+        java.nio.file.Files.writeString(f, """
+                {"request_id": "r-0", "arrival_s": 0.0, "input_tokens": 59, "output_tokens": 24}
+                {"request_id": "r-1", "arrival_s": 2147483648, "input_tokens": 58, "output_tokens": 24}
+                """);
+        RunResult r = replay("measured", f.toString(), "output.timeseries_tick_s=1");
+        assertThat(r.log().size()).isEqualTo(2);
+        // samples while the first request runs, one before the second arrives (the idle ticks between would repeat
+        // it with zero rates), then while the second runs
+        assertThat(r.timeSeries().size()).isBetween(3, 12);
+        long lastTime = r.timeSeries().timeNanos(r.timeSeries().size() - 1);
+        assertThat(lastTime).isGreaterThanOrEqualTo(2_147_483_648L * 1_000_000_000L);
+    }
+
+    @Test
     void laterTurnsOfASessionWhoseTurnWasRejected_areRecordedAsAbandoned_soNoRowIsLost(
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws IOException {
         // 10 sessions x 4 turns + 5 single requests; each turn's prompt grows by 300 tokens, so with max_model_len
