@@ -4,12 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
-import io.servesim.engine.EngineRank;
-import io.servesim.engine.StepObserver;
-import io.servesim.engine.VllmScheduler;
-import io.servesim.kv.BlockPool;
 import io.servesim.metrics.RequestLog;
-import io.servesim.timing.StepBatch;
 import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -31,90 +26,14 @@ class EngineInvariantProperties {
     void engineInvariantsHoldAfterEveryStep(@ForAll("configs") List<String> overrides) {
         SimConfig config = ConfigLoader.fromYaml("", "property", overrides);
         Simulation sim = new Simulation(config);
-        List<String> violations = new ArrayList<>();
-        int budget = config.engine().scheduler().maxNumBatchedTokens();
-        int maxSeqs = config.engine().scheduler().maxNumSeqs();
-        sim.observeSteps(new StepObserver() {
-            @Override
-            public void afterSchedule(EngineRank rank, StepBatch batch) {
-                VllmScheduler s = rank.scheduler();
-                check(s, violations);
-                if (s.lastStepTokens() > budget) {
-                    violations.add("scheduled " + s.lastStepTokens() + " > budget " + budget);
-                }
-                if (s.numRunning() > maxSeqs) {
-                    violations.add("running " + s.numRunning() + " > max_num_seqs " + maxSeqs);
-                }
-                int lastTokenInFlight = 0; // async: a request whose step in flight samples its last token is skipped
-                for (int i = 0; i < s.numRunning(); i++) {
-                    var r = s.running(i);
-                    if (r.placeholders() > 0
-                            && (r.numComputedTokens() + 2 - r.placeholders()
-                                            >= r.promptLength() + r.request().outputTokens()
-                                    || r.numComputedTokens() >= s.settings().maxModelLen() - 1)) {
-                        lastTokenInFlight++;
-                    }
-                }
-                if (!s.preemptedLastStep() && s.scheduledCount() + lastTokenInFlight < s.numRunning()) {
-                    violations.add("a running request got no token in a step without preemption");
-                }
-                long sum = 0;
-                for (int i = 0; i < batch.size(); i++) {
-                    sum += batch.newTokens(i);
-                }
-                if (sum != s.lastStepTokens()) {
-                    violations.add("batch tokens " + sum + " != scheduled " + s.lastStepTokens());
-                }
-            }
-
-            @Override
-            public void afterOutputs(EngineRank rank) {
-                check(rank.scheduler(), violations);
-            }
-        });
+        Invariants checks = new Invariants(config).watch(sim);
         RunResult result = sim.run();
-        assertThat(violations).isEmpty();
+        checks.atEnd(sim, result, config);
+        assertThat(checks.violations()).isEmpty();
         RequestLog log = result.log();
-        assertThat(log.size()).isEqualTo(result.requestsCreated());
         for (int i = 0; i < log.size(); i++) {
-            String st = log.status(i).status();
-            assertThat(st).isIn("completed", "rejected"); // no time limit: nothing is left incomplete
-            if (st.equals("completed")) {
-                assertThat(log.outputTokens(i)).isPositive();
-                assertThat(log.firstTokenNanos(i)).isGreaterThanOrEqualTo(log.arrivalNanos(i));
-                assertThat(log.lastTokenNanos(i)).isGreaterThanOrEqualTo(log.firstTokenNanos(i));
-            }
-        }
-        // all blocks are back in the free queues at the end
-        for (int g = 0; g < config.cluster().workers() * config.cluster().attentionDp(); g++) {
-            if (sim.rank(g).failed()) {
-                continue; // a failed worker's pool is gone with it
-            }
-            BlockPool pool = sim.rank(g).scheduler().pool();
-            assertThat(pool.freeBlocks()).isEqualTo(pool.usableBlocks());
-        }
-    }
-
-    private static void check(VllmScheduler s, List<String> violations) {
-        BlockPool pool = s.pool();
-        if (pool.anyNegativeRefCount()) {
-            violations.add("negative ref count");
-            return;
-        }
-        if (pool.countReferencedBlocks() + pool.freeBlocks() != pool.usableBlocks()) {
-            violations.add("referenced " + pool.countReferencedBlocks() + " + free " + pool.freeBlocks() + " != usable "
-                    + pool.usableBlocks());
-        }
-        long tableBlocks = (long) s.pinnedForStore() + s.heldForPulls(); // G2 store pins and KVCR source holds
-        for (int i = 0; i < s.numRunning(); i++) {
-            tableBlocks += s.running(i).table().numBlocks();
-        }
-        for (int i = 0; i < s.numLoading(); i++) {
-            tableBlocks += s.loading(i).table().numBlocks(); // G2 loads hold their G1 blocks
-        }
-        tableBlocks += s.heldByWaiting(); // landed loads wait at the head of the queue, holding their blocks
-        if (tableBlocks != pool.totalRefCount()) {
-            violations.add("block tables hold " + tableBlocks + " refs but ref counts sum to " + pool.totalRefCount());
+            // no time limit and no trace sessions: nothing is left incomplete or abandoned
+            assertThat(log.status(i).status()).isIn("completed", "rejected");
         }
     }
 

@@ -7,7 +7,13 @@ import picocli.CommandLine.Command;
         name = "bench",
         mixinStandardHelpOptions = true,
         description = "Measure servesim itself: the KVCR fixture table, or a long streamed replay.",
-        subcommands = {FixtureCommand.class, FixtureCellCommand.class, StreamCommand.class, FuzzCommand.class})
+        subcommands = {
+            FixtureCommand.class,
+            FixtureCellCommand.class,
+            StreamCommand.class,
+            FuzzCommand.class,
+            SoakCommand.class
+        })
 public final class BenchCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -15,6 +21,6 @@ public final class BenchCommand implements Runnable {
     @Override
     public void run() {
         throw new picocli.CommandLine.ParameterException(
-                spec.commandLine(), "missing subcommand (fixture, stream, fuzz)");
+                spec.commandLine(), "missing subcommand (fixture, stream, fuzz, soak)");
     }
 }
