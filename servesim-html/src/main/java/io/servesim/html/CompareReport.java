@@ -12,22 +12,32 @@ import tools.jackson.databind.JsonNode;
  * {@code compare.html} overlaying the runs' TTFT, TPOT and E2E CDFs.
  */
 public final class CompareReport {
-    /** Key metrics: label and summary.json path. */
+    /** Label, summary.json path and how the value is printed: count, ms (to the microsecond), rate, or ratio (%). */
     static final String[][] METRICS = {
-        {"requests completed", "completed"},
-        {"TTFT mean (ms)", "ttft_ms.mean"},
-        {"TTFT p90 (ms)", "ttft_ms.p90"},
-        {"TTFT p99 (ms)", "ttft_ms.p99"},
-        {"TPOT mean (ms)", "tpot_ms.mean"},
-        {"TPOT p99 (ms)", "tpot_ms.p99"},
-        {"ITL p99 (ms)", "itl_ms.p99"},
-        {"E2E mean (ms)", "e2e_ms.mean"},
-        {"E2E p99 (ms)", "e2e_ms.p99"},
-        {"output tok/s", "output_throughput_tok_s"},
-        {"request/s", "request_throughput_rps"},
-        {"prefix reuse (first admission)", "first_admission_prefix_reuse_ratio"},
-        {"preemptions", "preemptions"}
+        {"requests completed", "completed", "count"},
+        {"TTFT mean (ms)", "ttft_ms.mean", "ms"},
+        {"TTFT p90 (ms)", "ttft_ms.p90", "ms"},
+        {"TTFT p99 (ms)", "ttft_ms.p99", "ms"},
+        {"TPOT mean (ms)", "tpot_ms.mean", "ms"},
+        {"TPOT p99 (ms)", "tpot_ms.p99", "ms"},
+        {"ITL p99 (ms)", "itl_ms.p99", "ms"},
+        {"E2E mean (ms)", "e2e_ms.mean", "ms"},
+        {"E2E p99 (ms)", "e2e_ms.p99", "ms"},
+        {"output tok/s", "output_throughput_tok_s", "rate"},
+        {"request/s", "request_throughput_rps", "rate"},
+        {"prefix reuse (first admission)", "first_admission_prefix_reuse_ratio", "ratio"},
+        {"preemptions", "preemptions", "count"}
     };
+
+    /** A value as the console table prints it: the precision its metric warrants (summary.json keeps them all). */
+    static String cell(double v, String kind) {
+        return switch (kind) {
+            case "count" -> String.format(Locale.ROOT, "%d", Math.round(v));
+            case "rate" -> String.format(Locale.ROOT, "%.1f", v);
+            case "ratio" -> String.format(Locale.ROOT, "%.1f%%", v * 100);
+            default -> String.format(Locale.ROOT, "%.3f", v);
+        };
+    }
 
     private CompareReport() {}
 
@@ -59,7 +69,7 @@ public final class CompareReport {
             double base = value(s.get(0), m[1]);
             for (int i = 0; i < runs.size(); i++) {
                 double v = value(s.get(i), m[1]);
-                sb.append(String.format(Locale.ROOT, " %14.3f", v));
+                sb.append(String.format(Locale.ROOT, " %14s", cell(v, m[2])));
                 if (i > 0) {
                     sb.append(
                             base == 0

@@ -134,6 +134,13 @@ class HtmlReportTest {
                 .contains("%")
                 .contains("base")
                 .contains("nokvcr");
+        // each metric at the precision it warrants: counts whole, ms to the microsecond, ratios in per cent
+        assertThat(table)
+                .containsPattern("requests completed +[0-9]+ +[0-9]+ ")
+                .containsPattern("preemptions +[0-9]+ +[0-9]+ ")
+                .containsPattern("TTFT p99 \\(ms\\) +[0-9]+\\.[0-9]{3} ")
+                .containsPattern("prefix reuse \\(first admission\\) +[0-9]+\\.[0-9]% ")
+                .containsPattern("output tok/s +[0-9]+\\.[0-9] ");
         String html = Files.readString(CompareReport.write(List.of(a, b), tmp));
         assertThat(html).contains("<svg id='chart-ttft-cdf'").contains("<svg id='chart-e2e-cdf'");
         assertThat(html).contains("base").contains("nokvcr");
