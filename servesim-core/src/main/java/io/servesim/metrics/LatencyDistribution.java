@@ -22,7 +22,7 @@ import org.HdrHistogram.Histogram;
  */
 public final class LatencyDistribution {
     /** The default exact sample limit. */
-    public static final long DEFAULT_EXACT_LIMIT = 1_000_000;
+    public static final long DEFAULT_EXACT_LIMIT = 250_000;
 
     private static final int COUNT_BITS = 20;
     private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;

@@ -82,4 +82,19 @@ class LatencyDistributionTest {
         assertThat(d.count()).isEqualTo(20_001);
         assertThat(d.stats(1).min()).isEqualTo(0.0);
     }
+
+    @Test
+    void byDefault_aDistributionHoldsAtMost250000DistinctValuesExactly_soASummarysMemoryIsBounded() {
+        // 1 M streamed requests ran out of a 128 MB heap while the summary merged five metrics of ~1 M distinct
+        // values each; past the default limit a metric moves to HdrHistogram (3 significant digits)
+        LatencyDistribution d = new LatencyDistribution();
+        for (long v = 0; v < 250_000; v++) {
+            d.record(v * 7);
+        }
+        assertThat(d.exact()).isTrue();
+        d.record(1L << 40);
+        assertThat(d.exact()).isFalse();
+        assertThat(d.count()).isEqualTo(250_001);
+        assertThat(d.method()).isEqualTo("hdr_histogram_3_significant_digits");
+    }
 }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "1eacb1890be29cc0ba1c626769f9a0601530c4489fbba84ee3d80e9343594431";
+            "ba633f772f702d523818ec47c1554798d47070fec2eaa5e8b1ee97119cb500e5";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -60,7 +60,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "c132a58a3e22ae085f09e7e985a9777bbe5f61c966d621183dff716b8d21679f";
+            "1aac1fe67cda3d93b42ac948b741d2d2c19dc3fa8f23c584dd29b91c44ed2632";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -79,7 +79,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "1e79bf3541f7b30301fae0b94cff2d7412498d275c38f0f6a696498cd7ae80bc";
+    static final String KVCR_CANONICAL_SHA256 = "d3f6e798aabb12902e2a59769408ed1a1e492e0a3e2740499178c6eff782a10b";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

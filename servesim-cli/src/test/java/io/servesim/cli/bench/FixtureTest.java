@@ -21,14 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 class FixtureTest {
     /** Canonical SHA-256 of every W8 cell, by "dp/arm". */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "4256725183946d299928a02668fb3dc4d71979f903b507b0f08f903fb95e61de",
-            "1/kvcr-off", "381ccd4390a77f77fafd80a6f4706bf242981a9c62a0059b962207d53134eb6a",
-            "1/kvcr-idle", "560c6846a3bfe5c0fc836d5ea3940443aa02d94ff3beacf3642d4329d1442e9c",
-            "1/kvcr-hinted", "195d8599d0c9e457463572e1a2c03024dc4a2872ffe652ae8c8c3f52c7a726b2",
-            "8/g2-only", "130d6201ae4b76681abd735da3f70a53faafa5b1f05b0a8cddf281e65f083da8",
-            "8/kvcr-off", "5b40c6e9d262723c733dda9d7ecb6af30ce307eabf10416f1a50af2ec8af396e",
-            "8/kvcr-idle", "3d508dc1508096932cb96fef2f08111cf043ebab453563467f0f2b5d18d17fda",
-            "8/kvcr-hinted", "f11871852391b32c819b823e33aeabbd4226174835646550b4eef5e4a8cbe5cc");
+            "1/g2-only", "83de2d875caf198f83d85705de700902315f9ab667e41270740ac6ede48aa4c8",
+            "1/kvcr-off", "ab7d4bce1c3bfe4472eadfa3b768e74a437ad99723d5a56113e77681c3e3d1db",
+            "1/kvcr-idle", "b6e2768e8ce75c39282cd3692e0308611c358665f3a63161f7348f9109cd0455",
+            "1/kvcr-hinted", "cd367e7521c7d6025fe77ed1efaceb0b3a6abab5b6e886f8b345d4bbd359aa44",
+            "8/g2-only", "e0806913284e485f245d3b6390324ec8cd8d97f605586a03cbede699c1bc3da8",
+            "8/kvcr-off", "556ca488cbe47524b730792f62e0b1d35dc39e041616a76aa2b518d7a3cb53e7",
+            "8/kvcr-idle", "6a76dc99a20311ef482b1d7a0e254938a06a1ed452d0232770c84338f935e6db",
+            "8/kvcr-hinted", "4154038c5aa62af9ec9452bc7c8a59ea9d6683cc7ae3a740588debb855d8769e");
 
     @Test
     void w8CellDigests_arePinned() {
