@@ -74,6 +74,21 @@ class ConfigLoaderTest {
     // ---- unknown keys --------------------------------------------------------------------------------------
 
     @Test
+    void kneeExponent_outsideOneToAThousand_isRefusedNamingTheKey() {
+        for (String bad : List.of("0.5", "-3", "1001", ".nan")) {
+            assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("timing.roofline.knee_exponent=" + bad)))
+                    .as(bad)
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageStartingWith("timing.roofline.knee_exponent: must be");
+        }
+        assertThat(ConfigLoader.fromYaml("", "t", List.of("timing.roofline.knee_exponent=1"))
+                        .timing()
+                        .roofline()
+                        .kneeExponent())
+                .isEqualTo(1.0);
+    }
+
+    @Test
     void anEmptyKey_isNamed_notAnAnonymousUnknownKey() {
         assertThatThrownBy(() -> ConfigLoader.fromYaml("\"\": 1\n", "t.yaml", List.of()))
                 .isInstanceOf(ConfigException.class)
