@@ -44,6 +44,13 @@ final class AsyncWorker implements StepDriver, EventHandler {
     private boolean cpuBusy;
     private long gpuFreeNanos;
     private int emptyRetries;
+    // run-ahead (EventQueue's class comment): the next own event, held instead of queued while it precedes every
+    // external event
+    private boolean inHandler;
+    private boolean pending;
+    private long pendingAtNanos;
+    private int pendingPhase;
+    private int pendingKind;
 
     AsyncWorker(EngineRank[] ranks, EventQueue queue) {
         this.ranks = ranks;
@@ -70,12 +77,54 @@ final class AsyncWorker implements StepDriver, EventHandler {
     private void armCpu() {
         if (!armed && !cpuBusy && blockedOn == null && !ranks[0].failed()) {
             armed = true;
-            queue.schedule(queue.nowNanos(), Phase.STEP_START, stableId, this, CPU, 0);
+            post(queue.nowNanos(), Phase.STEP_START, CPU, false);
         }
+    }
+
+    /**
+     * Schedules this worker's next event. An event whose outputs may finish a request is {@code external} (others see
+     * it: the recorder, the workload). A local one runs ahead, without the queue, when it precedes every external
+     * event; else it waits in the queue's local heap.
+     */
+    private void post(long atNanos, int phase, int kind, boolean external) {
+        if (external) {
+            queue.schedule(atNanos, phase, stableId, this, kind, 0);
+            return;
+        }
+        if (pending) {
+            flushPending(); // a second event in one handler: both go through the queue, in key order
+        } else if (inHandler && queue.mayRunAhead(atNanos, phase, stableId)) {
+            pending = true;
+            pendingAtNanos = atNanos;
+            pendingPhase = phase;
+            pendingKind = kind;
+            return;
+        }
+        queue.scheduleLocal(atNanos, phase, stableId, this, kind, 0);
+    }
+
+    private void flushPending() {
+        pending = false;
+        queue.scheduleLocal(pendingAtNanos, pendingPhase, stableId, this, pendingKind, 0);
     }
 
     @Override
     public void onEvent(int kind, long payload) {
+        inHandler = true;
+        handle(kind);
+        while (pending) {
+            if (!queue.mayRunAhead(pendingAtNanos, pendingPhase, stableId)) {
+                flushPending(); // an external event came first after all
+                break;
+            }
+            pending = false;
+            queue.runAheadTo(pendingAtNanos);
+            handle(pendingKind);
+        }
+        inHandler = false;
+    }
+
+    private void handle(int kind) {
         if (ranks[0].failed()) {
             armed = false; // the worker failed: pending events do nothing
             cpuBusy = false;
@@ -102,7 +151,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
             batches.addLast(pass);
             if (pass.cpuNanos > 0) {
                 cpuBusy = true; // schedule() takes CPU time: the loop goes on when it is done
-                queue.schedule(now + pass.cpuNanos, Phase.STEP_START, stableId, this, SCHEDULED, 0);
+                post(now + pass.cpuNanos, Phase.STEP_START, SCHEDULED, false);
                 return;
             }
             afterSchedule(pass, now);
@@ -130,7 +179,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
         }
         if (oldest.endNanos > now) {
             blockedOn = oldest; // future.result(): the CPU waits for the GPU
-            queue.schedule(oldest.endNanos, Phase.PASS_COMPLETION, stableId, this, OUTPUT, 0);
+            post(oldest.endNanos, Phase.PASS_COMPLETION, OUTPUT, mayFinish(oldest));
             return;
         }
         complete(oldest, now);
@@ -160,6 +209,21 @@ final class AsyncWorker implements StepDriver, EventHandler {
             return; // copies in flight will wake it
         }
         armCpu();
+    }
+
+    /** Whether applying the pass's outputs may finish a request on any rank that stepped in it. */
+    private boolean mayFinish(Pass pass) {
+        for (int w = 0; w < pass.stepped.length; w++) {
+            long bits = pass.stepped[w];
+            while (bits != 0) {
+                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
+                bits &= bits - 1;
+                if (ranks[i].scheduler().oldestStepMayFinish()) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Whether every step left in the queue is empty (no GPU work in flight). */

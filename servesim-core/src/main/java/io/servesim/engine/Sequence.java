@@ -240,6 +240,11 @@ public final class Sequence {
         return numOutputTokens >= targetOutputTokens;
     }
 
+    /** Whether {@code moreTokens} more sampled tokens would reach its output length. */
+    boolean mayFinishWithin(int moreTokens) {
+        return numOutputTokens + moreTokens >= targetOutputTokens;
+    }
+
     /** It leaves the rank: finished, or rejected at submission. */
     void finish() {
         finished = true;

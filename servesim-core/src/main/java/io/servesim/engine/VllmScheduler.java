@@ -214,6 +214,15 @@ public final class VllmScheduler {
         }
     }
 
+    /**
+     * Whether the oldest step in flight may finish a request when its outputs are applied: a request it samples for
+     * reaches its output length once every token in flight for it has landed (an over-approximation).
+     */
+    public boolean oldestStepMayFinish() {
+        Batch b = inFlight.peekFirst();
+        return b != null && b.mayFinish;
+    }
+
     /** Number of requests scheduled in the latest step. */
     public int scheduledCount() {
         return latest.count;
@@ -364,6 +373,9 @@ public final class VllmScheduler {
             step.samples[k] = samples;
             if (async && samples) {
                 r.placeholderAdded(); // AsyncScheduler._update_after_schedule
+            }
+            if (samples && r.mayFinishWithin(async ? r.placeholders() : 1)) {
+                step.mayFinish = true; // its outputs may end a request (never run ahead: see EventQueue)
             }
             if (r.awaitingFirstToken()) {
                 pendingPromptTokens -= Math.max(0, Math.min(context + n, prompt) - Math.min(context, prompt));
@@ -565,6 +577,7 @@ public final class VllmScheduler {
         boolean[] samples = new boolean[16];
         boolean[] firstAdmission = new boolean[16];
         int count;
+        boolean mayFinish;
 
         void add(Sequence r, int numNew) {
             if (count == seqs.length) {
@@ -582,6 +595,7 @@ public final class VllmScheduler {
         void clear() {
             Arrays.fill(seqs, 0, count, null);
             count = 0;
+            mayFinish = false;
         }
     }
 }

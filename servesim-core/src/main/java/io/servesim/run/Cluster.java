@@ -123,6 +123,10 @@ final class Cluster {
                 r.scheduler().pool().eventSink(sink, r.globalIndex()); // engines publish stored/removed events
             }
         }
+        if (kvcr != null || ho.enabled() || config.cluster().router().needsKvEvents()) {
+            // KV transfers and KV events reach other components between steps: no run-ahead (EventQueue)
+            queue.forbidRunAhead();
+        }
         this.hashPrompts = config.engine().kvCache().prefixCaching() || router.needsPromptHashes();
         this.failed = new boolean[w];
         this.acceptingWorkers = w;

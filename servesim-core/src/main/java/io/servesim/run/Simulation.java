@@ -129,6 +129,20 @@ public final class Simulation {
         return this;
     }
 
+    /**
+     * Runs every engine step through the event queue, never ahead of it (see {@link EventQueue}); results are the
+     * same either way, which tests check by comparing the two.
+     */
+    public Simulation withoutRunAhead() {
+        queue.forbidRunAhead();
+        return this;
+    }
+
+    /** Engine events that ran ahead of the queue so far (0 when run-ahead is off). */
+    public long ranAhead() {
+        return queue.ranAhead();
+    }
+
     /** The rank with cluster-wide index {@code globalIndex}. */
     public EngineRank rank(int globalIndex) {
         return cluster.rank(globalIndex);
@@ -230,6 +244,7 @@ public final class Simulation {
      */
     public Simulation runUntil(long nanos) {
         start();
+        queue.fence(nanos); // nothing runs ahead past the instant a caller stops at
         long n = 0;
         while (queue.peekTimeNanos() <= nanos && queue.runNext()) {
             if (progress != null && ++n % progressEvery == 0) {

@@ -10,6 +10,17 @@ import java.util.Arrays;
  * ties between events with equal (time, phase, stable id) resolve in scheduling order (SSJ's FIFO tie rule). A
  * stable id is the scheduling component's identity (for example a rank's global index), so same-time events of
  * different components run in id order whatever order they were scheduled in.
+ *
+ * <p><b>Run-ahead.</b> Events live in two heaps ordered the same way: <em>external</em> events (everything other
+ * components can see: arrivals, fleet events, telemetry, transfers, and engine steps whose outputs may finish a
+ * request) and <em>local</em> ones ({@link #scheduleLocal}: an engine's own steps that change nothing outside its
+ * worker). {@link #runNext} always pops the earliest of both, so the order is one total order. A worker may also run
+ * its next local event at once instead of queueing it ({@link #mayRunAhead}) when that event precedes every external
+ * event and the {@link #fence}: nothing another component does can reach the worker before the next external
+ * event, and what the worker does meanwhile (its queues, KV blocks, counters) nobody reads before then. Components
+ * whose reactions to a finished request create work for other components (closed loops, sessions, KV transfers)
+ * turn this off with {@link #forbidRunAhead}. This is conservative parallel discrete-event simulation's lookahead
+ * (Chandy and Misra), applied within one thread to save the queue operations of decode steps.
  */
 public final class EventQueue implements SimClock {
     private static final int STABLE_ID_BITS = 56;
@@ -27,8 +38,13 @@ public final class EventQueue implements SimClock {
 
     private int[] heap;
     private int size;
+    private int[] local;
+    private int localSize;
     private long nextSeq;
     private long nowNanos;
+    private boolean runAheadForbidden;
+    private long fenceNanos = Long.MAX_VALUE;
+    private long ranAhead;
 
     /** Creates an empty queue at virtual time 0. */
     public EventQueue() {
@@ -46,6 +62,7 @@ public final class EventQueue implements SimClock {
         handler = new EventHandler[cap];
         freeSlots = new int[cap];
         heap = new int[cap];
+        local = new int[cap];
     }
 
     @Override
@@ -55,17 +72,79 @@ public final class EventQueue implements SimClock {
 
     /** Number of pending events. */
     public int size() {
-        return size;
+        return size + localSize;
     }
 
     /** True when no event is pending. */
     public boolean isEmpty() {
-        return size == 0;
+        return size + localSize == 0;
     }
 
     /** Time of the earliest pending event; {@link Long#MAX_VALUE} when empty. */
     public long peekTimeNanos() {
-        return size == 0 ? Long.MAX_VALUE : time[heap[0]];
+        long t = size == 0 ? Long.MAX_VALUE : time[heap[0]];
+        return localSize == 0 ? t : Math.min(t, time[local[0]]);
+    }
+
+    /** Turns run-ahead off for the rest of the run (see the class comment); it cannot be turned on again. */
+    public void forbidRunAhead() {
+        runAheadForbidden = true;
+    }
+
+    /** Whether run-ahead is allowed at all. */
+    public boolean runAheadAllowed() {
+        return !runAheadForbidden;
+    }
+
+    /** No event after {@code nanos} may run ahead (a run stopped at a time limit or inspected in between). */
+    public void fence(long nanos) {
+        this.fenceNanos = nanos;
+    }
+
+    /**
+     * Whether a local event at ({@code atNanos}, {@code phase}, {@code stableId}) may run now instead of being
+     * queued: run-ahead is allowed, it is not after the fence, and it precedes the earliest external event.
+     */
+    public boolean mayRunAhead(long atNanos, int phase, long stableId) {
+        if (runAheadForbidden || atNanos > fenceNanos) {
+            return false;
+        }
+        if (size == 0) {
+            return true;
+        }
+        int top = heap[0];
+        if (atNanos != time[top]) {
+            return atNanos < time[top];
+        }
+        return (((long) phase << STABLE_ID_BITS) | stableId) < tie[top];
+    }
+
+    /**
+     * Moves the clock to {@code atNanos} to run a local event ahead ({@link #mayRunAhead} said yes). The clock of the
+     * next popped event may be earlier: only the running-ahead worker sees this time.
+     */
+    public void runAheadTo(long atNanos) {
+        if (atNanos < nowNanos) {
+            throw new IllegalStateException("ran ahead into the past: at=" + atNanos + "ns, now=" + nowNanos + "ns");
+        }
+        nowNanos = atNanos;
+        ranAhead++;
+    }
+
+    /** Events that ran ahead of the queue so far ({@link #runAheadTo} calls). */
+    public long ranAhead() {
+        return ranAhead;
+    }
+
+    /** Schedules a local event (one that changes nothing outside its component's worker; see the class comment). */
+    public void scheduleLocal(
+            long atNanos, int phase, long stableId, EventHandler target, int eventKind, long eventPayload) {
+        int slot = store(atNanos, phase, stableId, target, eventKind, eventPayload);
+        if (localSize == local.length) {
+            local = Arrays.copyOf(local, localSize * 2);
+        }
+        local[localSize] = slot;
+        siftUp(local, localSize++);
     }
 
     /**
@@ -80,6 +159,15 @@ public final class EventQueue implements SimClock {
      */
     public void schedule(
             long atNanos, int phase, long stableId, EventHandler target, int eventKind, long eventPayload) {
+        int slot = store(atNanos, phase, stableId, target, eventKind, eventPayload);
+        if (size == heap.length) {
+            heap = Arrays.copyOf(heap, size * 2);
+        }
+        heap[size] = slot;
+        siftUp(heap, size++);
+    }
+
+    private int store(long atNanos, int phase, long stableId, EventHandler target, int eventKind, long eventPayload) {
         if (atNanos < nowNanos) {
             throw new IllegalStateException(
                     "event scheduled in the past: at=" + atNanos + "ns, now=" + nowNanos + "ns");
@@ -94,11 +182,7 @@ public final class EventQueue implements SimClock {
         kind[slot] = eventKind;
         payload[slot] = eventPayload;
         handler[slot] = target;
-        if (size == heap.length) {
-            heap = Arrays.copyOf(heap, size * 2);
-        }
-        heap[size] = slot;
-        siftUp(size++);
+        return slot;
     }
 
     /**
@@ -107,14 +191,23 @@ public final class EventQueue implements SimClock {
      * @return false when the queue was empty
      */
     public boolean runNext() {
-        if (size == 0) {
+        int slot;
+        if (localSize > 0 && (size == 0 || less(local[0], heap[0]))) {
+            slot = local[0];
+            int last = local[--localSize];
+            if (localSize > 0) {
+                local[0] = last;
+                siftDown(local, localSize, 0);
+            }
+        } else if (size > 0) {
+            slot = heap[0];
+            int last = heap[--size];
+            if (size > 0) {
+                heap[0] = last;
+                siftDown(heap, size, 0);
+            }
+        } else {
             return false;
-        }
-        int slot = heap[0];
-        int last = heap[--size];
-        if (size > 0) {
-            heap[0] = last;
-            siftDown(0);
         }
         nowNanos = time[slot];
         EventHandler target = handler[slot];
@@ -153,39 +246,39 @@ public final class EventQueue implements SimClock {
         return seq[a] < seq[b];
     }
 
-    private void siftUp(int index) {
+    private void siftUp(int[] h, int index) {
         int i = index;
-        int slot = heap[i];
+        int slot = h[i];
         while (i > 0) {
             int parent = (i - 1) >>> 1;
-            int p = heap[parent];
+            int p = h[parent];
             if (!less(slot, p)) {
                 break;
             }
-            heap[i] = p;
+            h[i] = p;
             i = parent;
         }
-        heap[i] = slot;
+        h[i] = slot;
     }
 
-    private void siftDown(int index) {
+    private void siftDown(int[] h, int n, int index) {
         int i = index;
-        int slot = heap[i];
-        int half = size >>> 1;
+        int slot = h[i];
+        int half = n >>> 1;
         while (i < half) {
             int child = 2 * i + 1;
-            int c = heap[child];
+            int c = h[child];
             int right = child + 1;
-            if (right < size && less(heap[right], c)) {
+            if (right < n && less(h[right], c)) {
                 child = right;
-                c = heap[child];
+                c = h[child];
             }
             if (!less(c, slot)) {
                 break;
             }
-            heap[i] = c;
+            h[i] = c;
             i = child;
         }
-        heap[i] = slot;
+        h[i] = slot;
     }
 }

@@ -126,6 +126,9 @@ public final class RooflineTiming implements TimingModel {
             return 0;
         }
         double ratio = Math.min(compute, memory) / hi;
+        if (knee == 3) {
+            return hi * Math.cbrt(1 + ratio * ratio * ratio); // the default, without two pow calls per operation
+        }
         return hi * Math.pow(1 + Math.pow(ratio, knee), 1 / knee);
     }
 

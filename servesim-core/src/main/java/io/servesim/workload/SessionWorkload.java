@@ -63,6 +63,7 @@ public final class SessionWorkload implements Workload, EventHandler {
     public void start(EventQueue eventQueue, RequestSink requestSink) {
         this.queue = eventQueue;
         this.sink = requestSink;
+        queue.forbidRunAhead(); // a finished turn schedules the session's next one
         switch (arrival.type()) {
             case CONCURRENCY -> {
                 long n = Math.min(arrival.concurrency(), maxSessions);

@@ -56,6 +56,7 @@ public final class SyntheticWorkload implements Workload, EventHandler {
         this.sink = requestSink;
         switch (arrival.type()) {
             case CONCURRENCY -> {
+                queue.forbidRunAhead(); // each completion sends the next request
                 long n = Math.min(arrival.concurrency(), maxRequests);
                 for (long i = 0; i < n; i++) {
                     queue.schedule(0, Phase.ARRIVAL, STABLE_ID, this, ARRIVE, 0);

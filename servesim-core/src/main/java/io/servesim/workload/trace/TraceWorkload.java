@@ -141,6 +141,7 @@ public final class TraceWorkload implements Workload, EventHandler {
                             : ""));
         }
         if (concurrencyMode) {
+            queue.forbidRunAhead(); // each completion sends the next request
             for (int i = 0; i < config.concurrency(); i++) {
                 queue.schedule(0, Phase.ARRIVAL, 0, this, FIRST_TURN, 0);
             }
@@ -232,6 +233,7 @@ public final class TraceWorkload implements Workload, EventHandler {
         rowsAccepted++;
         Session s = null;
         if (r.sessionId() != null) {
+            queue.forbidRunAhead(); // a finished turn now schedules the next: completions create arrivals
             s = new Session(nextSessionId++, r.sessionId());
             sessionsByKey.put(r.sessionId(), s);
             sessionsById.put(s.id, s);
