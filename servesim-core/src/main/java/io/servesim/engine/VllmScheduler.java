@@ -1,6 +1,7 @@
 package io.servesim.engine;
 
 import io.servesim.kv.BlockPool;
+import io.servesim.kv.BlockTable;
 import io.servesim.kv.KvCacheManager;
 import io.servesim.timing.StepBatch;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
@@ -57,6 +58,7 @@ public final class VllmScheduler {
     private boolean preemptedLastStep;
     private long gapValue = -1;
     private long gapCount;
+    private boolean privateBlocks = true;
 
     /** Creates a scheduler with its own KV pool. */
     public VllmScheduler(SchedulerSettings settings, SchedulerCounters counters) {
@@ -253,8 +255,24 @@ public final class VllmScheduler {
         return preemptedLastStep;
     }
 
+    /**
+     * Indexes every cached block, also those only their own request could look up ({@link BlockTable#markPrivate}
+     * is then never used); results are the same either way, which tests check by comparing the two.
+     */
+    public void indexEveryBlock() {
+        privateBlocks = false;
+    }
+
     /** Appends a new request to the waiting queue. */
     public void addRequest(Sequence s) {
+        if (privateBlocks
+                && settings.prefixCaching()
+                && connector == null
+                && !pool.publishesEvents()
+                && s.request().blocksUnique()
+                && s.table().numBlocks() == 0) {
+            s.table().markPrivate(); // no G2 store or KV event needs its blocks indexed (BlockTable.markPrivate)
+        }
         waiting.addLast(s);
         pendingPromptTokens += s.promptLength();
     }
@@ -563,6 +581,7 @@ public final class VllmScheduler {
         if (victim.awaitingFirstToken()) {
             pendingPromptTokens += Math.min(victim.numComputedTokens(), victim.promptLength());
         }
+        kv.publish(victim.table()); // it looks its own cached blocks up when admitted again
         kv.free(victim.table());
         victim.preempted();
         waiting.addFirst(victim);

@@ -31,6 +31,8 @@ public final class BlockPool {
     public static final int NULL_BLOCK = 0;
 
     private static final int NIL = -1;
+    /** {@link #dupPrev} of a block cached unindexed ({@link #cachePrivate}). */
+    private static final int PRIVATE = -2;
 
     private final int numBlocks;
     private int[] refCount;
@@ -89,6 +91,11 @@ public final class BlockPool {
         freeNext = Arrays.copyOf(freeNext, cap);
         dupPrev = Arrays.copyOf(dupPrev, cap);
         dupNext = Arrays.copyOf(dupNext, cap);
+    }
+
+    /** Whether stored/removed events are published (then no table may be private: every block is an event). */
+    public boolean publishesEvents() {
+        return events != null;
     }
 
     /** Publishes this pool's stored/removed events to {@code sink} as rank {@code rank} (null: none). */
@@ -213,6 +220,33 @@ public final class BlockPool {
         cachedBlocks++;
     }
 
+    /**
+     * Caches a full block whose hash no other request can carry ({@link BlockTable#markPrivate}) without indexing
+     * it: it counts as cached and is evicted as any cached block, but costs no index insert or stale entry. Only its
+     * own request could look it up, after a preemption, and {@link #publish} indexes it first.
+     */
+    public void cachePrivate(int block, long blockHash) {
+        if (hash[block] != BlockHasher.NO_HASH) {
+            return;
+        }
+        hash[block] = blockHash;
+        dupPrev[block] = PRIVATE;
+        dupNext[block] = NIL;
+        cachedBlocks++;
+    }
+
+    /** Indexes a privately cached block (no-op for any other block): as if {@link #cache} had cached it now. */
+    void publish(int block) {
+        if (hash[block] == BlockHasher.NO_HASH || dupPrev[block] != PRIVATE) {
+            return;
+        }
+        long h = hash[block];
+        hash[block] = BlockHasher.NO_HASH;
+        dupPrev[block] = NIL;
+        cachedBlocks--;
+        cache(block, h);
+    }
+
     /** Drops one reference; a block reaching ref count 0 is appended to the tail of the free queue. */
     public void release(int block) {
         int rc = --refCount[block];
@@ -227,6 +261,12 @@ public final class BlockPool {
     private void uncache(int b) {
         long h = hash[b];
         int prev = dupPrev[b];
+        if (prev == PRIVATE) {
+            dupPrev[b] = NIL; // never indexed: nothing to invalidate
+            hash[b] = BlockHasher.NO_HASH;
+            cachedBlocks--;
+            return;
+        }
         int next = dupNext[b];
         if (prev == NIL) {
             if (next == NIL) {

@@ -16,6 +16,7 @@ public final class BlockTable {
     private long[] hashes = NO_HASHES;
     private int numHashes;
     private int numCachedBlocks;
+    private boolean privateHashes;
 
     /** Number of physical blocks held. */
     public int numBlocks() {
@@ -88,6 +89,23 @@ public final class BlockTable {
     /** The first {@code count} blocks are cached, exactly (a fresh allocation over {@code count} hits). */
     void setCached(int count) {
         numCachedBlocks = count;
+    }
+
+    /**
+     * Its hashes are the request's alone ({@link io.servesim.workload.Request#blocksUnique}): the pool caches its
+     * blocks without indexing them, and its prefix lookups are skipped (nothing else can hold its hashes).
+     */
+    public void markPrivate() {
+        privateHashes = true;
+    }
+
+    /** Whether its blocks are cached unindexed ({@link #markPrivate}). */
+    public boolean isPrivate() {
+        return privateHashes;
+    }
+
+    void published() {
+        privateHashes = false;
     }
 
     /** Forgets every block (they were released). */

@@ -115,8 +115,8 @@ public final class KvCacheManager {
      */
     public int findPrefixHit(BlockTable table, int numTokens, IntArrayList outHits) {
         outHits.clear();
-        if (!prefixCaching || numTokens <= 1) {
-            return 0;
+        if (!prefixCaching || numTokens <= 1 || table.isPrivate()) {
+            return 0; // a private table's hashes are in no index and no other block carries them
         }
         int maxBlocks = Math.min((numTokens - 1) / blockSize, table.numHashes());
         long[] hashes = table.hashesView();
@@ -205,6 +205,10 @@ public final class KvCacheManager {
         for (int i = table.numCachedBlocks(); i < full; i++) {
             int b = table.block(i);
             if (pool.blockHash(b) == BlockHasher.NO_HASH) {
+                if (table.isPrivate()) {
+                    pool.cachePrivate(b, table.hash(i));
+                    continue; // private tables never feed G2 stores (no connector: VllmScheduler.addRequest)
+                }
                 pool.cache(b, table.hash(i));
                 if (trackNewlyCached) {
                     newlyCachedBlocks.add(b);
@@ -215,6 +219,22 @@ public final class KvCacheManager {
         if (full > table.numCachedBlocks()) {
             table.setCached(full);
         }
+    }
+
+    /**
+     * A private table's request was preempted and will look its own blocks up when it is admitted again: its cached
+     * blocks join the pool's index now, exactly as if indexed when cached (nothing else can hold their hashes, so
+     * no index entry existed for them). From then on the table is an ordinary one.
+     */
+    public void publish(BlockTable table) {
+        if (!table.isPrivate()) {
+            return;
+        }
+        int[] blocks = table.blocksView();
+        for (int i = 0, n = Math.min(table.numCachedBlocks(), table.numBlocks()); i < n; i++) {
+            pool.publish(blocks[i]);
+        }
+        table.published();
     }
 
     /** Frees all blocks of a request, last block first; hashed blocks stay cached until evicted. */

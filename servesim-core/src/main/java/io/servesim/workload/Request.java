@@ -363,6 +363,15 @@ public final class Request {
         return (int) ((Mix64.mix(HASH_TOKEN_SEED ^ hashId, j) >>> 1) % VOCAB);
     }
 
+    /**
+     * Whether no other request can share any of its KV blocks: a standalone prompt of unique seeded tokens
+     * ({@link #ofUniqueTokens}). Its block hashes chain from a seed unique to it, and no later turn repeats its
+     * tokens, so only the request itself could ever look them up (after a preemption).
+     */
+    public boolean blocksUnique() {
+        return tokenSeed != 0 && sessionId < 0;
+    }
+
     /** Requested output tokens. */
     public int outputTokens() {
         return outputTokens;

@@ -118,4 +118,29 @@ class BlockPoolTest {
         assertThat(pool.refCount(a)).isZero();
         assertThat(pool.refCount(400_000_000)).isZero();
     }
+
+    @Test
+    void aPrivatelyCachedBlock_countsAsCachedAndEvicted_butIsIndexedOnlyOncePublished() {
+        BlockPool pool = new BlockPool(3); // usable blocks 1 and 2
+        int a = pool.allocate();
+        pool.cachePrivate(a, 77L);
+        assertThat(pool.cachedBlocks()).isEqualTo(1);
+        assertThat(pool.blockHash(a)).isEqualTo(77L);
+        assertThat(pool.lookup(77L)).isEqualTo(-1); // not indexed: only its own request could ask
+        assertThat(pool.indexEntries()).isZero();
+        pool.publish(a); // its request was preempted: now it can find the block again
+        assertThat(pool.lookup(77L)).isEqualTo(a);
+        assertThat(pool.indexEntries()).isEqualTo(1);
+
+        int b = pool.allocate();
+        pool.cachePrivate(b, 88L);
+        pool.release(b);
+        pool.release(a); // free queue: b, a
+        int c = pool.allocate(); // pops b and evicts its hash: no index entry to invalidate
+        assertThat(c).isEqualTo(b);
+        assertThat(pool.evictions()).isEqualTo(1);
+        assertThat(pool.blockHash(b)).isEqualTo(BlockHasher.NO_HASH);
+        assertThat(pool.cachedBlocks()).isEqualTo(1);
+        assertThat(pool.indexEntries()).isEqualTo(1);
+    }
 }

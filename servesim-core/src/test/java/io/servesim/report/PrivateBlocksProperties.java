@@ -1,0 +1,80 @@
+package io.servesim.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.SimConfig;
+import io.servesim.run.RunResult;
+import io.servesim.run.Simulation;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+import net.jqwik.api.statistics.Statistics;
+
+/**
+ * Caching the blocks of requests that share nothing (lengths-only trace rows) without indexing them changes
+ * nothing: with tight KV pools that preempt and evict, every output is identical to indexing every block, including
+ * requests that are preempted and hit their own cached blocks when admitted again.
+ */
+class PrivateBlocksProperties {
+
+    @Property(tries = 40)
+    void unindexedPrivateBlocks_giveTheSameRun(
+            @ForAll @LongRange(min = 0, max = 10_000) long seed,
+            @ForAll @IntRange(min = 1, max = 3) int workers,
+            @ForAll @IntRange(min = 24, max = 120) int blocks,
+            @ForAll @IntRange(min = 2, max = 16) int maxSeqs)
+            throws IOException {
+        Path dir = Files.createTempDirectory("private-blocks");
+        Path trace = dir.resolve("lengths.csv");
+        Random rnd = new Random(seed);
+        StringBuilder csv = new StringBuilder("TIMESTAMP,ContextTokens,GeneratedTokens\n");
+        long tenthsOfMicros = 0;
+        for (int i = 0; i < 80; i++) {
+            // bursts of arrivals so that pools fill and requests are preempted
+            tenthsOfMicros += i % 20 == 0 ? 10_000_000 : rnd.nextInt(100_000);
+            csv.append(String.format(
+                    java.util.Locale.ROOT,
+                    "2023-11-16 18:%02d:%02d.%07d,%d,%d%n",
+                    tenthsOfMicros / 600_000_000L,
+                    tenthsOfMicros / 10_000_000L % 60,
+                    tenthsOfMicros % 10_000_000L,
+                    1 + rnd.nextInt(150),
+                    1 + rnd.nextInt(120)));
+        }
+        Files.writeString(trace, csv.toString());
+        List<String> overrides = List.of(
+                "workload.type=trace",
+                "workload.trace.format=azure",
+                "workload.trace.path=" + trace.toString().replace('\\', '/'),
+                "cluster.workers=" + workers,
+                "cluster.router.policy=" + (seed % 2 == 0 ? "round_robin" : "least_loaded"),
+                "engine.kv_cache.block_size=8",
+                "engine.kv_cache.num_gpu_blocks=" + blocks,
+                "engine.max_model_len=" + Math.min((blocks - 1) * 8, 400),
+                "engine.scheduler.max_num_seqs=" + maxSeqs,
+                "engine.scheduler.max_num_batched_tokens=128",
+                "engine.scheduler.async_scheduling=" + (seed % 3 != 0));
+        SimConfig config = ConfigLoader.fromYaml("", "property", overrides);
+        RunResult indexed = new Simulation(config).indexingEveryBlock().run();
+        RunResult unindexed = new Simulation(config).run();
+        assertThat(canonical(unindexed)).isEqualTo(canonical(indexed));
+        Statistics.label("preempted").collect(unindexed.counters().preemptions() > 0);
+        Statistics.label("preempted").coverage(c -> c.check(true).percentage(p -> p >= 30));
+        Files.delete(trace);
+        Files.delete(dir);
+    }
+
+    private static String canonical(RunResult r) throws IOException {
+        StringWriter w = new StringWriter();
+        ReportWriter.writeCanonical(r, Summaries.of(r), w);
+        return w.toString();
+    }
+}
