@@ -28,6 +28,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
     private static final class Pass {
         long[] stepped;
         boolean hasTokens;
+        boolean mayFinish; // applying its outputs may finish a request (then its end is an external event)
         long cpuNanos;
         long startNanos;
         long endNanos;
@@ -179,7 +180,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
         }
         if (oldest.endNanos > now) {
             blockedOn = oldest; // future.result(): the CPU waits for the GPU
-            post(oldest.endNanos, Phase.PASS_COMPLETION, OUTPUT, mayFinish(oldest));
+            post(oldest.endNanos, Phase.PASS_COMPLETION, OUTPUT, oldest.mayFinish);
             return;
         }
         complete(oldest, now);
@@ -211,21 +212,6 @@ final class AsyncWorker implements StepDriver, EventHandler {
         armCpu();
     }
 
-    /** Whether applying the pass's outputs may finish a request on any rank that stepped in it. */
-    private boolean mayFinish(Pass pass) {
-        for (int w = 0; w < pass.stepped.length; w++) {
-            long bits = pass.stepped[w];
-            while (bits != 0) {
-                int i = (w << 6) + Long.numberOfTrailingZeros(bits);
-                bits &= bits - 1;
-                if (ranks[i].scheduler().oldestStepMayFinish()) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
     /** Whether every step left in the queue is empty (no GPU work in flight). */
     private boolean nothingInFlight() {
         for (Pass p : batches) {
@@ -238,6 +224,9 @@ final class AsyncWorker implements StepDriver, EventHandler {
 
     /** Whether any rank has requests waiting or running (vLLM's {@code has_requests}). */
     private boolean hasRequests() {
+        if (ranks.length == 1) {
+            return active[0] != 0 && ranks[0].hasWork();
+        }
         for (int w = 0; w < active.length; w++) {
             long bits = active[w];
             while (bits != 0) {
@@ -260,6 +249,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
         long gpu = 0;
         long cpu = 0;
         boolean any = false;
+        boolean mayFinish = false;
         for (int w = 0; w < active.length; w++) {
             long bits = active[w];
             long ran = 0;
@@ -272,11 +262,13 @@ final class AsyncWorker implements StepDriver, EventHandler {
                     gpu = Math.max(gpu, r.gpuNanos());
                     cpu = Math.max(cpu, r.cpuNanos());
                     any = true;
+                    mayFinish |= r.scheduler().latestStepMayFinish();
                 }
             }
             pass.stepped[w] = ran;
         }
         pass.hasTokens = any;
+        pass.mayFinish = mayFinish;
         pass.cpuNanos = any ? cpu : 0;
         long start = Math.max(now + pass.cpuNanos, gpuFreeNanos); // submitted once scheduled; the GPU runs FIFO
         pass.startNanos = start;
@@ -301,6 +293,15 @@ final class AsyncWorker implements StepDriver, EventHandler {
 
     /** Applies a pass's outputs (update_from_output) at {@code now} on every rank that stepped in it. */
     private void complete(Pass pass, long now) {
+        if (ranks.length == 1) { // the common shape (DP 1 or independent ranks): no bit-set walks
+            if (pass.stepped[0] != 0) {
+                pass.stepped[0] = 0;
+                ranks[0].endStep(now, pass.endNanos - pass.startNanos);
+            }
+            active[0] = ranks[0].hasWork() ? 1L : 0L;
+            spare.addFirst(pass);
+            return;
+        }
         RankBits.endSteps(ranks, pass.stepped, now, pass.endNanos - pass.startNanos);
         RankBits.retainRanksWithWork(ranks, active);
         spare.addFirst(pass);

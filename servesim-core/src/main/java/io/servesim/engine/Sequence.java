@@ -329,11 +329,11 @@ public final class Sequence {
 
     /** Extends the table's chained hashes to every full block of the known tokens. */
     void ensureHashes(int blockSize) {
-        int fullBlocks = numTokens() / blockSize;
         int have = table.numHashes();
-        if (have >= fullBlocks) {
-            return;
+        if ((have + 1) * blockSize > numTokens()) {
+            return; // every full block is hashed: floor(tokens / block) <= have (per step: no division)
         }
+        int fullBlocks = numTokens() / blockSize;
         table.ensureHashCapacity(fullBlocks);
         if (have == 0) {
             // the prompt's blocks: hashed once per request by dispatch (BlockHasher.promptHashes), here only when a

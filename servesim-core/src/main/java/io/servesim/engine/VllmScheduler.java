@@ -217,12 +217,11 @@ public final class VllmScheduler {
     }
 
     /**
-     * Whether the oldest step in flight may finish a request when its outputs are applied: a request it samples for
+     * Whether the step just scheduled may finish a request when its outputs are applied: a request it samples for
      * reaches its output length once every token in flight for it has landed (an over-approximation).
      */
-    public boolean oldestStepMayFinish() {
-        Batch b = inFlight.peekFirst();
-        return b != null && b.mayFinish;
+    public boolean latestStepMayFinish() {
+        return lastStepTokens > 0 && latest.mayFinish;
     }
 
     /** Number of requests scheduled in the latest step. */

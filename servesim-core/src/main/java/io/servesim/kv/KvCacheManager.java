@@ -152,14 +152,15 @@ public final class KvCacheManager {
         int totalComputed = Math.min(numComputedTokens + numHits * blockSize, maxModelLen);
         int needSlots = Math.min(totalComputed + numNewTokens, maxModelLen);
         int held = table.numBlocks();
-        int blocksNeeded = ceilDiv(needSlots, blockSize) - numHits - held;
-        if (blocksNeeded <= 0 && numHits == 0) {
-            // fast path (most decode steps): no block to allocate; cache blocks that just became full
+        if (numHits == 0 && needSlots <= held * blockSize) {
+            // fast path (most decode steps): no block to allocate (ceil(slots / block) <= held, without dividing);
+            // cache blocks that just became full
             if (prefixCaching) {
-                cacheFullBlocks(table, Math.min(totalComputed + numNewTokens, numKnownTokens) / blockSize);
+                cacheBlocksWithin(table, Math.min(totalComputed + numNewTokens, numKnownTokens));
             }
             return true;
         }
+        int blocksNeeded = ceilDiv(needSlots, blockSize) - numHits - held;
         if (blocksNeeded < 0) {
             blocksNeeded = 0;
         }
@@ -196,8 +197,16 @@ public final class KvCacheManager {
      */
     public void cacheBlocks(BlockTable table, int numTokens) {
         if (prefixCaching) {
-            cacheFullBlocks(table, numTokens / blockSize);
+            cacheBlocksWithin(table, numTokens);
         }
+    }
+
+    /** Caches the blocks full within the first {@code numTokens} tokens; on the per-step path, so no division first. */
+    private void cacheBlocksWithin(BlockTable table, int numTokens) {
+        if ((table.numCachedBlocks() + 1) * blockSize > numTokens) {
+            return; // no block beyond the cached ones is full: floor(numTokens / block) <= cached
+        }
+        cacheFullBlocks(table, numTokens / blockSize);
     }
 
     private void cacheFullBlocks(BlockTable table, int fullBlocks) {
