@@ -348,6 +348,17 @@ public final class Sequence {
         }
         // blocks that reach into generated tokens, as they fill
         long parent = have == 0 ? BlockHasher.ROOT : table.hash(have - 1);
+        if (table.isPrivate()) {
+            // nobody else can hold this chain (BlockTable.markPrivate): the request's unique token seed and the block
+            // index are an equivalent identity (as for its prompt blocks), at one mix per block instead of hashing its
+            // tokens; the seed matters when the prompt has no full block (the chain then starts at the root)
+            long seed = request.uniqueTokenSeed();
+            for (int b = have; b < fullBlocks; b++) {
+                parent = BlockHasher.hashIdBlock(parent, seed, b);
+                table.addHash(parent);
+            }
+            return;
+        }
         for (int b = have; b < fullBlocks; b++) {
             long state = BlockHasher.begin(parent);
             for (int i = b * blockSize, end = i + blockSize; i < end; i++) {

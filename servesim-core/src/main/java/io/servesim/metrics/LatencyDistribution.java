@@ -19,6 +19,13 @@ import org.HdrHistogram.Histogram;
  * cost is amortised over as many new samples. The result is the same multiset, so the statistics are identical to
  * keeping a map; the switch to HdrHistogram is decided at the merges (and before any statistic is read) and moves
  * every sample, so its result does not depend on when it happens.
+ *
+ * <p>A high-volume distribution (inter-token gaps: one sample per engine step) whose values cluster gets a
+ * <em>dense window</em> at a merge once it holds {@value #WINDOW_AFTER_SAMPLES} samples, at least four per distinct
+ * value: counts for 2^19 consecutive values around its median distinct value, indexed by value. A sample inside the window is one array increment (no
+ * buffer, sort or merge); others take the buffer as before. Window and sorted arrays hold disjoint values, so the
+ * distinct count is their sum, and the window is folded into the sorted arrays before any statistic is read: the
+ * multiset, and so every statistic, is the same.
  */
 public final class LatencyDistribution {
     /** The default exact sample limit. */
@@ -29,6 +36,8 @@ public final class LatencyDistribution {
     private static final long MAX_PACKED_VALUE = (1L << (63 - COUNT_BITS)) - 1;
     private static final int MIN_BUFFER = 1 << 12;
     private static final int MAX_BUFFER = 1 << 20;
+    private static final int WINDOW = 1 << 19;
+    private static final long WINDOW_AFTER_SAMPLES = 1 << 18;
 
     private long exactLimit = DEFAULT_EXACT_LIMIT;
     private long[] buffer = new long[16];
@@ -40,8 +49,17 @@ public final class LatencyDistribution {
     private long[] counts = new long[0];
     private int distinct;
     private Histogram histogram;
+    /** Counts of values [windowBase, windowBase + WINDOW), or null (see the class comment). */
+    private long[] window;
+
+    private long windowBase;
+    private long windowDistinct;
+    private boolean windowAllowed = true; // no new window once a statistic was read (the fold would undo it)
     private long n;
-    private double sum;
+    /** The exact sum of the samples, as a 128-bit integer (so the mean does not depend on recording order). */
+    private long sumLow;
+
+    private long sumHigh;
     private long min = Long.MAX_VALUE;
     private long max = Long.MIN_VALUE;
 
@@ -63,16 +81,42 @@ public final class LatencyDistribution {
         }
         long v = Math.max(0, value);
         n += count;
-        sum += (double) v * count;
+        long low = v * count;
+        long high = Math.multiplyHigh(v, count);
+        long s = sumLow + low;
+        sumHigh += high + (Long.compareUnsigned(s, sumLow) < 0 ? 1 : 0);
+        sumLow = s;
         if (v < min) {
             min = v;
         }
         if (v > max) {
             max = v;
         }
+        store(v, count);
+    }
+
+    /** The sum as a double (exact below 2^53, as a running double sum of integers was). */
+    private double sum() {
+        double low = sumLow >= 0 ? sumLow : (double) (sumLow >>> 1) * 2.0 + (sumLow & 1);
+        return sumHigh == 0 ? low : sumHigh * 0x1p64 + low;
+    }
+
+    /** Keeps {@code count} samples of {@code v} (already counted in n, sum, min and max). */
+    private void store(long v, long count) {
         if (histogram != null) {
             histogram.recordValueWithCount(v, count);
             return;
+        }
+        if (window != null) {
+            long offset = v - windowBase;
+            if (offset >= 0 && offset < WINDOW) {
+                int i = (int) offset;
+                if (window[i] == 0) {
+                    windowDistinct++;
+                }
+                window[i] += count; // n bounds every count, so it cannot overflow
+                return;
+            }
         }
         if (v > MAX_PACKED_VALUE || count > COUNT_MASK) {
             if (unpacked == null) {
@@ -87,10 +131,15 @@ public final class LatencyDistribution {
                 buffer = java.util.Arrays.copyOf(buffer, Math.min(cap, buffer.length * 2));
             } else {
                 merge();
-                if (histogram != null) {
-                    histogram.recordValueWithCount(v, count);
-                    return;
+                if (window == null
+                        && windowAllowed
+                        && histogram == null
+                        && n >= WINDOW_AFTER_SAMPLES
+                        && n >= 4L * distinct) {
+                    openWindow();
                 }
+                store(v, count); // into the histogram, the window or the emptied buffer
+                return;
             }
         }
         buffer[buffered++] = v << COUNT_BITS | count;
@@ -104,6 +153,52 @@ public final class LatencyDistribution {
         if (histogram != null || (buffered == 0 && unpacked == null)) {
             return;
         }
+        mergeBuffer();
+    }
+
+    /** Before a statistic is read: everything into the sorted arrays (or the histogram). */
+    private void fold() {
+        windowAllowed = false;
+        merge();
+        if (window == null) {
+            return;
+        }
+        long[] w = window;
+        long base = windowBase;
+        window = null;
+        windowDistinct = 0;
+        for (int i = 0; i < WINDOW; i++) {
+            if (w[i] != 0) {
+                store(base + i, w[i]);
+            }
+        }
+        merge();
+    }
+
+    /** Moves the sorted values within 2^20 around the median distinct value into a new dense window. */
+    private void openWindow() {
+        long base = Math.max(0, keys[distinct / 2] - WINDOW / 2);
+        long[] w = new long[WINDOW];
+        int kept = 0;
+        long moved = 0;
+        for (int i = 0; i < distinct; i++) {
+            long offset = keys[i] - base;
+            if (offset >= 0 && offset < WINDOW) {
+                w[(int) offset] = counts[i];
+                moved++;
+            } else {
+                keys[kept] = keys[i];
+                counts[kept] = counts[i];
+                kept++;
+            }
+        }
+        distinct = kept;
+        window = w;
+        windowBase = base;
+        windowDistinct = moved;
+    }
+
+    private void mergeBuffer() {
         LongArrays.radixSort(buffer, 0, buffered);
         long[] extraKeys = new long[0];
         long[] extraCounts = new long[0];
@@ -151,10 +246,19 @@ public final class LatencyDistribution {
         counts = c;
         distinct = out;
         buffered = 0;
-        if (distinct > exactLimit) {
+        if (distinct + windowDistinct > exactLimit) {
             histogram = new Histogram(3);
             for (int j = 0; j < distinct; j++) {
                 histogram.recordValueWithCount(keys[j], counts[j]);
+            }
+            if (window != null) {
+                for (int j = 0; j < WINDOW; j++) {
+                    if (window[j] != 0) {
+                        histogram.recordValueWithCount(windowBase + j, window[j]);
+                    }
+                }
+                window = null;
+                windowDistinct = 0;
             }
             keys = null;
             counts = null;
@@ -169,7 +273,7 @@ public final class LatencyDistribution {
 
     /** Whether percentiles are exact (false once past the exact limit). */
     public boolean exact() {
-        merge();
+        fold();
         return histogram == null;
     }
 
@@ -183,11 +287,11 @@ public final class LatencyDistribution {
         if (n == 0) {
             return Stats.EMPTY;
         }
-        merge();
+        fold();
         if (histogram != null) {
             return new Stats(
                     n,
-                    sum / n * scale,
+                    sum() / n * scale,
                     min * scale,
                     max * scale,
                     hdr(50) * scale,
@@ -203,7 +307,7 @@ public final class LatencyDistribution {
         }
         return new Stats(
                 n,
-                sum / n * scale,
+                sum() / n * scale,
                 min * scale,
                 max * scale,
                 percentile(cum, 50) * scale,

@@ -48,6 +48,14 @@ public final class RooflineTiming implements TimingModel {
     private final ModelSpec model;
     private final double denseFlopsPerToken;
     private final double lmHeadFlopsPerSequence;
+    /** {@link #linearTime} of decode-only steps by batch size (0: not computed yet; a real one is never 0). */
+    private final double[] linearByBatch = new double[1025];
+
+    /** {@link #attentionTime} by KV tokens when pairs equal KV tokens, below {@link #ATTENTION_MEMO} (lazy). */
+    private double[] attentionByKv;
+
+    private static final int ATTENTION_MEMO = 1 << 16;
+
     private final double expertFlopsPerToken;
     private final double attentionFlopsPerPair;
     private final double denseWeightBytes;
@@ -132,6 +140,17 @@ public final class RooflineTiming implements TimingModel {
         return hi * Math.pow(1 + Math.pow(ratio, knee), 1 / knee);
     }
 
+    /** The dense (non-expert) layers and the LM head for {@code tokens} new tokens over {@code n} sequences. */
+    private double linearTime(double tokens, int n) {
+        double linearFlops = denseFlopsPerToken * tokens + lmHeadFlopsPerSequence * n;
+        return roof(linearFlops / flops, denseWeightBytes / bytesPerSecond);
+    }
+
+    /** Attention over {@code pairs} (new, context) token pairs reading {@code kvTokens} tokens of KV. */
+    private double attentionTime(double pairs, double kvTokens) {
+        return roof(attentionFlopsPerPair * pairs / flops, kvBytesPerToken * kvTokens / kvBytesPerSecond);
+    }
+
     private static double log2(int n) {
         return Math.log(n) / Math.log(2);
     }
@@ -175,8 +194,17 @@ public final class RooflineTiming implements TimingModel {
                 pairs += (1 - slidingShare) * full + slidingShare * windowed;
             }
         }
-        double linearFlops = denseFlopsPerToken * tokens + lmHeadFlopsPerSequence * n;
-        double linear = roof(linearFlops / flops, denseWeightBytes / bytesPerSecond);
+        double linear;
+        if (tokens == n && n < linearByBatch.length) {
+            // a decode-only step: the dense layers' time depends on the batch size alone, computed once per size
+            linear = linearByBatch[n];
+            if (linear == 0) {
+                linear = linearTime(tokens, n);
+                linearByBatch[n] = linear;
+            }
+        } else {
+            linear = linearTime(tokens, n);
+        }
         double experts = 0;
         if (model.moe()) {
             double e = model.numExperts();
@@ -186,7 +214,22 @@ public final class RooflineTiming implements TimingModel {
             double bytes = model.numLayers() * local * expertBytesPerLayer;
             experts = roof(expertFlopsPerToken * tokens / flops, bytes / bytesPerSecond) / params.moeEfficiency();
         }
-        double attention = roof(attentionFlopsPerPair * pairs / flops, kvBytesPerToken * kvTokens / kvBytesPerSecond);
+        double attention;
+        if (pairs == kvTokens && kvTokens < ATTENTION_MEMO) {
+            // pairs equal KV tokens when every request computes one token (decode steps): then the attention time
+            // depends on the KV tokens alone, computed once per value
+            int kv = (int) kvTokens;
+            if (attentionByKv == null) {
+                attentionByKv = new double[ATTENTION_MEMO];
+            }
+            attention = attentionByKv[kv];
+            if (attention == 0) {
+                attention = attentionTime(pairs, kvTokens);
+                attentionByKv[kv] = attention;
+            }
+        } else {
+            attention = attentionTime(pairs, kvTokens);
+        }
         double collectives = 0;
         if (tensorParallel > 1) {
             double elements = tokens * model.hiddenSize();

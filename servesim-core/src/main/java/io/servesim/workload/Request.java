@@ -372,6 +372,11 @@ public final class Request {
         return tokenSeed != 0 && sessionId < 0;
     }
 
+    /** The seed of a prompt of unique seeded tokens ({@link #ofUniqueTokens}), unique to this request; else 0. */
+    public long uniqueTokenSeed() {
+        return tokenSeed;
+    }
+
     /** Requested output tokens. */
     public int outputTokens() {
         return outputTokens;

@@ -97,4 +97,84 @@ class LatencyDistributionTest {
         assertThat(d.count()).isEqualTo(250_001);
         assertThat(d.method()).isEqualTo("hdr_histogram_3_significant_digits");
     }
+
+    @Test
+    void aHighVolumeClusteredDistribution_inItsDenseWindow_givesTheExactStatisticsOfTheMultiset_inAnyOrder() {
+        // 600,000 samples (past the window's threshold, about ten per distinct value) clustered within 60,000
+        // values, plus outliers outside the window: recorded in two orders, both equal the multiset's percentiles
+        SplittableRandom rng = new SplittableRandom(7);
+        List<long[]> samples = new ArrayList<>();
+        for (int i = 0; i < 600_000; i++) {
+            long value = i % 50 == 0 ? 50_000_000L + rng.nextLong(10_000_000) : 10_700_000L + rng.nextLong(60_000);
+            samples.add(new long[] {value, 1 + rng.nextInt(2)});
+        }
+        LatencyDistribution forward = new LatencyDistribution().exactLimit(1_000_000);
+        LatencyDistribution backward = new LatencyDistribution().exactLimit(1_000_000);
+        for (int i = 0; i < samples.size(); i++) {
+            forward.record(samples.get(i)[0], samples.get(i)[1]);
+            long[] b = samples.get(samples.size() - 1 - i);
+            backward.record(b[0], b[1]);
+        }
+        Stats f = forward.stats(1);
+        assertThat(forward.exact()).isTrue();
+        assertThat(backward.stats(1)).isEqualTo(f);
+        assertThat(f.p50()).isEqualTo(reference(samples, 50));
+        assertThat(f.p99()).isEqualTo(reference(samples, 99));
+        assertThat(f.p90()).isEqualTo(reference(samples, 90));
+        double sum = 0;
+        long n = 0;
+        for (long[] x : samples) {
+            sum += (double) x[0] * x[1];
+            n += x[1];
+        }
+        assertThat(f.mean()).isEqualTo(sum / n); // below 2^53 the exact sum is the running double sum
+    }
+
+    @Test
+    void pastTheDistinctLimit_withADenseWindow_theHistogramHoldsTheSameMultisetInAnyOrder() {
+        SplittableRandom rng = new SplittableRandom(9);
+        long[] values = new long[400_000];
+        for (int i = 0; i < values.length; i++) {
+            // clustered (the window) until 300,000, then spread within it, and outliers that keep the buffer merging
+            values[i] = i % 3 == 0 && i > 300_000
+                    ? 5_000_000_000L + rng.nextLong(1_000_000)
+                    : 1_000_000L + rng.nextLong(i < 300_000 ? 20_000 : 200_000);
+        }
+        LatencyDistribution forward = new LatencyDistribution().exactLimit(50_000);
+        LatencyDistribution backward = new LatencyDistribution().exactLimit(50_000);
+        for (int i = 0; i < values.length; i++) {
+            forward.record(values[i]);
+            backward.record(values[values.length - 1 - i]);
+        }
+        assertThat(forward.exact()).isFalse();
+        assertThat(backward.exact()).isFalse();
+        assertThat(backward.stats(1)).isEqualTo(forward.stats(1));
+        org.HdrHistogram.Histogram reference = new org.HdrHistogram.Histogram(3);
+        for (long v : values) {
+            reference.recordValue(v);
+        }
+        for (double p : new double[] {50, 90, 99}) {
+            // HdrHistogram's percentile, kept within the exact min and max as servesim reports it
+            double expected = Math.min(
+                    java.util.Arrays.stream(values).max().orElseThrow(),
+                    Math.max(java.util.Arrays.stream(values).min().orElseThrow(), reference.getValueAtPercentile(p)));
+            double actual = p == 50
+                    ? forward.stats(1).p50()
+                    : p == 90 ? forward.stats(1).p90() : forward.stats(1).p99();
+            assertThat(actual).as("p%s", p).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void theMean_isExactPast2To53_soItDoesNotDependOnRecordingOrder() {
+        long big = 1L << 60;
+        LatencyDistribution a = new LatencyDistribution();
+        LatencyDistribution b = new LatencyDistribution();
+        a.record(big, 8);
+        a.record(1, 1);
+        b.record(1, 1);
+        b.record(big, 8);
+        // a running double sum would lose the 1 after 2^63 in one order and not in the other
+        assertThat(a.stats(1).mean()).isEqualTo(b.stats(1).mean()).isEqualTo((8.0 * big + 1) / 9);
+    }
 }

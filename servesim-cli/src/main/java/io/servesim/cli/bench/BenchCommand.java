@@ -12,7 +12,8 @@ import picocli.CommandLine.Command;
             FixtureCellCommand.class,
             StreamCommand.class,
             FuzzCommand.class,
-            SoakCommand.class
+            SoakCommand.class,
+            ReplayBenchCommand.class
         })
 public final class BenchCommand implements Runnable {
     @picocli.CommandLine.Spec
