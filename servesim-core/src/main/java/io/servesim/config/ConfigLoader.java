@@ -101,6 +101,8 @@ public final class ConfigLoader {
     private static final YAMLMapper MAPPER = YAMLMapper.builder()
             .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            // SimConfig.baseDir is not a key: a config that names it is as wrong as any unknown key
+            .enable(DeserializationFeature.FAIL_ON_IGNORED_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
@@ -148,7 +150,10 @@ public final class ConfigLoader {
         } catch (IOException e) {
             throw new ConfigException("", "cannot read config file " + file + ": " + e.getMessage());
         }
-        return fromYamlWithWarnings(text, file.toString(), overrides);
+        Loaded loaded = fromYamlWithWarnings(text, file.toString(), overrides);
+        // relative file paths in it resolve against its own directory (SimConfig.resolve)
+        Path dir = file.toAbsolutePath().normalize().getParent();
+        return new Loaded(loaded.config().withBaseDir(dir), loaded.warnings());
     }
 
     /**
@@ -241,6 +246,37 @@ public final class ConfigLoader {
     /** A config as a JSON tree with its snake_case keys. */
     public static JsonNode toTree(SimConfig config) {
         return MAPPER.valueToTree(config);
+    }
+
+    /**
+     * Serialises a config as YAML with its relative file paths made absolute ({@link SimConfig#resolve}), so the
+     * file replays from any directory (a sweep's {@code best.yaml}, written away from the base config).
+     */
+    public static String toYamlWithAbsolutePaths(SimConfig config) {
+        ObjectNode tree = (ObjectNode) MAPPER.valueToTree(config);
+        absolute(tree, config, "workload", "trace", "path");
+        absolute(tree, config, "timing", "profile", "path");
+        absolute(tree, config, "timing", null, "calibration");
+        String model = config.timing().model();
+        if (model != null && (model.contains("/") || model.endsWith(".json"))) {
+            absolute(tree, config, "timing", null, "model");
+        }
+        return MAPPER.writeValueAsString(tree);
+    }
+
+    private static void absolute(ObjectNode tree, SimConfig config, String section, String sub, String key) {
+        JsonNode node = tree.get(section);
+        if (sub != null && node != null) {
+            node = node.get(sub);
+        }
+        if (node instanceof ObjectNode o && o.get(key) != null && o.get(key).isString()) {
+            o.put(
+                    key,
+                    config.resolve(o.get(key).asString())
+                            .toAbsolutePath()
+                            .normalize()
+                            .toString());
+        }
     }
 
     /** Serialises a config as YAML (snake_case keys), e.g. to record what a run used. */
@@ -372,6 +408,7 @@ public final class ConfigLoader {
                 for (Object id : ids) {
                     known.add(String.valueOf(id));
                 }
+                known.remove("base_dir"); // SimConfig.baseDir: set from the config file's location, never written
             }
             String name = pbe.getPropertyName();
             if (name == null || name.isBlank()) { // an empty key: the path alone would not show it

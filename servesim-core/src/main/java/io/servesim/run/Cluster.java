@@ -61,7 +61,7 @@ final class Cluster {
             OffloadCounters offloadCounters) {
         this.deployment = deployment;
         TimingModel timing =
-                deployment.timingModel(config.timing(), config.cluster().attentionDp());
+                deployment.timingModel(config.timing(), config.cluster().attentionDp(), config.baseDir());
         SchedulerSettings settings =
                 SchedulerSettings.of(config.engine(), deployment.numGpuBlocks(), deployment.maxModelLen());
         int w = config.cluster().workers();

@@ -99,7 +99,7 @@ public final class Simulation {
                 recorder,
                 fleet);
         this.workload =
-                Workloads.create(config.workload(), streams, config.cluster().attentionDp());
+                Workloads.create(config.workload(), streams, config.cluster().attentionDp(), config.baseDir());
     }
 
     /** What the engines report: finished requests go to the recorder, then the workload; load changes to tracking. */

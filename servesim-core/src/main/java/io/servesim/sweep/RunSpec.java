@@ -13,9 +13,11 @@ import java.util.List;
  * @param deployment index of the deployment this point belongs to (bisect: all load levels of one deployment)
  * @param baseYaml the base replay config
  * @param baseSource where the base came from (for error messages)
+ * @param baseDir the directory the base's relative file paths resolve against, or null (the working directory)
  * @param overrides {@code path=value} in application order
  */
-public record RunSpec(int pointId, int deployment, String baseYaml, String baseSource, List<String> overrides)
+public record RunSpec(
+        int pointId, int deployment, String baseYaml, String baseSource, String baseDir, List<String> overrides)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -26,6 +28,7 @@ public record RunSpec(int pointId, int deployment, String baseYaml, String baseS
 
     /** The point's full config. */
     public SimConfig config() {
-        return ConfigLoader.fromYaml(baseYaml, baseSource, overrides);
+        return ConfigLoader.fromYaml(baseYaml, baseSource, overrides)
+                .withBaseDir(baseDir == null ? null : java.nio.file.Path.of(baseDir));
     }
 }

@@ -146,6 +146,7 @@ public final class SweepOutput {
                     best.deployment(),
                     spec.baseYaml(),
                     spec.baseSource(),
+                    spec.baseDir(),
                     best.overrides()
                             .subList(
                                     Sweeps.POINT_DEFAULTS.size(),
@@ -154,7 +155,8 @@ public final class SweepOutput {
                     dir.resolve("best.yaml"),
                     "# best sweep point " + best.pointId() + " (" + spec.objective() + " " + num(best.objective())
                             + ", SLO " + (best.sloPass() ? "met" : "NOT met by any point") + "): "
-                            + String.join(" ", rs.overrides()) + "\n" + ConfigLoader.toYaml(rs.config()));
+                            + String.join(" ", rs.overrides()) + "\n"
+                            + ConfigLoader.toYamlWithAbsolutePaths(rs.config()));
             written.add("best.yaml");
         } else {
             AtomicFiles.delete(dir.resolve("best.yaml"));

@@ -33,6 +33,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * @param gpuCosts GPU $/hour by GPU name ({@code default} for the rest)
  * @param paretoX Pareto axis to minimise
  * @param paretoY Pareto axis to maximise
+ * @param baseDir the directory the base config's relative file paths resolve against: its own file's, or the sweep
+ *     file's for an inline base (absolute; null when the spec came from no file)
  */
 public record SweepSpec(
         String baseYaml,
@@ -49,7 +51,8 @@ public record SweepSpec(
         String objective,
         List<GpuCost> gpuCosts,
         String paretoX,
-        String paretoY)
+        String paretoY,
+        String baseDir)
         implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -134,6 +137,7 @@ public record SweepSpec(
         JsonNode base = root.get("base");
         String baseYaml;
         String baseSource;
+        Path baseDir = dir;
         if (base == null || base.isNull()) {
             throw new ConfigException("base", "required: a replay config path or an inline mapping");
         } else if (base.isString()) {
@@ -144,6 +148,7 @@ public record SweepSpec(
                 throw new ConfigException("base", "cannot read " + p + ": " + e.getMessage());
             }
             baseSource = p.toString();
+            baseDir = p.toAbsolutePath().normalize().getParent();
         } else if (base.isObject()) {
             baseYaml = JsonMapper.builder().build().writeValueAsString(base); // JSON is YAML
             baseSource = source + ": base";
@@ -228,7 +233,8 @@ public record SweepSpec(
             py = text(pareto, "y", "pareto.y", py);
             for (String[] axis : new String[][] {{"pareto.x", px}, {"pareto.y", py}}) {
                 try {
-                    PointResult.failed(new RunSpec(0, 0, "", "", List.of()), "").metric(axis[1]);
+                    PointResult.failed(new RunSpec(0, 0, "", "", null, List.of()), "")
+                            .metric(axis[1]);
                 } catch (IllegalArgumentException e) {
                     throw new ConfigException(axis[0], "unknown metric '" + axis[1] + "'");
                 }
@@ -249,7 +255,8 @@ public record SweepSpec(
                 objective,
                 costs,
                 px,
-                py);
+                py,
+                baseDir == null ? null : baseDir.toAbsolutePath().normalize().toString());
     }
 
     private static List<String> values(JsonNode v, String field) {

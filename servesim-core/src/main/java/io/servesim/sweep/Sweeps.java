@@ -77,7 +77,7 @@ public final class Sweeps {
     private static RunSpec spec(SweepSpec spec, int id, int deployment, List<String> settings) {
         List<String> o = new ArrayList<>(POINT_DEFAULTS);
         o.addAll(settings);
-        return new RunSpec(id, deployment, spec.baseYaml(), spec.baseSource(), o);
+        return new RunSpec(id, deployment, spec.baseYaml(), spec.baseSource(), spec.baseDir(), o);
     }
 
     /**

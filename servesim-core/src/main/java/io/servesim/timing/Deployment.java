@@ -65,7 +65,7 @@ public record Deployment(
         TimingConfig t = config.timing();
         EngineConfig e = config.engine();
         KvCacheConfig kv = e.kvCache();
-        ModelSpec model = t.model() == null ? null : Specs.model(t.model(), "timing.model");
+        ModelSpec model = t.model() == null ? null : Specs.model(t.model(), "timing.model", config.baseDir());
         GpuSpec gpu = gpu(t);
         int tp = t.tensorParallel();
         if (model != null) {
@@ -119,7 +119,9 @@ public record Deployment(
         }
         RooflineConfig roofline = null;
         if (type == TimingType.ROOFLINE) {
-            roofline = t.calibration() != null ? loadCalibration(t.calibration(), t.roofline()) : t.roofline();
+            roofline = t.calibration() != null
+                    ? loadCalibration(t.calibration(), t.roofline(), config.baseDir())
+                    : t.roofline();
         }
         return new Deployment(model, gpu, bytesPerToken, blocks, source, maxLen, capacity, type, roofline);
     }
@@ -145,9 +147,12 @@ public record Deployment(
         }
     }
 
-    /** The step-time model of this deployment ({@link TimingModels}). */
-    public TimingModel timingModel(TimingConfig t, int attentionDp) {
-        return TimingModels.create(t, this, attentionDp);
+    /**
+     * The step-time model of this deployment ({@link TimingModels}); a relative {@code timing.profile.path} resolves
+     * against {@code baseDir} ({@link SimConfig#resolve}).
+     */
+    public TimingModel timingModel(TimingConfig t, int attentionDp, Path baseDir) {
+        return TimingModels.create(t, this, attentionDp, baseDir);
     }
 
     private static GpuSpec gpu(TimingConfig t) {
@@ -215,8 +220,8 @@ public record Deployment(
     }
 
     /** Reads a calibration profile ({@code servesim calibrate}) over the configured roofline parameters. */
-    static RooflineConfig loadCalibration(String path, RooflineConfig base) {
-        Path p = Path.of(path);
+    static RooflineConfig loadCalibration(String path, RooflineConfig base, Path baseDir) {
+        Path p = SimConfig.resolve(baseDir, path);
         if (!Files.isRegularFile(p)) {
             throw new ConfigException("timing.calibration", "no such file: " + path);
         }

@@ -36,6 +36,11 @@ public final class ProfileTiming implements TimingModel {
 
     /** Creates the model from its config. */
     public static ProfileTiming create(ProfileTimingConfig c) {
+        return create(c, null);
+    }
+
+    /** {@link #create(ProfileTimingConfig)} with a relative {@code path} resolved against {@code baseDir}. */
+    public static ProfileTiming create(ProfileTimingConfig c, java.nio.file.Path baseDir) {
         if (c.coefficients() != null) {
             double[] k = new double[5];
             for (int i = 0; i < 5; i++) {
@@ -46,7 +51,7 @@ public final class ProfileTiming implements TimingModel {
         if (c.path() == null) {
             throw new ConfigException("timing.profile", "set path (a CSV of measured steps) or coefficients");
         }
-        List<double[]> rows = read(Path.of(c.path()));
+        List<double[]> rows = read(io.servesim.config.SimConfig.resolve(baseDir, c.path()));
         if (c.method() == ProfileTimingConfig.Method.LINEAR_FIT) {
             return new ProfileTiming(fit(rows), null, null, null);
         }

@@ -88,12 +88,17 @@ public final class Specs {
      * @param field the config path reported in errors (e.g. {@code timing.model})
      */
     public static ModelSpec model(String nameOrPath, String field) {
+        return model(nameOrPath, field, null);
+    }
+
+    /** {@link #model(String, String)} with a relative path resolved against {@code baseDir} (null: working dir). */
+    public static ModelSpec model(String nameOrPath, String field, Path baseDir) {
         JsonNode preset = MODEL_PRESETS.get(nameOrPath);
         if (preset != null) {
             return fromHfConfig(nameOrPath, preset.get("config"), field);
         }
         if (nameOrPath.contains("/") || nameOrPath.endsWith(".json")) {
-            Path p = Path.of(nameOrPath);
+            Path p = io.servesim.config.SimConfig.resolve(baseDir, nameOrPath);
             if (!Files.isRegularFile(p)) {
                 throw new ConfigException(field, "no such file: " + nameOrPath);
             }

@@ -19,8 +19,9 @@ public final class TimingModels {
      * @param d the resolved deployment: its {@link Deployment#timingType()} (never {@code auto}), and the model and
      *     GPU for the types that {@linkplain TimingType#needsModelAndGpu() need them}
      * @param attentionDp ranks per worker (expert parallelism spans them)
+     * @param baseDir the directory a relative {@code timing.profile.path} resolves against (null: working dir)
      */
-    public static TimingModel create(TimingConfig t, Deployment d, int attentionDp) {
+    public static TimingModel create(TimingConfig t, Deployment d, int attentionDp, java.nio.file.Path baseDir) {
         return switch (d.timingType()) {
             case FIXED -> {
                 FixedTimingConfig f = t.fixed();
@@ -43,7 +44,7 @@ public final class TimingModels {
                         p.decodeD0(),
                         p.minDecodeMs());
             }
-            case PROFILE -> ProfileTiming.create(t.profile());
+            case PROFILE -> ProfileTiming.create(t.profile(), baseDir);
             case ROOFLINE -> {
                 int ep = t.expertParallel() ? t.tensorParallel() * attentionDp : 1;
                 yield new RooflineTiming(

@@ -154,7 +154,8 @@ public final class Calibrator {
                 String.format(Locale.ROOT, "timing.roofline.step_overhead_us=%.17g", r.stepOverheadUs()),
                 String.format(
                         Locale.ROOT, "timing.roofline.per_sequence_overhead_us=%.17g", r.perSequenceOverheadUs()));
-        return ConfigLoader.fromYaml(ConfigLoader.toYaml(base), "calibration", sets);
+        return ConfigLoader.fromYaml(ConfigLoader.toYaml(base), "calibration", sets)
+                .withBaseDir(base.baseDir());
     }
 
     private RooflineConfig params(double[] x) {

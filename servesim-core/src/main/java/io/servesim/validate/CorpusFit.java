@@ -361,7 +361,8 @@ public final class CorpusFit {
             measured = c.window();
             scoredFromNanos = Math.round(c.scoredFromS() * 1e9);
         }
-        SimConfig cfg = ConfigLoader.fromYaml(ConfigLoader.toYaml(c.config()), c.name(), sets);
+        SimConfig cfg = ConfigLoader.fromYaml(ConfigLoader.toYaml(c.config()), c.name(), sets)
+                .withBaseDir(c.config().baseDir());
         synchronized (this) {
             simulations++;
         }
@@ -445,7 +446,7 @@ public final class CorpusFit {
             return DEFAULT_CLIENT_OVERHEAD_MS;
         }
         try {
-            JsonNode root = YAMLMapper.builder().build().readTree(Files.readString(Path.of(path)));
+            JsonNode root = YAMLMapper.builder().build().readTree(Files.readString(config.resolve(path)));
             JsonNode v = root.path("frontend").get(CLIENT_OVERHEAD);
             if (v == null) {
                 return DEFAULT_CLIENT_OVERHEAD_MS;

@@ -206,7 +206,9 @@ public record RunFolder(
         List<String> sets = new ArrayList<>();
         sets.add("workload.type=trace");
         sets.add("workload.trace.format=measured");
-        sets.add("workload.trace.path=" + quoted(dir.resolve(WORKLOAD).toString()));
+        // absolute: a base config elsewhere resolves relative paths against its own directory
+        sets.add("workload.trace.path="
+                + quoted(dir.resolve(WORKLOAD).toAbsolutePath().normalize().toString()));
         if (sharedPrefix != null && !tokenIds) {
             sets.add("workload.trace.shared_prefix={tokens: " + sharedPrefix.tokens() + ", groups: "
                     + sharedPrefix.groups() + ", repeat_period: "
@@ -281,7 +283,8 @@ public record RunFolder(
         String problem = null;
         try {
             SimConfig without = ConfigLoader.fromYaml(
-                    ConfigLoader.toYaml(config), "run " + name, List.of("engine.kv_cache.num_gpu_blocks=null"));
+                            ConfigLoader.toYaml(config), "run " + name, List.of("engine.kv_cache.num_gpu_blocks=null"))
+                    .withBaseDir(config.baseDir());
             Deployment d = Deployment.resolve(without);
             if (d.blocksSource().equals("derived")) {
                 derived = d.numGpuBlocks();

@@ -1,5 +1,6 @@
 package io.servesim.workload.trace;
 
+import io.servesim.config.SimConfig;
 import io.servesim.config.WorkloadConfig;
 import io.servesim.config.WorkloadType;
 import io.servesim.sim.RandomStreams;
@@ -22,13 +23,18 @@ public final class Workloads {
      * @param config the workload section
      * @param streams the run's random streams
      * @param attentionDp ranks per worker (authored trace {@code dp_rank} values must be below it)
+     * @param baseDir the directory a relative trace path resolves against (the config file's; null: working dir)
      */
-    public static Workload create(WorkloadConfig config, RandomStreams streams, int attentionDp) {
+    public static Workload create(WorkloadConfig config, RandomStreams streams, int attentionDp, Path baseDir) {
         return switch (config.type()) {
             case SYNTHETIC -> new SyntheticWorkload(config.synthetic(), config.arrival(), streams);
             case SESSIONS -> new SessionWorkload(config.sessions(), config.arrival(), streams);
             case TRACE ->
-                new TraceWorkload(config.trace(), Path.of(config.trace().path()), streams, attentionDp);
+                new TraceWorkload(
+                        config.trace(),
+                        SimConfig.resolve(baseDir, config.trace().path()),
+                        streams,
+                        attentionDp);
         };
     }
 }
