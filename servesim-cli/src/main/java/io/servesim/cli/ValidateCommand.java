@@ -242,6 +242,8 @@ public final class ValidateCommand implements Callable<Integer> {
         Set<String> warned = new LinkedHashSet<>();
         List<String> exceeded = new ArrayList<>();
         int[] done = {0};
+        // manifest.json last (report.RunDirectory): a killed or failed validation leaves a directory that says so
+        io.servesim.report.RunDirectory.CORPUS.begin(out);
         List<Corpus.Result> results = reportingUserErrors(
                 err,
                 () -> Corpus.evaluate(runs, config, overrides, threads, r -> {
@@ -263,8 +265,14 @@ public final class ValidateCommand implements Callable<Integer> {
         }
         o.print(CorpusOutput.corpusTable(results));
         AtomicFiles.writeString(out.resolve("corpus.csv"), CorpusOutput.corpusCsv(results));
+        List<String> written = new ArrayList<>(List.of("corpus.csv"));
+        for (Corpus.Result r : results) {
+            written.add(r.run().name() + "/validation.json");
+        }
+        // run folders validated before but not now lose their stale validation.json
+        io.servesim.report.RunDirectory.CORPUS.finish(out, written);
         o.println("wrote " + out.resolve("corpus.csv").toAbsolutePath().normalize() + " and " + results.size()
-                + " validation.json files");
+                + " validation.json files (listed in " + io.servesim.report.RunDirectory.MANIFEST + ")");
         o.flush();
         return verdict(err, exceeded);
     }

@@ -2,6 +2,7 @@ package io.servesim.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.servesim.report.RunDirectory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -151,6 +152,31 @@ class ValidateCommandTest {
                                 single.toAbsolutePath().normalize().toString()));
         assertThat(Files.readString(single.resolve("corpus.csv")))
                 .isEqualTo(Files.readString(out.resolve("corpus.csv")));
+    }
+
+    @Test
+    void aCorpusDirectory_isOneValidationExactlyWhenItsManifestMatches_andStaleRunFoldersGo() throws IOException {
+        Path out = tmp.resolve("corpus-manifest");
+        // an earlier validation of a run folder that is no longer in the corpus, and a write it left unfinished
+        Files.createDirectories(out.resolve("gone_run"));
+        Files.writeString(out.resolve("gone_run/validation.json"), "{}");
+        Files.writeString(out.resolve("gone_run/.validation.json.123.tmp"), "partial");
+        CliRun r = CliRun.of("validate", "--corpus", CORPUS.toString(), "--out", out.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("listed in manifest.json");
+        assertThat(out.resolve("gone_run/validation.json")).doesNotExist();
+        assertThat(out.resolve("gone_run/.validation.json.123.tmp")).doesNotExist();
+        assertThat(RunDirectory.CORPUS.verify(out)).isNull();
+        assertThat(Files.readString(out.resolve(RunDirectory.MANIFEST)))
+                .contains("\"kind\" : \"corpus\"")
+                .contains("\"corpus.csv\"")
+                .contains("\"blis_H100_Llama-2-7b_tp1_codegen/validation.json\"")
+                .contains("\"llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1/validation.json\"");
+        // another validation's file beside them is named
+        Files.writeString(out.resolve("blis_H100_Llama-2-7b_tp1_codegen/validation.json"), "{\"other\": 1}");
+        assertThat(RunDirectory.CORPUS.verify(out))
+                .contains("mixes two corpus validations")
+                .contains("blis_H100_Llama-2-7b_tp1_codegen/validation.json differs");
     }
 
     @Test

@@ -48,14 +48,65 @@ public final class RunDirectory {
             "sweep",
             List.of("best.yaml", "capacity.csv", "pareto.csv", "results.csv", "results.parquet", "sweep.html"));
 
+    /**
+     * A corpus validation's directory ({@code servesim validate --corpus}): {@code corpus.csv} and one
+     * {@code <run>/validation.json} per run folder.
+     */
+    public static final RunDirectory CORPUS = new RunDirectory("corpus", List.of("corpus.csv"), "validation.json");
+
+    /** {@code servesim bench fixture}'s directory (its table, rewritten after every cell). */
+    public static final RunDirectory BENCH_FIXTURE = new RunDirectory("bench", List.of("fixture.csv", "fixture.json"));
+
     private static final ObjectMapper JSON = JsonMapper.builder().build();
 
     private final String kind;
     private final List<String> outputs;
+    /** A file each immediate subdirectory may hold as an output ({@code <sub>/<name>}), or null. */
+    private final String perSubdirectory;
 
     private RunDirectory(String kind, List<String> outputs) {
+        this(kind, outputs, null);
+    }
+
+    private RunDirectory(String kind, List<String> outputs, String perSubdirectory) {
         this.kind = kind;
         this.outputs = outputs;
+        this.perSubdirectory = perSubdirectory;
+    }
+
+    /** Whether {@code name} (relative to the directory, {@code /}-separated) is one of this kind's outputs. */
+    private boolean isOutput(String name) {
+        if (outputs.contains(name)) {
+            return true;
+        }
+        if (perSubdirectory == null) {
+            return false;
+        }
+        int slash = name.indexOf('/');
+        return slash > 0
+                && name.indexOf('/', slash + 1) < 0
+                && name.substring(slash + 1).equals(perSubdirectory)
+                && !name.startsWith(".");
+    }
+
+    /** The per-subdirectory outputs present in {@code dir}, in name order. */
+    private List<String> subdirectoryOutputs(Path dir) {
+        List<String> out = new ArrayList<>();
+        if (perSubdirectory == null || !Files.isDirectory(dir)) {
+            return out;
+        }
+        try (DirectoryStream<Path> subs = Files.newDirectoryStream(dir, Files::isDirectory)) {
+            for (Path sub : subs) {
+                String name = sub.getFileName() + "/" + perSubdirectory;
+                if (Files.isRegularFile(sub.resolve(perSubdirectory)) && isOutput(name)) {
+                    out.add(name);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + dir + ": " + e.getMessage(), e);
+        }
+        out.sort(null);
+        return out;
     }
 
     /** Every file (or Spark directory) this kind of run may write, in the manifest's order. */
@@ -75,6 +126,19 @@ public final class RunDirectory {
                 for (Path f : files) {
                     if (isOurTemporary(f.getFileName().toString())) {
                         Files.deleteIfExists(f);
+                    }
+                }
+            }
+            if (perSubdirectory != null) {
+                try (DirectoryStream<Path> subs = Files.newDirectoryStream(dir, Files::isDirectory)) {
+                    for (Path sub : subs) {
+                        try (DirectoryStream<Path> files = Files.newDirectoryStream(sub, ".*.tmp")) {
+                            for (Path f : files) {
+                                if (f.getFileName().toString().startsWith("." + perSubdirectory + ".")) {
+                                    Files.deleteIfExists(f);
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -106,10 +170,12 @@ public final class RunDirectory {
         root.put("kind", kind);
         ArrayNode files = root.putArray("files");
         try {
-            for (String name : outputs) {
+            List<String> names = new ArrayList<>(outputs);
+            names.addAll(subdirectoryOutputs(dir));
+            for (String name : names) {
                 Path f = dir.resolve(name);
                 if (!written.contains(name)) {
-                    deleteTree(f);
+                    deleteTree(f); // an earlier run's (for a corpus: a run folder no longer validated)
                     continue;
                 }
                 ObjectNode entry = files.addObject();
@@ -132,6 +198,7 @@ public final class RunDirectory {
                 out.add(name);
             }
         }
+        out.addAll(subdirectoryOutputs(dir));
         return out;
     }
 
@@ -146,7 +213,7 @@ public final class RunDirectory {
             root = JSON.readTree(manifest.toFile());
         } catch (tools.jackson.core.JacksonException e) {
             if (e.getCause() instanceof NoSuchFileException || !Files.exists(manifest)) {
-                return dir + " is not a complete " + kind + ": it has no " + MANIFEST + " (a " + kind
+                return dir + " is not a complete " + noun() + ": it has no " + MANIFEST + " (a " + noun()
                         + " writing into it was interrupted or failed, or an older servesim wrote it); " + rerun();
             }
             return manifest + " is unreadable (" + e.getOriginalMessage() + "); " + rerun();
@@ -159,18 +226,18 @@ public final class RunDirectory {
         try {
             for (JsonNode entry : files) {
                 String name = entry.path("name").asString("");
-                if (!outputs.contains(name)) {
+                if (!isOutput(name)) {
                     return manifest + ": unknown file '" + name + "'; " + rerun();
                 }
                 listed.add(name);
                 Path f = dir.resolve(name);
                 if (!Files.exists(f)) {
-                    return dir + " is not a complete " + kind + ": " + name + " is missing; " + rerun();
+                    return dir + " is not a complete " + noun() + ": " + name + " is missing; " + rerun();
                 }
                 if (bytes(f) != entry.path("bytes").asLong(-1)
                         || !sha256(f).equals(entry.path("sha256").asString(""))) {
-                    return dir + " mixes two " + kind + "s: " + name + " differs from the one its manifest lists"
-                            + " (written by another " + kind + ", or edited); " + rerun();
+                    return dir + " mixes two " + noun() + "s: " + name + " differs from the one its manifest lists"
+                            + " (written by another " + noun() + ", or edited); " + rerun();
                 }
             }
         } catch (IOException e) {
@@ -178,15 +245,29 @@ public final class RunDirectory {
         }
         for (String name : present(dir)) {
             if (!listed.contains(name)) {
-                return dir + " mixes two " + kind + "s: " + name + " is not part of the " + kind
+                return dir + " mixes two " + noun() + "s: " + name + " is not part of the " + noun()
                         + " its manifest lists; delete it or " + rerun();
             }
         }
         return null;
     }
 
+    /** What the directory holds, in messages. */
+    private String noun() {
+        return switch (kind) {
+            case "corpus" -> "corpus validation";
+            case "bench" -> "benchmark table";
+            default -> kind;
+        };
+    }
+
     private String rerun() {
-        return kind.equals("run") ? "re-run the replay" : "re-run the " + kind;
+        return switch (kind) {
+            case "run" -> "re-run the replay";
+            case "corpus" -> "re-run the validation";
+            case "bench" -> "re-run the benchmark";
+            default -> "re-run the " + kind;
+        };
     }
 
     /** A file's size, or the total size of the files under a directory (Spark's results.parquet). */

@@ -2,6 +2,7 @@ package io.servesim.cli.bench;
 
 import io.servesim.cli.Main;
 import io.servesim.report.AtomicFiles;
+import io.servesim.report.RunDirectory;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -153,6 +154,9 @@ public final class FixtureCommand implements Callable<Integer> {
         for (FixtureCell c : cells) {
             csv.append(c.csvRow()).append('\n');
         }
+        // the manifest (report.RunDirectory) goes first and comes back last: a kill in between leaves a table that
+        // says it is incomplete, not a csv and a json of different cells
+        RunDirectory.BENCH_FIXTURE.begin(out);
         AtomicFiles.writeString(out.resolve("fixture.csv"), csv.toString());
         AtomicFiles.writeString(
                 out.resolve("fixture.json"),
@@ -161,6 +165,7 @@ public final class FixtureCommand implements Callable<Integer> {
                                 .build()
                                 .writeValueAsString(cells)
                         + "\n");
+        RunDirectory.BENCH_FIXTURE.finish(out, List.of("fixture.csv", "fixture.json"));
     }
 
     /** Runs one cell in a fresh JVM with this JVM's heap and GC flags; null (reported) when it fails. */

@@ -87,6 +87,11 @@ class FixtureTest {
         assertThat(csv.get(2)).startsWith("2,1,kvcr-hinted,176,");
         assertThat(Files.readString(dir.resolve("fixture.json"))).contains("\"arm\" : \"kvcr-hinted\"");
         assertThat(out.toString()).contains("kvcr-hinted / kvcr-off");
+        // the table's directory is one benchmark's output exactly when its manifest matches
+        assertThat(io.servesim.report.RunDirectory.BENCH_FIXTURE.verify(dir)).isNull();
+        Files.writeString(dir.resolve("fixture.json"), "[]\n");
+        assertThat(io.servesim.report.RunDirectory.BENCH_FIXTURE.verify(dir))
+                .contains("mixes two benchmark tables: fixture.json differs");
     }
 
     @Test
