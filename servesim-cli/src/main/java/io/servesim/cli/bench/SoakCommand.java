@@ -107,6 +107,40 @@ public final class SoakCommand implements Callable<Integer> {
         return sets;
     }
 
+    /**
+     * What {@code summary.json} says against the request log it summarises: the status counts add up to the requests
+     * and equal the log's; and every KVCR pull staged ended exactly once (landed, source-only or aborted).
+     */
+    static List<String> summaryAddsUp(RunResult result) {
+        List<String> problems = new ArrayList<>();
+        io.servesim.report.Summary s = io.servesim.report.Summaries.of(result);
+        RequestLog log = result.log();
+        TreeMap<String, Long> byStatus = new TreeMap<>();
+        for (int i = 0; i < log.size(); i++) {
+            byStatus.merge(log.status(i).status(), 1L, Long::sum);
+        }
+        if (s.requests() != log.size()) {
+            problems.add("summary requests " + s.requests() + " != " + log.size() + " rows");
+        }
+        if (s.completed() + s.rejected() + s.incomplete() + s.abandoned() != s.requests()) {
+            problems.add("summary completed + rejected + incomplete + abandoned != requests " + s.requests());
+        }
+        long[] counts = {s.completed(), s.rejected(), s.incomplete(), s.abandoned()};
+        String[] names = {"completed", "rejected", "incomplete", "abandoned"};
+        for (int i = 0; i < names.length; i++) {
+            if (counts[i] != byStatus.getOrDefault(names[i], 0L)) {
+                problems.add("summary " + names[i] + " " + counts[i] + " != " + byStatus.getOrDefault(names[i], 0L)
+                        + " rows");
+            }
+        }
+        io.servesim.report.Summary.Kvcr k = s.kvcr();
+        if (k.staged() != k.landed() + k.sourceOnly() + k.aborted()) {
+            problems.add("kvcr: " + k.staged() + " pulls staged but " + k.landed() + " landed + " + k.sourceOnly()
+                    + " source-only + " + k.aborted() + " aborted");
+        }
+        return problems;
+    }
+
     @Override
     public Integer call() {
         PrintWriter o = spec.commandLine().getOut();
@@ -125,6 +159,11 @@ public final class SoakCommand implements Callable<Integer> {
             Invariants checks = new Invariants(config).watch(sim);
             RunResult result = sim.run();
             checks.atEnd(sim, result, config);
+            List<String> summaryProblems = summaryAddsUp(result);
+            violations += summaryProblems.size();
+            for (String v : summaryProblems.subList(0, Math.min(5, summaryProblems.size()))) {
+                o.println("  seed " + (seed + t) + ": " + v);
+            }
             RequestLog log = result.log();
             for (int i = 0; i < log.size(); i++) {
                 statuses.merge(log.status(i).status(), 1L, Long::sum);

@@ -37,6 +37,16 @@ class SoakCommandTest {
     }
 
     @Test
+    void theSummary_addsUpToTheRequestLog_andEveryStagedPullEndsOnce_inAFaultySoakTry() {
+        SimConfig c = ConfigLoader.fromYaml("", "t", SoakCommand.config(2, 32, 20)); // even seed: KVCR on
+        io.servesim.run.RunResult r = io.servesim.run.Simulation.run(c);
+        assertThat(SoakCommand.summaryAddsUp(r)).isEmpty();
+        io.servesim.report.Summary s = io.servesim.report.Summaries.of(r);
+        assertThat(s.kvcr().staged()).isPositive(); // the pull check is not vacuous
+        assertThat(s.requests()).isEqualTo(r.log().size());
+    }
+
+    @Test
     void badArguments_areUsageErrors() {
         assertThat(CliRun.of("bench", "soak", "--tries", "0").exit()).isEqualTo(Main.USAGE);
     }
