@@ -42,6 +42,7 @@ final class Cluster {
     private final LoadIndex load;
     private final KvcrRegistry kvcr;
     private final TransferService kvcrTransfers;
+    private TransferService hostTransfers;
     private final List<HostPool> hostPools = new ArrayList<>();
     private final HostUsage g2 = new HostUsage();
     private final boolean hashPrompts;
@@ -135,6 +136,7 @@ final class Cluster {
     /** G2 host tiers: one pool per rank, or one shared pool, each rank with its own GPU endpoint. */
     private void installHostOffload(HostOffloadConfig ho, EventQueue queue, long blockBytes) {
         TransferService transfers = new TransferService(queue, 0, 0);
+        this.hostTransfers = transfers;
         CopyJobs jobs = new CopyJobs();
         transfers.listener(jobs);
         boolean shared = ho.scope() == HostOffloadConfig.Scope.CLUSTER_SHARED;
@@ -205,6 +207,18 @@ final class Cluster {
     /** KVCR pulls moving now (0 when KVCR is off). */
     int movingPulls() {
         return kvcrTransfers == null ? 0 : kvcrTransfers.movingJobs();
+    }
+
+    /** The transfer services in use (KVCR pulls, G2 copies), for accounting checks. */
+    List<TransferService> transferServices() {
+        List<TransferService> out = new ArrayList<>(2);
+        if (kvcrTransfers != null) {
+            out.add(kvcrTransfers);
+        }
+        if (hostTransfers != null) {
+            out.add(hostTransfers);
+        }
+        return out;
     }
 
     /** G2 blocks held and capacity over every pool. */

@@ -158,6 +158,9 @@ public final class Invariants implements StepObserver {
                 violation("request " + id + " completed out of order or without output");
             }
         }
+        for (String p : sim.transferProblems(true)) {
+            violation("transfers: " + p); // every byte submitted was delivered or cancelled, nothing left moving
+        }
         int ranks = config.cluster().workers() * config.cluster().attentionDp();
         for (int g = 0; g < ranks && !limited; g++) {
             if (sim.rank(g).failed()) {

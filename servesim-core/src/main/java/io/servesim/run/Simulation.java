@@ -154,6 +154,24 @@ public final class Simulation {
         return queue.ranAhead();
     }
 
+    /**
+     * Why the run's KV transfers do not add up (each service's {@code accountingProblem}), plus transfers still in
+     * flight when {@code atEnd} and the run was not cut by a time limit; empty when they do.
+     */
+    public List<String> transferProblems(boolean atEnd) {
+        List<String> out = new ArrayList<>();
+        for (io.servesim.transfer.TransferService t : cluster.transferServices()) {
+            String p = t.accountingProblem();
+            if (p != null) {
+                out.add(p);
+            }
+            if (atEnd && config.limits().timeLimitS() == null && t.inFlightJobs() > 0) {
+                out.add(t.inFlightJobs() + " transfers still in flight at the end");
+            }
+        }
+        return out;
+    }
+
     /** The rank with cluster-wide index {@code globalIndex}. */
     public EngineRank rank(int globalIndex) {
         return cluster.rank(globalIndex);

@@ -70,6 +70,14 @@ public final class TransferService implements EventHandler {
     private long[] startNanos = new long[16];
     private long[] endNanos = new long[16];
     private int movingTotal;
+    // accounting, checked by the fault soak: every job submitted ends once, done or cancelled, and its bytes with it
+    private long submittedJobs;
+    private long submittedBytes;
+    private long doneJobs;
+    private long doneBytes;
+    private long cancelledJobs;
+    private long cancelledBytes;
+    private double cancelledUndeliveredBytes;
     // Fabric-capped mode: every change reflows every moving job, so projected completions live in an indexed
     // min-heap (by time, then id) behind one wake-up event instead of one queue event per job per reflow.
     private final io.servesim.sim.IndexedMinHeap completions = new io.servesim.sim.IndexedMinHeap();
@@ -136,6 +144,8 @@ public final class TransferService implements EventHandler {
         }
         src[id] = source;
         dst[id] = destination;
+        submittedJobs++;
+        submittedBytes += bytes;
         totalBytes[id] = bytes;
         remaining[id] = bytes;
         state[id] = State.WAITING_FIRST_BYTE;
@@ -165,6 +175,46 @@ public final class TransferService implements EventHandler {
         freeIds.add(id);
     }
 
+    /**
+     * Why the service's accounting does not add up, or null when it does: every job submitted is done, cancelled or
+     * still in flight (waiting for its first byte or moving), with its bytes; a cancelled job delivered no more than
+     * its bytes.
+     */
+    public String accountingProblem() {
+        long inFlightJobs = 0;
+        long inFlightBytes = 0;
+        for (int id = 0; id < jobs; id++) {
+            if (state[id] == State.WAITING_FIRST_BYTE || state[id] == State.MOVING) {
+                inFlightJobs++;
+                inFlightBytes += totalBytes[id];
+            }
+        }
+        if (submittedJobs != doneJobs + cancelledJobs + inFlightJobs) {
+            return submittedJobs + " transfers submitted but " + doneJobs + " done + " + cancelledJobs + " cancelled + "
+                    + inFlightJobs + " in flight";
+        }
+        if (submittedBytes != doneBytes + cancelledBytes + inFlightBytes) {
+            return submittedBytes + " bytes submitted but " + doneBytes + " done + " + cancelledBytes + " cancelled + "
+                    + inFlightBytes + " in flight";
+        }
+        if (cancelledUndeliveredBytes < 0 || cancelledUndeliveredBytes > cancelledBytes) {
+            return "cancelled transfers left " + cancelledUndeliveredBytes + " of " + cancelledBytes
+                    + " bytes undelivered";
+        }
+        return null;
+    }
+
+    /** Jobs in flight (waiting for their first byte or moving). */
+    public int inFlightJobs() {
+        int n = 0;
+        for (int id = 0; id < jobs; id++) {
+            if (state[id] == State.WAITING_FIRST_BYTE || state[id] == State.MOVING) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Job ids allocated so far (the per-job arrays' used length). */
     public int idsAllocated() {
         return jobs;
@@ -184,6 +234,9 @@ public final class TransferService implements EventHandler {
             stopMoving(id);
             reflow(id, now);
         }
+        cancelledJobs++;
+        cancelledBytes += totalBytes[id];
+        cancelledUndeliveredBytes += remaining[id];
     }
 
     @Override
@@ -228,6 +281,11 @@ public final class TransferService implements EventHandler {
     }
 
     private void complete(int id, long now) {
+        if (state[id] != State.MOVING) {
+            throw new IllegalStateException("transfer " + id + " completed while " + state[id]);
+        }
+        doneJobs++;
+        doneBytes += totalBytes[id];
         remaining[id] = 0; // exactly: no floating residue
         state[id] = State.DONE;
         endNanos[id] = now;

@@ -41,6 +41,25 @@ class TransferServiceTest {
     }
 
     @Test
+    void everyJobSubmitted_endsOnceDoneOrCancelled_withItsBytes() {
+        int a = service.addEndpoint(50, 50);
+        int b = service.addEndpoint(50, 50);
+        int j1 = service.submit(a, b, GB, 0);
+        int j2 = service.submit(a, b, GB, 0);
+        int j3 = service.submit(a, b, GB, 5 * MS); // still waiting for its first byte when cancelled
+        runUntil(0); // j1 and j2 start moving; the clock stays at 0
+        assertThat(service.inFlightJobs()).isEqualTo(3);
+        assertThat(service.accountingProblem()).isNull(); // in flight counts too
+        service.cancel(j2); // moving, nothing delivered yet
+        service.cancel(j3); // waiting for its first byte
+        service.cancel(j2); // a second cancel changes nothing
+        runUntil(Long.MAX_VALUE);
+        assertThat(done).containsExactly(j1 + "@20"); // j1 alone: 1 GB at 50 GB/s
+        assertThat(service.inFlightJobs()).isZero();
+        assertThat(service.accountingProblem()).isNull();
+    }
+
+    @Test
     void aThirdPullArrivingMidway_reflowsAllThree() {
         int a = service.addEndpoint(50, 50);
         int b = service.addEndpoint(50, 50);
