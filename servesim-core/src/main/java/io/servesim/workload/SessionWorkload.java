@@ -167,6 +167,9 @@ public final class SessionWorkload implements Workload, EventHandler {
         }
         long now = queue.nowNanos();
         if (rejected || request.lastTurn()) {
+            if (rejected) {
+                abandonRest(s, request, now);
+            }
             active.remove(s.id);
             sink.sessionEnded(s.id);
             if (arrival.type() == ArrivalConfig.Type.CONCURRENCY
@@ -180,6 +183,44 @@ public final class SessionWorkload implements Workload, EventHandler {
         long think = Math.round(Distributions.sampleDouble(config.thinkTimeMs(), s.rng) * 1e6);
         queue.schedule(now + think, Phase.ARRIVAL, s.id + 1, this, NEXT_TURN, s.id);
     }
+
+    /**
+     * A turn of {@code s} was rejected (its prompt too long, or no worker left): the session's later turns will never
+     * be sent, and each is recorded now as an abandoned request, so every configured turn is accounted for (as a
+     * trace row would be). Their lengths are drawn from the session's own stream, which nothing else reads once the
+     * session ends: a new-input draw and an output draw per turn, the prompt growing as if each unsent turn had
+     * generated its requested output.
+     */
+    private void abandonRest(Session s, Request rejected, long now) {
+        int length = rejected.promptLength();
+        int output = rejected.outputTokens();
+        for (int turn = s.nextTurn; turn < config.turns(); turn++) {
+            int fresh = (int) Math.min(
+                    (long) io.servesim.config.DistributionConfig.MAX_TOKENS,
+                    Distributions.sample(config.newInputTokens(), s.rng, 0));
+            length = (int) Math.min(Integer.MAX_VALUE, (long) length + output + fresh);
+            output = (int) Math.min(
+                    (long) io.servesim.config.DistributionConfig.MAX_TOKENS,
+                    Distributions.sample(config.outputTokens(), s.rng, 1));
+            int id = created++;
+            long seed = io.servesim.sim.Mix64.mix(streams.seed() ^ ABANDONED_PROMPT_SALT, id);
+            sink.abandoned(Request.ofUniqueTokens(
+                    id,
+                    s.id,
+                    turn,
+                    turn == config.turns() - 1,
+                    now,
+                    seed == 0 ? 1 : seed,
+                    length,
+                    output,
+                    0,
+                    null,
+                    -1));
+        }
+        s.nextTurn = config.turns();
+    }
+
+    private static final long ABANDONED_PROMPT_SALT = 0xABA4D0EDL;
 
     /** Whether follow-up {@code turn} of {@code session} migrates: its own seeded draw is below the fraction. */
     public static boolean migrates(RandomStreams streams, long session, int turn, double fraction) {

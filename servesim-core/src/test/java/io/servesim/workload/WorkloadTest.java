@@ -159,20 +159,39 @@ class WorkloadTest {
     }
 
     @Test
-    void rejectedTurn_endsItsSession_andConcurrencyStartsTheNextSession() {
+    void rejectedTurn_endsItsSession_recordsItsUnsentTurnsAsAbandoned_andConcurrencyStartsTheNextSession() {
         EventQueue q = new EventQueue();
         List<Request> got = new ArrayList<>();
+        List<Request> abandoned = new ArrayList<>();
         SessionWorkload w = new SessionWorkload(
                 new SessionsConfig(2L, null, 3, TEN, TEN, TEN, DistributionConfig.fixed(0), 0, 1, 0.0),
                 new ArrivalConfig(ArrivalConfig.Type.CONCURRENCY, null, 1),
                 new RandomStreams(2));
-        w.start(q, got::add);
+        w.start(q, new io.servesim.workload.RequestSink() {
+            @Override
+            public void submit(Request request) {
+                got.add(request);
+            }
+
+            @Override
+            public void abandoned(Request request) {
+                abandoned.add(request);
+            }
+        });
         while (q.runNext()) {}
         assertThat(got).hasSize(1);
         w.onRequestDone(got.get(0), 0, true);
+        // its turns 1 and 2 are never sent: each is recorded, the prompt growing by the turn's 10 new tokens and the
+        // previous turn's 10 requested outputs
+        assertThat(abandoned).extracting(Request::turn).containsExactly(1, 2);
+        assertThat(abandoned).extracting(Request::sessionId).containsOnly(0L);
+        assertThat(abandoned).extracting(Request::promptLength).containsExactly(30, 50);
+        assertThat(abandoned.get(1).lastTurn()).isTrue();
         while (q.runNext()) {}
         assertThat(got).hasSize(2);
         assertThat(got.get(1).sessionId()).isEqualTo(1);
         assertThat(got.get(1).turn()).isZero();
+        assertThat(got.get(1).id()).isEqualTo(3); // ids 1 and 2 went to the abandoned turns
+        assertThat(w.requestsCreated()).isEqualTo(4);
     }
 }
