@@ -23,6 +23,12 @@ final class Dispatcher implements RequestSink {
     private final Long2IntOpenHashMap sessionRank = new Long2IntOpenHashMap();
     private final long[] workerRequests;
     private final io.servesim.sim.EventQueue queue;
+    private java.util.function.Consumer<Request> lost = r -> {};
+
+    /** Who hears of a request that reached no worker (the workload: {@code Workload.onRequestLost}). */
+    void onLost(java.util.function.Consumer<Request> listener) {
+        this.lost = listener;
+    }
 
     Dispatcher(Cluster cluster, RunRecorder recorder, io.servesim.sim.EventQueue queue) {
         this.cluster = cluster;
@@ -70,6 +76,7 @@ final class Dispatcher implements RequestSink {
         if (cluster.acceptingWorkers() == 0) {
             // every worker failed or drains: nothing takes new work (a router would fall back to a draining one)
             recorder.rejectedNoWorker(request, previous.unplaced(restarts), queue.nowNanos());
+            lost.accept(request); // a session's later turns are abandoned, not lost
             return;
         }
         int dp = cluster.ranksPerWorker();

@@ -100,6 +100,7 @@ public final class Simulation {
                 fleet);
         this.workload =
                 Workloads.create(config.workload(), streams, config.cluster().attentionDp(), config.baseDir());
+        dispatcher.onLost(workload::onRequestLost);
     }
 
     /** What the engines report: finished requests go to the recorder, then the workload; load changes to tracking. */

@@ -160,6 +160,19 @@ public final class SessionWorkload implements Workload, EventHandler {
     }
 
     @Override
+    public void onRequestLost(Request request) {
+        Session s = active.get(request.sessionId());
+        if (s == null || s.lastRequest != request) {
+            return;
+        }
+        // as after a rejection, except that a closed loop starts no new session into a fleet with no worker (it
+        // would be rejected at the same instant, again and again)
+        abandonRest(s, request, queue.nowNanos());
+        active.remove(s.id);
+        sink.sessionEnded(s.id);
+    }
+
+    @Override
     public void onRequestDone(Request request, int generatedTokens, boolean rejected) {
         Session s = active.get(request.sessionId());
         if (s == null || s.lastRequest != request) {

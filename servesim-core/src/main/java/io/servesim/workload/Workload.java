@@ -16,6 +16,13 @@ public interface Workload {
      */
     void onRequestDone(Request request, int generatedTokens, boolean rejected);
 
+    /**
+     * Called once for a request that reached no worker (every worker had failed or was draining; it is recorded as
+     * rejected {@code no_worker}). Session workloads end its session as after a rejection, so its later turns are
+     * recorded as abandoned rather than lost; independent requests need nothing.
+     */
+    default void onRequestLost(Request request) {}
+
     /** Requests created so far. */
     int requestsCreated();
 

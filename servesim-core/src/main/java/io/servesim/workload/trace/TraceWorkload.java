@@ -410,6 +410,11 @@ public final class TraceWorkload implements Workload, EventHandler {
     }
 
     @Override
+    public void onRequestLost(Request request) {
+        onRequestDone(request, 0, true); // its session's later rows are abandoned, not lost (bounded by the rows)
+    }
+
+    @Override
     public void onRequestDone(Request request, int generatedTokens, boolean rejected) {
         long now = queue.nowNanos();
         if (request.sessionId() < 0) {

@@ -519,4 +519,45 @@ class TraceReplayTest {
         assertThat(summary.get("abandoned").longValue()).isEqualTo(10);
         assertThat(summary.get("requests").longValue()).isEqualTo(45);
     }
+
+    @Test
+    void whenEveryWorkerFails_theTurnsOfSessionsThatReachNoWorker_endAsRejectedAndAbandoned_soNoRowIsLost(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws IOException {
+        // 100 sessions x 4 turns (1 s apart) + 50 single requests over 20 s; both workers fail at 8 s
+        StringBuilder rows = new StringBuilder();
+        for (int s = 0; s < 100; s++) {
+            for (int t = 0; t < 4; t++) {
+                rows.append("{\"arrival_ms\": ")
+                        .append(s * 150 + t * 1000)
+                        .append(", \"session_id\": \"s")
+                        .append(s)
+                        .append("\", \"input_length\": ")
+                        .append(100 * (t + 1))
+                        .append(", \"output_length\": 8}\n");
+            }
+        }
+        for (int i = 0; i < 50; i++) {
+            rows.append("{\"arrival_ms\": ").append(i * 400).append(", \"input_length\": 50, \"output_length\": 4}\n");
+        }
+        String sorted = rows.toString()
+                .lines()
+                .sorted(java.util.Comparator.comparingLong(
+                        l -> Long.parseLong(l.replaceAll("^\\{\"arrival_ms\": ([0-9]+),.*$", "$1"))))
+                .collect(java.util.stream.Collectors.joining("\n", "", "\n"));
+        java.nio.file.Path f = dir.resolve("sessions.jsonl");
+        java.nio.file.Files.writeString(f, sorted);
+        RunResult r = replay(
+                "servesim",
+                f.toString(),
+                "cluster.workers=2",
+                "cluster.events=[{at_ms: 8000, worker: 0, action: fail}, {at_ms: 8000, worker: 1, action: fail}]");
+        var log = r.log();
+        assertThat(log.size()).isEqualTo(450); // every row ends in requests.csv (it was 237)
+        java.util.Map<String, Integer> byReason = new java.util.TreeMap<>();
+        for (int i = 0; i < log.size(); i++) {
+            byReason.merge(log.status(i).status() + "/" + log.status(i).reason(), 1, Integer::sum);
+        }
+        assertThat(byReason).containsKeys("completed/stop", "rejected/no_worker", "abandoned/session_ended");
+        assertThat(byReason.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(450);
+    }
 }
