@@ -33,6 +33,34 @@ class EventQueueTest {
     }
 
     @Test
+    void localAndExternalEvents_runInOneTotalOrder_andALocalEventMayRunAheadOnlyBeforeEveryExternalOne() {
+        EventQueue q = new EventQueue();
+        q.schedule(10, Phase.ARRIVAL, 0, recorder("arr"), 0, 0);
+        q.scheduleLocal(10, Phase.PASS_COMPLETION, 4, recorder("pass"), 0, 0);
+        q.scheduleLocal(10, Phase.STEP_START, 4, recorder("step"), 0, 0);
+        q.schedule(3, Phase.TELEMETRY, 0, recorder("tel"), 0, 0);
+        assertThat(q.size()).isEqualTo(4);
+        assertThat(q.peekTimeNanos()).isEqualTo(3);
+        // the next external event is telemetry at 3: a local event at 2 may run ahead, one at 3 (an earlier phase
+        // than telemetry) too, one at 4 may not
+        assertThat(q.mayRunAhead(2, Phase.STEP_START, 4)).isTrue();
+        assertThat(q.mayRunAhead(3, Phase.STEP_START, 4)).isTrue();
+        assertThat(q.mayRunAhead(4, Phase.PASS_COMPLETION, 4)).isFalse();
+        q.fence(1); // a caller stops at 1 ns: nothing after it runs ahead
+        assertThat(q.mayRunAhead(2, Phase.STEP_START, 4)).isFalse();
+        q.fence(Long.MAX_VALUE);
+        while (q.runNext()) {}
+        // one order over both heaps: time, then phase (pass completion < arrival < step start)
+        assertThat(fired).containsExactly("tel0:0", "pass0:0", "arr0:0", "step0:0");
+        q.runAheadTo(12);
+        assertThat(q.nowNanos()).isEqualTo(12);
+        assertThat(q.ranAhead()).isEqualTo(1);
+        assertThatThrownBy(() -> q.runAheadTo(11)).hasMessageContaining("into the past");
+        q.forbidRunAhead();
+        assertThat(q.mayRunAhead(20, Phase.STEP_START, 4)).isFalse(); // even with no external event pending
+    }
+
+    @Test
     void samePhaseEvents_runInStableIdOrder_thenInSchedulingOrder() {
         EventQueue q = new EventQueue();
         q.schedule(1, Phase.PASS_COMPLETION, 7, recorder("r7-"), 1, 0);
