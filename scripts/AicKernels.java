@@ -21,6 +21,8 @@ import java.util.Locale;
  *       (above every bundled GPU's BF16 ridge point), so memory-bound small-m shapes do not pull it down.
  *   <li>Bandwidth: the 90th percentile of achieved weight bytes per second (2·n·k bytes of BF16 weights / latency)
  *       over streaming shapes, m at most 16 and at least 64 M weights.
+ *   <li>MoE compute: the 90th percentile of the FLOP/s vLLM's fused-MoE layer reaches at 4,096 tokens or more (BF16,
+ *       balanced routing, no expert parallelism), from AIConfigurator's moe_perf tables.
  *   <li>All-reduce: vLLM's custom all-reduce as captured in CUDA graphs (backend vllm_graph, BF16), latency in µs
  *       per group size (2, 4, 8 GPUs) and message size in elements (AIConfigurator's message_size: a [tokens,
  *       4096] tensor of that many BF16 elements).
@@ -59,6 +61,9 @@ public class AicKernels {
                 .append("#   (n, k >= 1024 and m*n*k / (m*k + n*k + m*n) >= 512).\n")
                 .append("# gbytes_per_s: 90th percentile of BF16 weight bytes (2*n*k) / latency over streaming shapes\n")
                 .append("#   (m <= 16, n*k >= 64M). shapes: rows behind each value.\n")
+                .append("# moe_tflops: 90th percentile of the fused-MoE layer's FLOP/s (2*topk*3*hidden*inter/tp per\n")
+                .append("#   token) over BF16 rows, balanced routing, no EP, >= 4096 tokens, inter/tp >= 1024\n")
+                .append("#   (.../<gpu>/moe/vllm/<version>/moe_perf.parquet; absent: no such rows for the GPU).\n")
                 .append("# allreduce: vLLM's custom all-reduce captured in a CUDA graph (backend vllm_graph, BF16):\n")
                 .append("#   latency in us per group size (tp2_us, ...) at each message size in elements.\n")
                 .append("# Read by io.servesim.timing.Specs.\n");
@@ -80,10 +85,39 @@ public class AicKernels {
                 }
                 double[] bw = percentile(s, dir, bf16, "bfloat16", "2.0*n*k/(latency*1e-3)/1e9", STREAMING);
                 out.append(String.format(Locale.ROOT, "  gbytes_per_s: %.0f    # vLLM %s, %d shapes%n", bw[0], bf16, (long) bw[1]));
+                moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
                 allReduce(s, data.resolve(gpu[0]).resolve("comm").resolve("vllm"), out);
             }
         }
         Files.writeString(Path.of(args[2]), out.toString());
+    }
+
+    /**
+     * Appends {@code moe_tflops}: the 90th percentile of the FLOP/s vLLM's fused-MoE layer reaches (2 · top-k · 3 ·
+     * hidden · intermediate / TP FLOPs per token over the measured latency) over BF16 rows with balanced routing, no
+     * expert parallelism, at least 4,096 tokens and at least 1,024 intermediate columns per GPU, from the newest vLLM
+     * version that has such rows; nothing when no version has (the GPU then gets the fleet ratio).
+     */
+    private static void moe(Statement s, Path dir, StringBuilder out) throws Exception {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        List<String> versions = versionsWith(dir, "moe_perf.parquet");
+        String where = " where moe_dtype = 'bfloat16' and distribution = 'balanced' and moe_ep_size = 1"
+                + " and num_tokens >= 4096 and inter_size / moe_tp_size >= 1024 and latency > 0";
+        for (int i = versions.size() - 1; i >= 0; i--) {
+            String file = dir.resolve(versions.get(i)).resolve("moe_perf.parquet").toString().replace("'", "''");
+            try (ResultSet r = s.executeQuery("select quantile_cont(2.0 * topk * 3 * hidden_size * inter_size"
+                    + " / moe_tp_size * num_tokens / (latency * 1e-3) / 1e12, 0.9), count(*) from '" + file + "'"
+                    + where)) {
+                r.next();
+                if (r.getLong(2) >= 10) {
+                    out.append(String.format(Locale.ROOT, "  moe_tflops: %.1f    # vLLM %s, %d rows%n",
+                            r.getDouble(1), versions.get(i), r.getLong(2)));
+                    return;
+                }
+            }
+        }
     }
 
     /** Appends the all-reduce table of the newest vLLM version that has one. */

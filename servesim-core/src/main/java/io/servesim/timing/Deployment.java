@@ -192,6 +192,7 @@ public record Deployment(
                         c.achievedBf16Tflops(),
                         c.achievedFp8Tflops(),
                         c.achievedGbytesPerS(),
+                        null,
                         "timing.custom_gpu achieved_*"),
                 null);
     }

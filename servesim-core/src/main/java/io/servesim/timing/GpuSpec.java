@@ -36,9 +36,11 @@ public record GpuSpec(
      * @param bf16Tflops compute-bound BF16 GEMMs, TFLOP/s
      * @param fp8Tflops compute-bound FP8 GEMMs, TFLOP/s (the BF16 value on GPUs without FP8 tensor cores)
      * @param gbytesPerS weight streaming of small-batch GEMMs, GB/s
+     * @param moeTflops vLLM's fused-MoE layer with BF16 weights at large token counts, TFLOP/s (grouped expert GEMMs
+     *     reach less of the tensor cores than one dense GEMM: 0.60–0.85 of {@code bf16Tflops} on the measured GPUs)
      * @param source where the values come from (measurement and its version, or the fallback rule)
      */
-    public record Achieved(double bf16Tflops, double fp8Tflops, double gbytesPerS, String source) {}
+    public record Achieved(double bf16Tflops, double fp8Tflops, double gbytesPerS, double moeTflops, String source) {}
 
     /**
      * vLLM's all-reduce latency measured per group size and message size (AIConfigurator's tables, {@code
@@ -145,6 +147,15 @@ public record GpuSpec(
     /** FLOP/s compute-bound GEMMs of a weight dtype reach ({@link #achieved}). */
     public double achievedFlopsPerSecond(TimingConfig.Dtype dtype) {
         return (dtype == TimingConfig.Dtype.FP8 ? achieved.fp8Tflops() : achieved.bf16Tflops()) * 1e12;
+    }
+
+    /**
+     * FLOP/s vLLM's fused-MoE layer reaches with weights of {@code dtype} ({@link #achieved}); FP8 experts gain what
+     * FP8 GEMMs gain over BF16 on this GPU.
+     */
+    public double achievedMoeFlopsPerSecond(TimingConfig.Dtype dtype) {
+        double bf16 = achieved.moeTflops() * 1e12;
+        return dtype == TimingConfig.Dtype.FP8 ? bf16 * achieved.fp8Tflops() / achieved.bf16Tflops() : bf16;
     }
 
     /** Bytes per second weight streaming reaches ({@link #achieved}). */

@@ -14,9 +14,12 @@ import io.servesim.config.TimingConfig;
  *   <li><b>Dense linear layers</b>: {@code 2 × dense linear params per token × new tokens / TP} FLOPs — except the LM
  *       head, which vLLM applies only at each scheduled request's last position ({@code logits_indices}), so its
  *       FLOPs count sequences, not tokens — against reading every non-expert weight once per step.
- *   <li><b>Experts</b> (MoE): the experts a token is routed to, FLOPs as above, against reading the experts the
- *       batch actually hits, {@code E × (1 − (1 − k/E)^tokens)} per layer; grouped expert GEMMs reach
- *       {@code moe_efficiency} of the dense efficiencies.
+ *   <li><b>Experts</b> (MoE): the experts a token is routed to, FLOPs as above at the GPU's measured fused-MoE
+ *       rate ({@code GpuSpec.Achieved.moeTflops}, not {@code mfu} of the dense GEMM rate: vLLM's grouped expert
+ *       kernels are measured whole, and {@code mfu} carries attention and ragged-shape losses of prefill steps that
+ *       the MoE measurement already contains), against reading the experts the batch actually hits,
+ *       {@code E × (1 − (1 − k/E)^tokens)} per layer at the weight-streaming rate; {@code moe_efficiency} scales
+ *       both.
  *   <li><b>Attention</b>: {@code 4 × layers × q width} FLOPs per (new token, context token) pair — a prefill chunk
  *       of n tokens after c cached ones attends {@code n × (c + (n + 1) / 2)} pairs (causal), a decode
  *       {@code c + 1} — against reading each request's KV once ({@code KV bytes/token × (c + n)}) at
@@ -62,6 +65,7 @@ public final class RooflineTiming implements TimingModel {
     private final double expertBytesPerLayer;
     private final double kvBytesPerToken;
     private final double flops;
+    private final double moeFlops;
     private final double bytesPerSecond;
     private final double kvBytesPerSecond;
     private final double linkBytesPerSecond;
@@ -107,6 +111,7 @@ public final class RooflineTiming implements TimingModel {
         this.expertBytesPerLayer = model.moe() ? (double) model.paramsPerExpert() * weightBytes / expertShards : 0;
         this.kvBytesPerToken = model.kvBytesPerToken(kvBytes, tensorParallel);
         this.flops = gpu.achievedFlopsPerSecond(weightDtype) * params.mfu();
+        this.moeFlops = gpu.achievedMoeFlopsPerSecond(weightDtype);
         this.bytesPerSecond = gpu.achievedBytesPerSecond() * params.mbu();
         this.kvBytesPerSecond = gpu.achievedBytesPerSecond() * params.kvMbu();
         this.linkBytesPerSecond = gpu.linkGbytesPerS() * 1e9;
@@ -212,7 +217,7 @@ public final class RooflineTiming implements TimingModel {
             double hit = e * (1 - Math.pow(1 - k / e, tokens)); // distinct experts the batch touches per layer
             double local = expertParallel > 1 ? hit / expertParallel : hit; // each GPU reads its share of them
             double bytes = model.numLayers() * local * expertBytesPerLayer;
-            experts = roof(expertFlopsPerToken * tokens / flops, bytes / bytesPerSecond) / params.moeEfficiency();
+            experts = roof(expertFlopsPerToken * tokens / moeFlops, bytes / bytesPerSecond) / params.moeEfficiency();
         }
         double attention;
         if (pairs == kvTokens && kvTokens < ATTENTION_MEMO) {

@@ -284,8 +284,8 @@ public final class Specs {
     }
 
     private static double[] fleetRatios() {
-        double[] sum = new double[3];
-        int[] n = new int[3];
+        double[] sum = new double[4];
+        int[] n = new int[4];
         for (Map.Entry<String, JsonNode> e : MEASURED.entrySet()) {
             JsonNode g = GPU_PRESETS.get(e.getKey());
             if (g == null) {
@@ -301,17 +301,22 @@ public final class Specs {
             sum[2] += m.get("gbytes_per_s").asDouble()
                     / g.get("bandwidth_gbytes_per_s").asDouble();
             n[2]++;
+            if (m.has("moe_tflops")) { // relative to the measured dense GEMMs, not the datasheet
+                sum[3] += m.get("moe_tflops").asDouble() / m.get("bf16_tflops").asDouble();
+                n[3]++;
+            }
         }
-        return new double[] {sum[0] / n[0], sum[1] / n[1], sum[2] / n[2]};
+        return new double[] {sum[0] / n[0], sum[1] / n[1], sum[2] / n[2], sum[3] / n[3]};
     }
 
     /**
      * What vLLM's GEMM kernels reach on a GPU with these datasheet values: each value measured when {@code
      * measured} gives it, else the datasheet value times the mean measured / datasheet ratio over the measured GPUs
      * (BF16 {@code 0.817}, FP8 {@code 0.623}, bandwidth {@code 0.851} with the bundled table). FP8 on a GPU without FP8
-     * tensor cores runs at the BF16 value.
+     * tensor cores runs at the BF16 value. The fused-MoE rate, when not measured, is the BF16 GEMM rate times the
+     * measured GPUs' mean MoE / GEMM ratio ({@code 0.726}).
      *
-     * @param measuredBf16Tflops measured BF16 GEMM TFLOP/s, null when unknown (likewise the next two)
+     * @param measuredBf16Tflops measured BF16 GEMM TFLOP/s, null when unknown (likewise the next three)
      * @param measuredSource where the measured values come from
      */
     public static GpuSpec.Achieved achievedFor(
@@ -321,6 +326,7 @@ public final class Specs {
             Double measuredBf16Tflops,
             Double measuredFp8Tflops,
             Double measuredGbytesPerS,
+            Double measuredMoeTflops,
             String measuredSource) {
         boolean anyMeasured = measuredBf16Tflops != null || measuredFp8Tflops != null || measuredGbytesPerS != null;
         boolean allMeasured = measuredBf16Tflops != null
@@ -334,15 +340,18 @@ public final class Specs {
             fp8 = measuredFp8Tflops != null ? measuredFp8Tflops : fp8Tflops * FLEET_RATIOS[1];
         }
         double gbytes = measuredGbytesPerS != null ? measuredGbytesPerS : bandwidthGbytesPerS * FLEET_RATIOS[2];
+        double moe = measuredMoeTflops != null ? measuredMoeTflops : bf16 * FLEET_RATIOS[3];
         String fallback = String.format(
                 Locale.ROOT,
-                "datasheet x the measured GPUs' mean ratios (BF16 %.3f, FP8 %.3f, bandwidth %.3f)",
+                "datasheet x the measured GPUs' mean ratios (BF16 %.3f, FP8 %.3f, bandwidth %.3f; fused MoE %.3f of"
+                        + " BF16 GEMMs)",
                 FLEET_RATIOS[0],
                 FLEET_RATIOS[1],
-                FLEET_RATIOS[2]);
+                FLEET_RATIOS[2],
+                FLEET_RATIOS[3]);
         String source =
                 allMeasured ? measuredSource : anyMeasured ? measuredSource + "; the rest " + fallback : fallback;
-        return new GpuSpec.Achieved(bf16, fp8, gbytes, source);
+        return new GpuSpec.Achieved(bf16, fp8, gbytes, moe, source);
     }
 
     /** A GPU preset by name. */
@@ -362,6 +371,7 @@ public final class Specs {
                 measured(m, "bf16_tflops"),
                 measured(m, "fp8_tflops"),
                 measured(m, "gbytes_per_s"),
+                measured(m, "moe_tflops"),
                 "measured: AIConfigurator's vLLM GEMM tables (measured-kernels.yaml)");
         return new GpuSpec(
                 name,

@@ -221,4 +221,26 @@ class RooflineTimingTest {
         // at half the efficiency the expert read takes twice as long; nothing else changes
         assertThat((double) (half - full)).isCloseTo(expertRead * 1e9, org.assertj.core.data.Offset.offset(2.0));
     }
+
+    @Test
+    void moeExperts_computeAtTheMeasuredFusedMoeRate_notAtMfuOfTheDenseGemmRate() {
+        ModelSpec m = Specs.model("mixtral-8x7b", "t");
+        StepBatch prefill = new StepBatch();
+        prefill.reset(1 << 20);
+        prefill.add(8192, 0, false); // every expert hit, far past the knee: the experts are compute-bound
+        long full = timing("mixtral-8x7b", "h100-sxm", 2, BARE).stepNanos(prefill);
+        long half = timing("mixtral-8x7b", "h100-sxm", 2, BARE.with("moe_efficiency", 0.5))
+                .stepNanos(prefill);
+        // 32 layers x top-2 experts x 2 FLOPs per parameter, each expert sharded over TP 2, at the H100's measured
+        // fused-MoE rate (621.3 TFLOP/s); BARE's mfu (0.6) does not apply to it
+        double experts = 32 * 2 * 2.0 * m.paramsPerExpert() / 2 * 8192 / 621.3e12;
+        assertThat((double) (half - full)).isCloseTo(experts * 1e9, org.assertj.core.data.Offset.offset(2.0));
+        // and mfu moves only the dense part: halving it leaves the experts' share unchanged
+        long lowMfu =
+                timing("mixtral-8x7b", "h100-sxm", 2, BARE.with("mfu", 0.3)).stepNanos(prefill);
+        long lowMfuHalf = timing(
+                        "mixtral-8x7b", "h100-sxm", 2, BARE.with("mfu", 0.3).with("moe_efficiency", 0.5))
+                .stepNanos(prefill);
+        assertThat((double) (lowMfuHalf - lowMfu)).isCloseTo(experts * 1e9, org.assertj.core.data.Offset.offset(2.0));
+    }
 }

@@ -248,6 +248,23 @@ class SpecsTest {
     }
 
     @Test
+    void fusedMoeRate_isMeasuredWhereAiConfiguratorHasTheTable_elseTheGemmRateTimesTheMeanRatio() {
+        GpuSpec h100 = Specs.gpu("h100-sxm", "g");
+        assertThat(h100.achievedMoeFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.BF16))
+                .isEqualTo(621.3e12);
+        // FP8 experts gain what FP8 GEMMs gain over BF16 on that GPU
+        assertThat(h100.achievedMoeFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.FP8))
+                .isCloseTo(621.3e12 * 1155.2 / 843.8, org.assertj.core.data.Offset.offset(1e3));
+        // no vLLM MoE table for the A100: its measured GEMM rate times the mean fused-MoE / GEMM ratio of the five
+        // GPUs that have one (0.726)
+        double ratio = (621.3 / 843.8 + 662.7 / 828.2 + 1089.9 / 1679.6 + 219.9 / 260.1 + 248.8 / 415.2) / 5;
+        assertThat(Specs.gpu("a100-sxm-80gb", "g")
+                        .achievedMoeFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.BF16))
+                .isCloseTo(288.1e12 * ratio, org.assertj.core.data.Offset.offset(1e3));
+        assertThat(ratio).isBetween(0.72, 0.73);
+    }
+
+    @Test
     void achievedRates_neverExceedTheDatasheet_andMeasuredAllReducesCoverTp2To8() {
         // a measured rate above the datasheet means a misread datasheet (the L40S preset once had half its rates)
         for (String g : Specs.gpuPresets()) {
