@@ -23,6 +23,8 @@ import java.util.Locale;
  *       over streaming shapes, m at most 16 and at least 64 M weights.
  *   <li>MoE compute: the 90th percentile of the FLOP/s vLLM's fused-MoE layer reaches at 4,096 tokens or more (BF16,
  *       balanced routing, no expert parallelism), from AIConfigurator's moe_perf tables.
+ *   <li>All-gather and reduce-scatter: NCCL's, as nccl-tests measures them (FP16), per group size and total
+ *       message size in elements (what vLLM's default expert-parallel dispatch and combine run over the DP group).
  *   <li>All-reduce: vLLM's custom all-reduce as captured in CUDA graphs (backend vllm_graph, BF16), latency in µs
  *       per group size (2, 4, 8 GPUs) and message size in elements (AIConfigurator's message_size: a [tokens,
  *       4096] tensor of that many BF16 elements).
@@ -66,6 +68,8 @@ public class AicKernels {
                 .append("#   (.../<gpu>/moe/vllm/<version>/moe_perf.parquet; absent: no such rows for the GPU).\n")
                 .append("# allreduce: vLLM's custom all-reduce captured in a CUDA graph (backend vllm_graph, BF16):\n")
                 .append("#   latency in us per group size (tp2_us, ...) at each message size in elements.\n")
+                .append("# allgather / reducescatter: NCCL's (nccl-tests, FP16; .../<gpu>/comm/nccl/<version>/nccl_perf.parquet),\n")
+                .append("#   the same layout; a message size is the whole gathered (scattered) buffer in elements.\n")
                 .append("# Read by io.servesim.timing.Specs.\n");
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:");
                 Statement s = c.createStatement()) {
@@ -87,6 +91,8 @@ public class AicKernels {
                 out.append(String.format(Locale.ROOT, "  gbytes_per_s: %.0f    # vLLM %s, %d shapes%n", bw[0], bf16, (long) bw[1]));
                 moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
                 allReduce(s, data.resolve(gpu[0]).resolve("comm").resolve("vllm"), out);
+                nccl(s, data.resolve(gpu[0]).resolve("comm").resolve("nccl"), "all_gather", "allgather", out);
+                nccl(s, data.resolve(gpu[0]).resolve("comm").resolve("nccl"), "reduce_scatter", "reducescatter", out);
             }
         }
         Files.writeString(Path.of(args[2]), out.toString());
@@ -152,6 +158,46 @@ public class AicKernels {
             }
             if (us.size() != sizes.size()) {
                 throw new IllegalStateException("group " + group + " lacks message sizes in " + file);
+            }
+            out.append("    tp").append(group).append("_us: [").append(String.join(", ", us)).append("]\n");
+        }
+    }
+
+    /**
+     * Appends an NCCL collective's table (nccl-tests, FP16, the newest NCCL version measured): latency in µs per
+     * group size at each total message size in elements (nccl-tests' size: the whole gathered or scattered buffer).
+     */
+    private static void nccl(Statement s, Path dir, String op, String key, StringBuilder out) throws Exception {
+        List<String> versions = versionsWith(dir, "nccl_perf.parquet");
+        if (versions.isEmpty()) {
+            throw new IllegalStateException("no nccl_perf.parquet under " + dir);
+        }
+        String version = versions.get(versions.size() - 1);
+        String file = dir.resolve(version).resolve("nccl_perf.parquet").toString().replace("'", "''");
+        String where = " from '" + file + "' where op_name = '" + op + "' and nccl_dtype = 'half'";
+        List<Long> sizes = new ArrayList<>();
+        try (ResultSet r = s.executeQuery("select distinct message_size" + where + " order by 1")) {
+            while (r.next()) {
+                sizes.add(r.getLong(1));
+            }
+        }
+        out.append(String.format(Locale.ROOT, "  %-22s# NCCL ", key + ":")).append(version).append(", FP16\n");
+        out.append("    elements: [").append(String.join(", ", sizes.stream().map(String::valueOf).toList())).append("]\n");
+        for (int group : new int[] {2, 4, 8}) {
+            List<String> us = new ArrayList<>();
+            try (ResultSet r = s.executeQuery("select message_size, median(latency) * 1000" + where
+                    + " and num_gpus = " + group + " group by 1 order by 1")) {
+                int i = 0;
+                while (r.next()) {
+                    if (i >= sizes.size() || r.getLong(1) != sizes.get(i)) {
+                        throw new IllegalStateException(op + " group " + group + " lacks message sizes in " + file);
+                    }
+                    us.add(String.format(Locale.ROOT, "%.2f", r.getDouble(2)));
+                    i++;
+                }
+            }
+            if (us.size() != sizes.size()) {
+                throw new IllegalStateException(op + " group " + group + " lacks message sizes in " + file);
             }
             out.append("    tp").append(group).append("_us: [").append(String.join(", ", us)).append("]\n");
         }

@@ -194,6 +194,8 @@ public record Deployment(
                         c.achievedGbytesPerS(),
                         null,
                         "timing.custom_gpu achieved_*"),
+                null,
+                null,
                 null);
     }
 

@@ -17,6 +17,8 @@ import io.servesim.config.TimingConfig;
  * @param achieved the GEMM throughput vLLM reaches on this GPU: measured ({@code measured-kernels.yaml}) or, for a
  *     GPU nobody measured, the datasheet scaled by the measured GPUs' mean ratios ({@link Specs#achievedFor})
  * @param allReduce vLLM's all-reduce latency as measured on this GPU, or null (then the link model applies)
+ * @param allGather NCCL's all-gather latency as measured on this GPU (expert-parallel dispatch), or null
+ * @param reduceScatter NCCL's reduce-scatter latency as measured on this GPU (expert-parallel combine), or null
  */
 public record GpuSpec(
         String name,
@@ -28,7 +30,9 @@ public record GpuSpec(
         double linkGbytesPerS,
         String source,
         Achieved achieved,
-        AllReduce allReduce) {
+        CollectiveTable allReduce,
+        CollectiveTable allGather,
+        CollectiveTable reduceScatter) {
 
     /**
      * The throughput vLLM's own GEMM kernels reach on a GPU (roofline ceilings the efficiencies are fractions of).
@@ -43,13 +47,13 @@ public record GpuSpec(
     public record Achieved(double bf16Tflops, double fp8Tflops, double gbytesPerS, double moeTflops, String source) {}
 
     /**
-     * vLLM's all-reduce latency measured per group size and message size (AIConfigurator's tables, {@code
-     * measured-kernels.yaml}). Between measured sizes the latency is interpolated linearly in log(latency) over
+     * A collective's latency measured per group size and message size (AIConfigurator's tables, {@code
+     * measured-kernels.yaml}: vLLM's all-reduce, NCCL's all-gather and reduce-scatter). Between measured sizes the latency is interpolated linearly in log(latency) over
      * log(size); below the smallest it is the smallest size's; above the largest it grows in proportion to the size
      * (the bandwidth regime). Each group's latencies are made non-decreasing in size (running maximum), so
      * measurement noise never makes a larger message faster.
      */
-    public static final class AllReduce {
+    public static final class CollectiveTable {
         private final double[] elements;
         private final int[] groups;
         private final double[][] micros;
@@ -61,14 +65,14 @@ public record GpuSpec(
          * @param groups measured group sizes (GPUs)
          * @param micros per group, the latency at each size, µs
          */
-        public AllReduce(double[] elements, int[] groups, double[][] micros) {
+        public CollectiveTable(double[] elements, int[] groups, double[][] micros) {
             if (micros.length != groups.length) {
                 throw new IllegalArgumentException(
-                        "all-reduce table: " + micros.length + " latency rows for " + groups.length + " groups");
+                        "collective table: " + micros.length + " latency rows for " + groups.length + " groups");
             }
             for (int i = 1; i < elements.length; i++) {
                 if (!(elements[i] > elements[i - 1]) || !(elements[0] > 0)) {
-                    throw new IllegalArgumentException("all-reduce table: sizes must be positive and increasing");
+                    throw new IllegalArgumentException("collective table: sizes must be positive and increasing");
                 }
             }
             this.elements = elements.clone();
@@ -76,13 +80,13 @@ public record GpuSpec(
             this.micros = new double[micros.length][];
             for (int g = 0; g < micros.length; g++) {
                 if (micros[g].length != elements.length) {
-                    throw new IllegalArgumentException("all-reduce table: group " + groups[g] + " has "
+                    throw new IllegalArgumentException("collective table: group " + groups[g] + " has "
                             + micros[g].length + " latencies for " + elements.length + " sizes");
                 }
                 this.micros[g] = micros[g].clone();
                 for (int i = 0; i < this.micros[g].length; i++) {
                     if (!(this.micros[g][i] > 0)) {
-                        throw new IllegalArgumentException("all-reduce table: latencies must be positive");
+                        throw new IllegalArgumentException("collective table: latencies must be positive");
                     }
                     if (i > 0) {
                         this.micros[g][i] = Math.max(this.micros[g][i], this.micros[g][i - 1]);

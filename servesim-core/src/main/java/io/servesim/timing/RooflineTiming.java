@@ -27,11 +27,12 @@ import io.servesim.config.TimingConfig;
  *       weights). Sliding-window
  *       layers (gpt-oss: every other layer) see at most the window.
  *   <li><b>Collectives</b>: with TP, two all-reduces per layer of {@code tokens × hidden} BF16 elements. Where vLLM's
- *       all-reduce was measured on the GPU for the group size ({@link GpuSpec.AllReduce}: AIConfigurator's tables,
+ *       all-reduce was measured on the GPU for the group size ({@link GpuSpec.CollectiveTable}: AIConfigurator's tables,
  *       which show PCIe groups of 4 and 8 up to 15 times slower than a ring over the link's bandwidth
  *       predicts), each costs its measured latency at that size plus {@code collective_overhead_us}; elsewhere the
  *       link model: ring cost {@code 2 (TP − 1) / TP × bytes} over the GPU link plus {@code log2(TP)} link
- *       latencies (NVLink or PCIe). With expert parallelism, two all-to-alls per MoE layer (link model).
+ *       latencies (NVLink or PCIe). With expert parallelism over DP ranks, an all-gather and a reduce-scatter of the
+ *       gathered hidden states per MoE layer over the DP group (NCCL's measured latencies, else the link model).
  *   <li><b>Per-sequence attention overhead</b>: {@code attention_overhead_us} per sequence in the batch per decoder
  *       layer (the paged kernel's per-sequence work beyond streaming its KV: block-table walk, split-KV reduction),
  *       which makes a step's cost grow with its batch even when contexts are short.
@@ -70,7 +71,11 @@ public final class RooflineTiming implements TimingModel {
     private final double kvBytesPerSecond;
     private final double linkBytesPerSecond;
     private final double collectiveLatencySeconds;
-    private final GpuSpec.AllReduce allReduce;
+    private final double dpLatencySeconds;
+    private final GpuSpec.CollectiveTable allReduce;
+    private final GpuSpec.CollectiveTable allGather;
+    private final GpuSpec.CollectiveTable reduceScatter;
+    private final int dataParallel;
     private final double allReduceOverheadSeconds;
     private final double fixedSeconds;
     private final double perSequenceSeconds;
@@ -115,10 +120,18 @@ public final class RooflineTiming implements TimingModel {
         this.bytesPerSecond = gpu.achievedBytesPerSecond() * params.mbu();
         this.kvBytesPerSecond = gpu.achievedBytesPerSecond() * params.kvMbu();
         this.linkBytesPerSecond = gpu.linkGbytesPerS() * 1e9;
-        int group = Math.max(tensorParallel, expertParallel);
         double linkLatencyUs = gpu.hasNvlink() ? params.collectiveLatencyUs() : params.pcieCollectiveLatencyUs();
-        this.collectiveLatencySeconds = group > 1 ? linkLatencyUs * 1e-6 * log2(group) : 0;
+        this.collectiveLatencySeconds = tensorParallel > 1 ? linkLatencyUs * 1e-6 * log2(tensorParallel) : 0;
         this.allReduce = gpu.allReduce() != null && gpu.allReduce().covers(tensorParallel) ? gpu.allReduce() : null;
+        // expert parallelism spans TP x DP; the dispatch and combine collectives run over the DP group
+        this.dataParallel = expertParallel > 1 ? Math.max(1, expertParallel / tensorParallel) : 1;
+        this.dpLatencySeconds = dataParallel > 1 ? linkLatencyUs * 1e-6 * log2(dataParallel) : 0;
+        boolean measured = gpu.allGather() != null
+                && gpu.reduceScatter() != null
+                && gpu.allGather().covers(dataParallel)
+                && gpu.reduceScatter().covers(dataParallel);
+        this.allGather = measured ? gpu.allGather() : null;
+        this.reduceScatter = measured ? gpu.reduceScatter() : null;
         this.allReduceOverheadSeconds = params.collectiveOverheadUs() * 1e-6;
         this.fixedSeconds = model.numLayers() * params.layerOverheadUs() * 1e-6;
         this.perSequenceSeconds = model.numLayers() * params.attentionOverheadUs() * 1e-6;
@@ -247,9 +260,28 @@ public final class RooflineTiming implements TimingModel {
             }
             collectives += 2.0 * model.numLayers() * perAllReduce;
         }
-        if (model.moe() && expertParallel > 1) {
-            double bytes = tokens * model.hiddenSize() * 2.0 * (expertParallel - 1) / expertParallel;
-            collectives += 2.0 * model.numLayers() * (collectiveLatencySeconds + bytes / linkBytesPerSecond);
+        if (model.moe() && dataParallel > 1) {
+            /*
+             * Expert parallelism as vLLM runs it by default (ParallelConfig.all2all_backend
+             * "allgather_reducescatter", device_communicators/all2all.py AgRsAll2AllManager): each MoE layer's
+             * dispatch all-gathers every DP rank's hidden states over the DP group and its combine reduce-scatters
+             * the experts' outputs back, each over the whole gathered tensor. DP ranks pad to the largest rank's
+             * token count, so this rank's tokens x DP is the message when this rank is the largest, which is the
+             * rank that sets a lockstep pass. With DP 1 (experts spread over the TP group only) there is neither:
+             * the TP all-reduce above combines the experts' partial outputs.
+             */
+            double elements = tokens * dataParallel * model.hiddenSize();
+            double perLayer;
+            if (allGather != null) {
+                perLayer = allGather.seconds(dataParallel, elements)
+                        + reduceScatter.seconds(dataParallel, elements)
+                        + 2 * allReduceOverheadSeconds;
+            } else {
+                // link model: each rank receives (all-gather) and sends (reduce-scatter) the other ranks' share
+                double bytes = elements * 2.0 * (dataParallel - 1) / dataParallel;
+                perLayer = 2 * (dpLatencySeconds + bytes / linkBytesPerSecond);
+            }
+            collectives += model.numLayers() * perLayer;
         }
         double fixed = fixedSeconds + n * perSequenceSeconds;
         long nanos = Math.round((linear + experts + attention + collectives + fixed) * 1e9);

@@ -383,14 +383,17 @@ public final class Specs {
                 g.get("link_gbytes_per_s").asDouble(),
                 g.get("source").asString(),
                 achieved,
-                allReduce(m, name));
+                collective(m, name, "allreduce"),
+                collective(m, name, "allgather"),
+                collective(m, name, "reducescatter"));
     }
 
-    private static GpuSpec.AllReduce allReduce(JsonNode m, String name) {
-        if (m == null || !m.has("allreduce")) {
+    /** A measured collective's table of {@code measured-kernels.yaml}, or null when the GPU has none. */
+    private static GpuSpec.CollectiveTable collective(JsonNode m, String name, String key) {
+        if (m == null || !m.has(key)) {
             return null;
         }
-        JsonNode a = m.get("allreduce");
+        JsonNode a = m.get(key);
         double[] elements = doubles(a.get("elements"));
         List<Integer> groups = new ArrayList<>();
         List<double[]> micros = new ArrayList<>();
@@ -401,10 +404,10 @@ public final class Specs {
             }
         }
         try {
-            return new GpuSpec.AllReduce(
+            return new GpuSpec.CollectiveTable(
                     elements, groups.stream().mapToInt(Integer::intValue).toArray(), micros.toArray(new double[0][]));
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("measured-kernels.yaml " + name + ": " + e.getMessage(), e);
+            throw new IllegalStateException("measured-kernels.yaml " + name + " " + key + ": " + e.getMessage(), e);
         }
     }
 

@@ -164,16 +164,16 @@ class RooflineTimingTest {
 
     @Test
     void measuredAllReduce_interpolatesLogLog_holdsBelow_andScalesWithSizeAbove() {
-        GpuSpec.AllReduce table =
-                new GpuSpec.AllReduce(new double[] {100, 400}, new int[] {2}, new double[][] {{2, 8}});
+        GpuSpec.CollectiveTable table =
+                new GpuSpec.CollectiveTable(new double[] {100, 400}, new int[] {2}, new double[][] {{2, 8}});
         assertThat(table.seconds(2, 50)).isEqualTo(2e-6); // below the smallest size: its latency
         assertThat(table.seconds(2, 200)).isCloseTo(4e-6, org.assertj.core.data.Offset.offset(1e-15)); // 2 x 4^0.5
         assertThat(table.seconds(2, 800)).isEqualTo(16e-6); // twice the largest size: twice its latency
         assertThat(table.covers(2)).isTrue();
         assertThat(table.covers(4)).isFalse();
         // noise never makes a larger message faster: latencies are a running maximum
-        GpuSpec.AllReduce noisy =
-                new GpuSpec.AllReduce(new double[] {100, 400}, new int[] {2}, new double[][] {{5, 3}});
+        GpuSpec.CollectiveTable noisy =
+                new GpuSpec.CollectiveTable(new double[] {100, 400}, new int[] {2}, new double[][] {{5, 3}});
         assertThat(noisy.seconds(2, 400)).isEqualTo(5e-6);
         // on the L40S (PCIe), a group of 4 is an order of magnitude slower than a ring over 32 GB/s predicts
         GpuSpec l40s = Specs.gpu("l40s", "t");
@@ -242,5 +242,56 @@ class RooflineTimingTest {
                         "mixtral-8x7b", "h100-sxm", 2, BARE.with("mfu", 0.3).with("moe_efficiency", 0.5))
                 .stepNanos(prefill);
         assertThat((double) (lowMfuHalf - lowMfu)).isCloseTo(experts * 1e9, org.assertj.core.data.Offset.offset(2.0));
+    }
+
+    private static GpuSpec h100With(GpuSpec.CollectiveTable allGather, GpuSpec.CollectiveTable reduceScatter) {
+        GpuSpec h = Specs.gpu("h100-sxm", "t");
+        return new GpuSpec(
+                h.name(),
+                h.memoryGib(),
+                h.bandwidthGbytesPerS(),
+                h.bf16Tflops(),
+                h.fp8Tflops(),
+                h.link(),
+                h.linkGbytesPerS(),
+                h.source(),
+                h.achieved(),
+                h.allReduce(),
+                allGather,
+                reduceScatter);
+    }
+
+    private static GpuSpec.CollectiveTable table(int group, double micros) {
+        return new GpuSpec.CollectiveTable(
+                new double[] {1_048_576, 2_097_152}, new int[] {group}, new double[][] {{micros, 2 * micros}});
+    }
+
+    @Test
+    void expertParallelOverDpRanks_allGathersAndReduceScattersEveryRanksTokens_oncePerMoeLayer() {
+        ModelSpec m = Specs.model("mixtral-8x7b", "t");
+        StepBatch b = decodes(64, 100); // 64 tokens on this rank x DP 4 x hidden 4,096 = 1,048,576 gathered elements
+        // TP 1, experts over 4 DP ranks: vLLM's dispatch all-gathers and its combine reduce-scatters that tensor
+        GpuSpec fast = h100With(table(4, 20), table(4, 10));
+        GpuSpec slow = h100With(table(4, 50), table(4, 30));
+        long t1 = new RooflineTiming(m, fast, 1, 4, Dtype.BF16, 2, 2, BARE).stepNanos(b);
+        long t2 = new RooflineTiming(m, slow, 1, 4, Dtype.BF16, 2, 2, BARE).stepNanos(b);
+        assertThat(t2 - t1).isEqualTo(Math.round(32 * ((50 + 30) - (20 + 10)) * 1e-6 * 1e9)); // 32 MoE layers
+        // without measured tables for the group: the link model, each rank receiving and sending 3/4 of the tensor
+        long link = new RooflineTiming(m, h100With(null, null), 1, 4, Dtype.BF16, 2, 2, BARE).stepNanos(b);
+        double perLayer = 2 * (10e-6 * 2 + 1_048_576 * 2.0 * 3 / 4 / 450e9); // log2(4) NVLink latencies + bytes
+        assertThat((double) (link - t1))
+                .isCloseTo(32 * (perLayer - 30e-6) * 1e9, org.assertj.core.data.Offset.offset(2.0));
+    }
+
+    @Test
+    void expertParallelWithinOneTpGroup_addsNoCollective_theTpAllReduceCombinesTheExperts() {
+        StepBatch b = decodes(64, 100);
+        ModelSpec m = Specs.model("mixtral-8x7b", "t");
+        // EP 2 = TP 2, DP 1: no dispatch or combine beyond the TP all-reduces, whatever the all-gather tables say
+        long fast =
+                new RooflineTiming(m, h100With(table(2, 20), table(2, 10)), 2, 2, Dtype.BF16, 2, 2, BARE).stepNanos(b);
+        long slow = new RooflineTiming(m, h100With(table(2, 500), table(2, 300)), 2, 2, Dtype.BF16, 2, 2, BARE)
+                .stepNanos(b);
+        assertThat(slow).isEqualTo(fast);
     }
 }

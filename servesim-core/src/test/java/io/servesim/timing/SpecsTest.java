@@ -265,6 +265,24 @@ class SpecsTest {
     }
 
     @Test
+    void ncclAllGatherAndReduceScatter_areMeasuredForGroupsOf2To8OnEveryMeasuredGpu() {
+        for (String g : List.of("a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "l40s", "rtx-pro-6000")) {
+            GpuSpec s = Specs.gpu(g, "g");
+            for (int group : new int[] {2, 4, 8}) {
+                assertThat(s.allGather().covers(group)).as(g + " " + group).isTrue();
+                assertThat(s.reduceScatter().covers(group)).as(g + " " + group).isTrue();
+            }
+        }
+        // H100, NCCL 2.29.2, 4 GPUs, 1,048,576 FP16 elements (2 MiB gathered): 19.13 and 17.54 us
+        GpuSpec h100 = Specs.gpu("h100-sxm", "g");
+        assertThat(h100.allGather().seconds(4, 1_048_576))
+                .isCloseTo(19.13e-6, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(h100.reduceScatter().seconds(4, 1_048_576))
+                .isCloseTo(17.54e-6, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(Specs.gpu("rtx-4090", "g").allGather()).isNull(); // nobody measured it: the link model
+    }
+
+    @Test
     void achievedRates_neverExceedTheDatasheet_andMeasuredAllReducesCoverTp2To8() {
         // a measured rate above the datasheet means a misread datasheet (the L40S preset once had half its rates)
         for (String g : Specs.gpuPresets()) {
