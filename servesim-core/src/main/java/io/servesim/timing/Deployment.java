@@ -71,7 +71,8 @@ public record Deployment(
         if (model != null) {
             checkTensorParallel(model, tp);
         }
-        int ep = t.expertParallel() ? tp * config.cluster().attentionDp() : 1;
+        // vLLM shards a MoE layer's experts over TP x DP GPUs, split whole (EP) or sliced (TP flattened across DP)
+        int expertShards = tp * config.cluster().attentionDp();
         long bytesPerToken = kv.bytesPerToken() != null
                 ? kv.bytesPerToken()
                 : model != null ? model.kvBytesPerToken(t.kvBytes(), tp) : KvCacheConfig.DEFAULT_BYTES_PER_TOKEN;
@@ -82,7 +83,7 @@ public record Deployment(
             blocks = kv.numGpuBlocks();
             source = "configured";
         } else if (model != null && gpu != null) {
-            capacity = capacity(model, gpu, t, e, tp, ep);
+            capacity = capacity(model, gpu, t, e, tp, expertShards);
             double blockBytes = (double) kv.blockSize() * model.kvBytesPerToken(t.kvBytes(), tp);
             long n = (long) Math.floor(capacity.availableKvGib() * GIB / blockBytes);
             if (n < 2) {
@@ -204,11 +205,11 @@ public record Deployment(
      * ({@code max_num_batched_tokens} tokens): the MLP's gate/up output plus a few hidden-size buffers per token, or
      * the sampler's fp32 logits and probabilities for {@code max_num_seqs} requests, whichever is larger.
      */
-    static Capacity capacity(ModelSpec m, GpuSpec gpu, TimingConfig t, EngineConfig e, int tp, int ep) {
+    static Capacity capacity(ModelSpec m, GpuSpec gpu, TimingConfig t, EngineConfig e, int tp, int expertShards) {
         double weights;
-        if (m.moe() && ep > 1) {
+        if (m.moe() && expertShards > tp) {
             double experts = (double) m.numLayers() * m.numExperts() * m.paramsPerExpert();
-            weights = ((m.totalParams() - experts) / tp + experts / ep) * t.weightBytes();
+            weights = ((m.totalParams() - experts) / tp + experts / expertShards) * t.weightBytes();
         } else {
             weights = (double) m.totalParams() * t.weightBytes() / tp;
         }

@@ -80,7 +80,6 @@ public final class RooflineTiming implements TimingModel {
     private final double fixedSeconds;
     private final double perSequenceSeconds;
     private final int tensorParallel;
-    private final int expertParallel;
     private final RooflineConfig params;
     private final double slidingShare;
     private final double knee;
@@ -88,22 +87,24 @@ public final class RooflineTiming implements TimingModel {
     /**
      * Creates the model.
      *
-     * @param expertParallel GPUs the experts are split over (1: experts sharded by TP like every other weight)
+     * @param dataParallel attention-DP ranks a MoE layer spans (1 without DP; ignored for a dense model): vLLM
+     *     shards the experts over TP × DP GPUs, whether split whole (expert parallelism) or sliced (TP flattened
+     *     across DP), and gathers the DP ranks' tokens for every MoE layer
      */
     public RooflineTiming(
             ModelSpec model,
             GpuSpec gpu,
             int tensorParallel,
-            int expertParallel,
+            int dataParallel,
             TimingConfig.Dtype weightDtype,
             int weightBytes,
             int kvBytes,
             RooflineConfig params) {
         this.model = model;
         this.tensorParallel = tensorParallel;
-        this.expertParallel = expertParallel;
         this.params = params;
-        int expertShards = expertParallel > 1 ? expertParallel : tensorParallel;
+        this.dataParallel = model.moe() ? dataParallel : 1;
+        int expertShards = tensorParallel * this.dataParallel;
         long expertParamsPerToken =
                 model.moe() ? (long) model.numLayers() * model.expertsPerToken() * model.paramsPerExpert() : 0;
         long lmHead = (long) model.vocabSize() * model.hiddenSize();
@@ -124,7 +125,6 @@ public final class RooflineTiming implements TimingModel {
         this.collectiveLatencySeconds = tensorParallel > 1 ? linkLatencyUs * 1e-6 * log2(tensorParallel) : 0;
         this.allReduce = gpu.allReduce() != null && gpu.allReduce().covers(tensorParallel) ? gpu.allReduce() : null;
         // expert parallelism spans TP x DP; the dispatch and combine collectives run over the DP group
-        this.dataParallel = expertParallel > 1 ? Math.max(1, expertParallel / tensorParallel) : 1;
         this.dpLatencySeconds = dataParallel > 1 ? linkLatencyUs * 1e-6 * log2(dataParallel) : 0;
         boolean measured = gpu.allGather() != null
                 && gpu.reduceScatter() != null
@@ -227,10 +227,11 @@ public final class RooflineTiming implements TimingModel {
         if (model.moe()) {
             double e = model.numExperts();
             double k = model.expertsPerToken();
-            double hit = e * (1 - Math.pow(1 - k / e, tokens)); // distinct experts the batch touches per layer
-            double local = expertParallel > 1 ? hit / expertParallel : hit; // each GPU reads its share of them
-            double bytes = model.numLayers() * local * expertBytesPerLayer;
-            experts = roof(expertFlopsPerToken * tokens / moeFlops, bytes / bytesPerSecond) / params.moeEfficiency();
+            // with DP, each MoE layer runs on every DP rank's tokens (gathered; ranks pad to the largest)
+            double routed = tokens * dataParallel;
+            double hit = e * (1 - Math.pow(1 - k / e, routed)); // distinct experts the batch touches per layer
+            double bytes = model.numLayers() * hit * expertBytesPerLayer; // each GPU holds 1/(TP x DP) of them
+            experts = roof(expertFlopsPerToken * routed / moeFlops, bytes / bytesPerSecond) / params.moeEfficiency();
         }
         double attention;
         if (pairs == kvTokens && kvTokens < ATTENTION_MEMO) {
@@ -260,7 +261,7 @@ public final class RooflineTiming implements TimingModel {
             }
             collectives += 2.0 * model.numLayers() * perAllReduce;
         }
-        if (model.moe() && dataParallel > 1) {
+        if (dataParallel > 1) {
             /*
              * Expert parallelism as vLLM runs it by default (ParallelConfig.all2all_backend
              * "allgather_reducescatter", device_communicators/all2all.py AgRsAll2AllManager): each MoE layer's

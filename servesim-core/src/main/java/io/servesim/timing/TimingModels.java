@@ -18,7 +18,7 @@ public final class TimingModels {
      * @param t the timing section
      * @param d the resolved deployment: its {@link Deployment#timingType()} (never {@code auto}), and the model and
      *     GPU for the types that {@linkplain TimingType#needsModelAndGpu() need them}
-     * @param attentionDp ranks per worker (expert parallelism spans them)
+     * @param attentionDp ranks per worker (a MoE layer's experts are sharded over TP × them)
      * @param baseDir the directory a relative {@code timing.profile.path} resolves against (null: working dir)
      */
     public static TimingModel create(TimingConfig t, Deployment d, int attentionDp, java.nio.file.Path baseDir) {
@@ -45,18 +45,16 @@ public final class TimingModels {
                         p.minDecodeMs());
             }
             case PROFILE -> ProfileTiming.create(t.profile(), baseDir);
-            case ROOFLINE -> {
-                int ep = t.expertParallel() ? t.tensorParallel() * attentionDp : 1;
-                yield new RooflineTiming(
+            case ROOFLINE ->
+                new RooflineTiming(
                         d.model(),
                         d.gpu(),
                         t.tensorParallel(),
-                        ep,
+                        attentionDp,
                         t.weightDtype(),
                         t.weightBytes(),
                         t.kvBytes(),
                         d.roofline());
-            }
             case AUTO -> throw new IllegalStateException("timing.type auto is resolved by Deployment.resolve");
         };
     }

@@ -43,7 +43,8 @@ class DocCodeNamesTest {
             "True", "a YAML spelling the config rejects",
             "GiB", "a unit",
             "DPEngineCoreProc", "vLLM's Python class",
-            "AgRsAll2AllManager", "vLLM's Python class");
+            "AgRsAll2AllManager", "vLLM's Python class",
+            "FusedMoEParallelConfig", "vLLM's Python class");
 
     /** File extensions: {@code Name.ext} is a file name, not a member. */
     static final Set<String> FILE_EXTENSIONS =

@@ -284,14 +284,30 @@ class RooflineTimingTest {
     }
 
     @Test
-    void expertParallelWithinOneTpGroup_addsNoCollective_theTpAllReduceCombinesTheExperts() {
+    void moeWithoutDp_addsNoCollective_theTpAllReduceCombinesTheExperts() {
         StepBatch b = decodes(64, 100);
         ModelSpec m = Specs.model("mixtral-8x7b", "t");
-        // EP 2 = TP 2, DP 1: no dispatch or combine beyond the TP all-reduces, whatever the all-gather tables say
+        // TP 2, DP 1 (experts split whole or sliced over the TP group): no dispatch or combine beyond the TP
+        // all-reduces, whatever the all-gather tables say
         long fast =
-                new RooflineTiming(m, h100With(table(2, 20), table(2, 10)), 2, 2, Dtype.BF16, 2, 2, BARE).stepNanos(b);
-        long slow = new RooflineTiming(m, h100With(table(2, 500), table(2, 300)), 2, 2, Dtype.BF16, 2, 2, BARE)
+                new RooflineTiming(m, h100With(table(2, 20), table(2, 10)), 2, 1, Dtype.BF16, 2, 2, BARE).stepNanos(b);
+        long slow = new RooflineTiming(m, h100With(table(2, 500), table(2, 300)), 2, 1, Dtype.BF16, 2, 2, BARE)
                 .stepNanos(b);
         assertThat(slow).isEqualTo(fast);
+    }
+
+    @Test
+    void moeWithDp_eachGpuHoldsOneTpTimesDpthOfTheExperts_andRunsThemOnEveryDpRanksTokens() {
+        ModelSpec m = Specs.model("mixtral-8x7b", "t");
+        StepBatch one = decodes(1, 100); // one token on this rank, four gathered over DP 4
+        long full = new RooflineTiming(m, Specs.gpu("h100-sxm", "t"), 1, 4, Dtype.BF16, 2, 2, BARE).stepNanos(one);
+        long half = new RooflineTiming(
+                        m, Specs.gpu("h100-sxm", "t"), 1, 4, Dtype.BF16, 2, 2, BARE.with("moe_efficiency", 0.5))
+                .stepNanos(one);
+        // the 4 gathered tokens hit 8 x (1 - (6/8)^4) = 5.47 of 8 experts per layer; each GPU streams a quarter of
+        // each (32 layers, BF16, at mbu 0.8 of 3,022 GB/s): at half the efficiency that read takes twice as long
+        double hit = 8 * (1 - Math.pow(1 - 2.0 / 8, 4));
+        double read = 32 * hit * m.paramsPerExpert() * 2.0 / 4 / (3022e9 * 0.8);
+        assertThat((double) (half - full)).isCloseTo(read * 1e9, org.assertj.core.data.Offset.offset(2.0));
     }
 }
