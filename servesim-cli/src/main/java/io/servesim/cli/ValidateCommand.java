@@ -95,6 +95,13 @@ public final class ValidateCommand implements Callable<Integer> {
     List<String> overrides = new ArrayList<>();
 
     @Option(
+            names = "--window-s",
+            paramLabel = "SECONDS",
+            description = "With --run or --corpus: also compare the means of each window of this many seconds of"
+                    + " arrivals (a table, and windows in validation.json): where in a run the error arises.")
+    Double windowS;
+
+    @Option(
             names = "--out",
             paramLabel = "DIR",
             description = "Output directory (default: out/validate; required with --corpus).")
@@ -182,6 +189,12 @@ public final class ValidateCommand implements Callable<Integer> {
         if (threads < 1) {
             throw new ParameterException(cl, "--threads must be >= 1, got " + threads);
         }
+        if (windowS != null && (!(windowS > 0) || Double.isInfinite(windowS))) {
+            throw new ParameterException(cl, "--window-s must be a positive number of seconds, got " + windowS);
+        }
+        if (windowS != null && run == null && corpus == null) {
+            throw new ParameterException(cl, "--window-s needs --run or --corpus (arrival times from workload.jsonl)");
+        }
         if (run == null && corpus == null && (config == null || measured == null)) {
             throw new ParameterException(
                     cl,
@@ -216,13 +229,15 @@ public final class ValidateCommand implements Callable<Integer> {
     private int run(Map<String, Double> limits) {
         PrintWriter o = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Corpus.Result r = reportingUserErrors(err, () -> Corpus.evaluate(RunFolder.read(run), config, overrides));
+        Corpus.Result r = reportingUserErrors(
+                err, () -> Corpus.evaluate(RunFolder.read(run), config, overrides, windowS == null ? 0 : windowS));
         if (r == null) {
             return Main.USAGE;
         }
         Main.warn(err, r.warnings());
         o.print(CorpusOutput.describe(r));
         o.print(table(r.validation()));
+        o.print(windowTable(r.windows()));
         List<String> exceeded = exceeded(r.validation(), limits);
         Path dir = out == null ? DEFAULT_OUT : out;
         AtomicFiles.writeString(dir.resolve("validation.json"), json(r.validation(), limits, exceeded, r));
@@ -246,7 +261,7 @@ public final class ValidateCommand implements Callable<Integer> {
         io.servesim.report.RunDirectory.CORPUS.begin(out);
         List<Corpus.Result> results = reportingUserErrors(
                 err,
-                () -> Corpus.evaluate(runs, config, overrides, threads, r -> {
+                () -> Corpus.evaluate(runs, config, overrides, threads, windowS == null ? 0 : windowS, r -> {
                     List<String> ex = exceeded(r.validation(), limits);
                     ex.forEach(e -> exceeded.add(r.run().name() + ": " + e));
                     AtomicFiles.writeString(
@@ -360,6 +375,40 @@ public final class ValidateCommand implements Callable<Integer> {
         return sb.toString();
     }
 
+    /** The per-window means (empty when no windows were asked for). */
+    static String windowTable(List<Corpus.Window> rows) {
+        if (rows.isEmpty()) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(
+                Locale.ROOT,
+                "%n%-17s %6s  %-25s %-25s %-25s%n",
+                "arrivals (s)",
+                "req",
+                "TTFT mean meas/sim diff%",
+                "TPOT mean meas/sim diff%",
+                "E2E mean meas/sim diff%"));
+        for (Corpus.Window w : rows) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%-17s %6d ",
+                    String.format(Locale.ROOT, "%.0f-%.0f", w.fromS(), w.toS()),
+                    w.validation().metrics().get("ttft_ms").measured().count()));
+            for (String metric : List.of("ttft_ms", "tpot_ms", "e2e_ms")) {
+                Validation.Metric m = w.validation().metrics().get(metric);
+                sb.append(String.format(
+                        Locale.ROOT,
+                        " %9.1f %9.1f %+5.1f%%",
+                        m.measured().mean(),
+                        m.simulated().mean(),
+                        m.errorPct("mean")));
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
     static String json(Validation v, Map<String, Double> limits, List<String> exceeded) {
         return json(v, limits, exceeded, null);
     }
@@ -434,6 +483,23 @@ public final class ValidateCommand implements Callable<Integer> {
             t.put("measured", Numbers.fixed(v.measuredOutputTokS(), 6));
         }
         t.put("simulated", Numbers.fixed(v.simulatedOutputTokS(), 6));
+        if (r != null && !r.windows().isEmpty()) {
+            var windows = root.putArray("windows");
+            for (Corpus.Window w : r.windows()) {
+                ObjectNode o = windows.addObject();
+                o.put("from_s", Numbers.fixed(w.fromS(), 6));
+                o.put("to_s", Numbers.fixed(w.toS(), 6));
+                for (var e : w.validation().metrics().entrySet()) {
+                    Validation.Metric m = e.getValue();
+                    ObjectNode mean = o.putObject(e.getKey());
+                    mean.put("measured_mean", Numbers.fixed(m.measured().mean(), 6));
+                    mean.put("simulated_mean", Numbers.fixed(m.simulated().mean(), 6));
+                    mean.put("error_pct", Numbers.fixed(m.errorPct("mean"), 6));
+                    mean.put("measured_count", m.measured().count());
+                    mean.put("simulated_count", m.simulated().count());
+                }
+            }
+        }
         ObjectNode tol = root.putObject("tolerance_pct");
         limits.forEach((k, val) -> tol.put(k, val));
         var ex = root.putArray("exceeded");

@@ -203,6 +203,36 @@ class ValidateCommandTest {
         assertThat(v.get("metrics").get("ttft_ms").get("measured_count").asInt())
                 .isEqualTo(120);
         assertThat(v.get("passed").asBoolean()).isTrue();
+        assertThat(v.has("windows")).isFalse();
+
+        // --window-s: the same run cut into 10-second windows of arrivals, printed and in validation.json
+        CliRun w = CliRun.of(
+                "validate",
+                "--run",
+                CORPUS.resolve("blis_H100_Llama-2-7b_tp1_codegen").toString(),
+                "--out",
+                out.toString(),
+                "--window-s",
+                "10");
+        assertThat(w.exit()).as(w.err()).isZero();
+        assertThat(w.out())
+                .contains("arrivals (s)")
+                .contains("0-10 ")
+                .contains("10-20 ")
+                .contains("20-30 ");
+        JsonNode windows = JsonMapper.builder()
+                .build()
+                .readTree(out.resolve("validation.json").toFile())
+                .get("windows");
+        assertThat(windows).hasSize(3);
+        int requests = 0;
+        for (JsonNode x : windows) {
+            requests += x.get("ttft_ms").get("measured_count").asInt();
+            assertThat(x.get("e2e_ms").get("simulated_count").asInt())
+                    .isEqualTo(x.get("e2e_ms").get("measured_count").asInt());
+        }
+        assertThat(requests).isEqualTo(120);
+        assertThat(windows.get(1).get("from_s").asDouble()).isEqualTo(10.0);
     }
 
     @Test
@@ -220,6 +250,12 @@ class ValidateCommandTest {
         CliRun nothing = CliRun.of("validate");
         assertThat(nothing.exit()).isEqualTo(Main.USAGE);
         assertThat(nothing.err()).contains("missing --config");
+        CliRun window = CliRun.of("validate", "--config", "c.yaml", "--measured", "m.csv", "--window-s", "60");
+        assertThat(window.exit()).isEqualTo(Main.USAGE);
+        assertThat(window.err()).contains("--window-s needs --run or --corpus");
+        CliRun zero = CliRun.of("validate", "--run", dir, "--window-s", "0");
+        assertThat(zero.exit()).isEqualTo(Main.USAGE);
+        assertThat(zero.err()).contains("--window-s must be a positive number of seconds");
         CliRun threads = CliRun.of("validate", "--corpus", CORPUS.toString(), "--out", "x", "--threads", "0");
         assertThat(threads.exit()).isEqualTo(Main.USAGE);
         assertThat(threads.err()).contains("--threads must be >= 1");

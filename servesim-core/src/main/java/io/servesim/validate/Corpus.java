@@ -31,6 +31,7 @@ public final class Corpus {
      * @param measuredFailed requests the measurement marks failed (left out of the measured samples)
      * @param warnings the config loader's warnings (e.g. a deprecated key in the base config)
      * @param clientOverheadMs the frontend time added to the simulated TTFT and E2E (client-side runs; else 0)
+     * @param windows the run cut into arrival windows, each compared on its own (empty unless asked for)
      */
     public record Result(
             RunFolder run,
@@ -39,12 +40,24 @@ public final class Corpus {
             RunFolder.NumGpuBlocksCheck numGpuBlocks,
             int measuredFailed,
             List<String> warnings,
-            double clientOverheadMs) {
-        /** Defensive copy. */
+            double clientOverheadMs,
+            List<Window> windows) {
+        /** Defensive copies. */
         public Result {
             warnings = List.copyOf(warnings);
+            windows = List.copyOf(windows);
         }
     }
+
+    /**
+     * The requests of one arrival window, measured versus simulated: where in a run the error arises (a cold
+     * start, one load stage, a burst).
+     *
+     * @param fromS window start, seconds after the first arrival
+     * @param toS window end (exclusive)
+     * @param validation the comparison of the requests arriving in the window
+     */
+    public record Window(double fromS, double toS, Validation validation) {}
 
     /**
      * Replays one run and compares it with its measurement.
@@ -54,6 +67,17 @@ public final class Corpus {
      * @param sets {@code path=value} overrides applied after the run's deployment
      */
     public static Result evaluate(RunFolder run, Path base, List<String> sets) {
+        return evaluate(run, base, sets, 0);
+    }
+
+    /**
+     * As {@link #evaluate(RunFolder, Path, List)}, also comparing each {@code windowS}-second window of arrivals on
+     * its own ({@link Result#windows}; none when {@code windowS} is 0).
+     */
+    public static Result evaluate(RunFolder run, Path base, List<String> sets, double windowS) {
+        if (!(windowS >= 0) || Double.isInfinite(windowS)) {
+            throw new IllegalArgumentException("window must be >= 0 seconds, got " + windowS);
+        }
         ConfigLoader.Loaded loaded = run.load(base, sets);
         SimConfig config = loaded.config();
         RunFolder.NumGpuBlocksCheck blocks = run.numGpuBlocksCheck(config);
@@ -72,12 +96,43 @@ public final class Corpus {
                 blocks,
                 measured.failedRequests(),
                 loaded.warnings(),
-                client);
+                client,
+                windowS > 0 ? windows(run, sim, client, windowS) : List.of());
+    }
+
+    private static List<Window> windows(RunFolder run, RunResult sim, double clientOverheadMs, double windowS) {
+        double[] arrival = LayoutRows.arrivals(run.dir().resolve(RunFolder.WORKLOAD));
+        LayoutRows rows = LayoutRows.read(run.dir().resolve(RunFolder.MEASURED), arrival.length);
+        double first = Double.POSITIVE_INFINITY;
+        double last = Double.NEGATIVE_INFINITY;
+        for (double a : arrival) {
+            first = Math.min(first, a);
+            last = Math.max(last, a);
+        }
+        // the replay shifts the trace so that its first row arrives at 0; windows count from there
+        List<Window> out = new ArrayList<>();
+        for (long k = 0; first + k * windowS <= last; k++) {
+            double from = k * windowS;
+            double to = (k + 1) * windowS;
+            MeasuredRun m = rows.select(arrival, first + from, first + to);
+            if (m.ttftMs().length == 0) {
+                continue; // no successful measured request arrived in it
+            }
+            out.add(new Window(
+                    from, to, Validation.of(m, sim, clientOverheadMs, Math.round(from * 1e9), Math.round(to * 1e9))));
+        }
+        return out;
     }
 
     /** Evaluates every run on {@code threads} threads; the results are in the runs' order. */
     public static List<Result> evaluate(List<RunFolder> runs, Path base, List<String> sets, int threads) {
         return evaluate(runs, base, sets, threads, r -> {});
+    }
+
+    /** As {@link #evaluate(List, Path, List, int, Consumer)} without arrival windows. */
+    public static List<Result> evaluate(
+            List<RunFolder> runs, Path base, List<String> sets, int threads, Consumer<Result> onResult) {
+        return evaluate(runs, base, sets, threads, 0, onResult);
     }
 
     /**
@@ -86,14 +141,19 @@ public final class Corpus {
      * error, which names the run.
      */
     public static List<Result> evaluate(
-            List<RunFolder> runs, Path base, List<String> sets, int threads, Consumer<Result> onResult) {
+            List<RunFolder> runs,
+            Path base,
+            List<String> sets,
+            int threads,
+            double windowS,
+            Consumer<Result> onResult) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be >= 1, got " + threads);
         }
         List<Result> out = new ArrayList<>();
         if (threads == 1) {
             for (RunFolder run : runs) {
-                Result r = evaluate(run, base, sets);
+                Result r = evaluate(run, base, sets, windowS);
                 onResult.accept(r);
                 out.add(r);
             }
@@ -102,7 +162,7 @@ public final class Corpus {
         try (ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, Math.max(1, runs.size())))) {
             List<Future<Result>> futures = new ArrayList<>();
             for (RunFolder run : runs) {
-                futures.add(pool.submit(() -> evaluate(run, base, sets)));
+                futures.add(pool.submit(() -> evaluate(run, base, sets, windowS)));
             }
             try {
                 for (Future<Result> f : futures) {

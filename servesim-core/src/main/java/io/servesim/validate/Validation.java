@@ -67,6 +67,15 @@ public record Validation(Map<String, Metric> metrics, double measuredOutputTokS,
      * {@code fromArrivalNanos} (a replay that starts early to warm the engine up).
      */
     public static Validation of(MeasuredRun measured, RunResult sim, double clientOverheadMs, long fromArrivalNanos) {
+        return of(measured, sim, clientOverheadMs, fromArrivalNanos, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #of(MeasuredRun, RunResult, double, long)}, counting only the simulated requests that arrived in
+     * [{@code fromArrivalNanos}, {@code toArrivalNanos}).
+     */
+    public static Validation of(
+            MeasuredRun measured, RunResult sim, double clientOverheadMs, long fromArrivalNanos, long toArrivalNanos) {
         RequestLog log = sim.log();
         int n = log.size();
         double[] ttft = new double[n];
@@ -77,7 +86,7 @@ public record Validation(Map<String, Metric> metrics, double measuredOutputTokS,
         long outputs = 0;
         for (int i = 0; i < n; i++) {
             RequestRecord r = log.get(i);
-            if (!r.completed() || r.arrivalNanos() < fromArrivalNanos) {
+            if (!r.completed() || r.arrivalNanos() < fromArrivalNanos || r.arrivalNanos() >= toArrivalNanos) {
                 continue;
             }
             ttft[nc] = r.ttftNanos() / 1e6 + clientOverheadMs;

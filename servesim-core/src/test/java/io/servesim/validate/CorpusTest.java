@@ -90,4 +90,32 @@ class CorpusTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("run bad_run: engine.scheduler.max_num_seqs: must be >= 1, got 0");
     }
+
+    @Test
+    void arrivalWindows_partitionTheRun_eachComparedOnItsOwnRequests() {
+        RunFolder run = RunFolder.corpus(CORPUS).get(0); // 120 requests over 21.5 s
+        Corpus.Result whole = Corpus.evaluate(run, null, List.of());
+        assertThat(whole.windows()).isEmpty();
+        Corpus.Result r = Corpus.evaluate(run, null, List.of(), 5);
+        assertThat(r.windows()).extracting(Corpus.Window::fromS).containsExactly(0.0, 5.0, 10.0, 15.0, 20.0);
+        long measured = 0;
+        long simulated = 0;
+        double weightedMean = 0;
+        for (Corpus.Window w : r.windows()) {
+            assertThat(w.toS() - w.fromS()).isEqualTo(5.0);
+            Validation.Metric ttft = w.validation().metrics().get("ttft_ms");
+            assertThat(ttft.simulated().count()).isEqualTo(ttft.measured().count()); // the same requests on both sides
+            measured += ttft.measured().count();
+            simulated += ttft.simulated().count();
+            weightedMean += ttft.measured().mean() * ttft.measured().count();
+        }
+        // every request in exactly one window, and the windows' means average back to the run's
+        assertThat(measured).isEqualTo(120L);
+        assertThat(simulated).isEqualTo(120L);
+        assertThat(weightedMean / 120)
+                .isCloseTo(
+                        whole.validation().metrics().get("ttft_ms").measured().mean(),
+                        org.assertj.core.data.Offset.offset(1e-9));
+        assertThatThrownBy(() -> Corpus.evaluate(run, null, List.of(), -1)).hasMessageContaining("window must be >= 0");
+    }
 }
