@@ -128,39 +128,10 @@ public class AicKernels {
 
     /** Appends the all-reduce table of the newest vLLM version that has one. */
     private static void allReduce(Statement s, Path dir, StringBuilder out) throws Exception {
-        List<String> versions = versionsWith(dir, "custom_allreduce_perf.parquet");
-        if (versions.isEmpty()) {
-            throw new IllegalStateException("no custom_allreduce_perf.parquet under " + dir);
-        }
-        String version = versions.get(versions.size() - 1);
+        String version = newest(dir, "custom_allreduce_perf.parquet");
         String file = dir.resolve(version).resolve("custom_allreduce_perf.parquet").toString().replace("'", "''");
-        String where = " from '" + file + "' where backend = 'vllm_graph' and allreduce_dtype = 'bfloat16'";
-        List<Long> sizes = new ArrayList<>();
-        try (ResultSet r = s.executeQuery("select distinct message_size" + where + " order by 1")) {
-            while (r.next()) {
-                sizes.add(r.getLong(1));
-            }
-        }
-        out.append("  allreduce:            # vLLM ").append(version).append(", CUDA graph, BF16\n");
-        out.append("    elements: [").append(String.join(", ", sizes.stream().map(String::valueOf).toList())).append("]\n");
-        for (int group : new int[] {2, 4, 8}) {
-            List<String> us = new ArrayList<>();
-            try (ResultSet r = s.executeQuery("select message_size, median(latency) * 1000" + where
-                    + " and num_gpus = " + group + " group by 1 order by 1")) {
-                int i = 0;
-                while (r.next()) {
-                    if (i >= sizes.size() || r.getLong(1) != sizes.get(i)) {
-                        throw new IllegalStateException("group " + group + " lacks message sizes in " + file);
-                    }
-                    us.add(String.format(Locale.ROOT, "%.2f", r.getDouble(2)));
-                    i++;
-                }
-            }
-            if (us.size() != sizes.size()) {
-                throw new IllegalStateException("group " + group + " lacks message sizes in " + file);
-            }
-            out.append("    tp").append(group).append("_us: [").append(String.join(", ", us)).append("]\n");
-        }
+        out.append(String.format(Locale.ROOT, "  %-22s# vLLM %s, CUDA graph, BF16%n", "allreduce:", version));
+        latencyTable(s, file, "backend = 'vllm_graph' and allreduce_dtype = 'bfloat16'", out);
     }
 
     /**
@@ -168,36 +139,47 @@ public class AicKernels {
      * group size at each total message size in elements (nccl-tests' size: the whole gathered or scattered buffer).
      */
     private static void nccl(Statement s, Path dir, String op, String key, StringBuilder out) throws Exception {
-        List<String> versions = versionsWith(dir, "nccl_perf.parquet");
-        if (versions.isEmpty()) {
-            throw new IllegalStateException("no nccl_perf.parquet under " + dir);
-        }
-        String version = versions.get(versions.size() - 1);
+        String version = newest(dir, "nccl_perf.parquet");
         String file = dir.resolve(version).resolve("nccl_perf.parquet").toString().replace("'", "''");
-        String where = " from '" + file + "' where op_name = '" + op + "' and nccl_dtype = 'half'";
+        out.append(String.format(Locale.ROOT, "  %-22s# NCCL %s, FP16%n", key + ":", version));
+        latencyTable(s, file, "op_name = '" + op + "' and nccl_dtype = 'half'", out);
+    }
+
+    /** The newest version folder under {@code dir} that holds {@code file}. */
+    private static String newest(Path dir, String file) throws Exception {
+        List<String> versions = versionsWith(dir, file);
+        if (versions.isEmpty()) {
+            throw new IllegalStateException("no " + file + " under " + dir);
+        }
+        return versions.get(versions.size() - 1);
+    }
+
+    /**
+     * Appends {@code elements} (the measured message sizes) and, per group of 2, 4 and 8 GPUs, the median latency in
+     * µs at each size, of a collective table's rows matching {@code filter}; every group must have every size.
+     */
+    private static void latencyTable(Statement s, String file, String filter, StringBuilder out) throws Exception {
+        String where = " from '" + file + "' where " + filter;
         List<Long> sizes = new ArrayList<>();
         try (ResultSet r = s.executeQuery("select distinct message_size" + where + " order by 1")) {
             while (r.next()) {
                 sizes.add(r.getLong(1));
             }
         }
-        out.append(String.format(Locale.ROOT, "  %-22s# NCCL ", key + ":")).append(version).append(", FP16\n");
         out.append("    elements: [").append(String.join(", ", sizes.stream().map(String::valueOf).toList())).append("]\n");
         for (int group : new int[] {2, 4, 8}) {
             List<String> us = new ArrayList<>();
             try (ResultSet r = s.executeQuery("select message_size, median(latency) * 1000" + where
                     + " and num_gpus = " + group + " group by 1 order by 1")) {
-                int i = 0;
                 while (r.next()) {
-                    if (i >= sizes.size() || r.getLong(1) != sizes.get(i)) {
-                        throw new IllegalStateException(op + " group " + group + " lacks message sizes in " + file);
+                    if (us.size() >= sizes.size() || r.getLong(1) != sizes.get(us.size())) {
+                        throw new IllegalStateException("group " + group + " lacks message sizes in " + file);
                     }
                     us.add(String.format(Locale.ROOT, "%.2f", r.getDouble(2)));
-                    i++;
                 }
             }
             if (us.size() != sizes.size()) {
-                throw new IllegalStateException(op + " group " + group + " lacks message sizes in " + file);
+                throw new IllegalStateException("group " + group + " lacks message sizes in " + file);
             }
             out.append("    tp").append(group).append("_us: [").append(String.join(", ", us)).append("]\n");
         }
