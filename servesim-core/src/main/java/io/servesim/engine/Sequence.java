@@ -348,11 +348,12 @@ public final class Sequence {
         }
         // blocks that reach into generated tokens, as they fill
         long parent = have == 0 ? BlockHasher.ROOT : table.hash(have - 1);
-        if (table.isPrivate()) {
+        long seed = request.uniqueTokenSeed();
+        if (table.isPrivate() && seed != 0) {
             // nobody else can hold this chain (BlockTable.markPrivate): the request's unique token seed and the block
             // index are an equivalent identity (as for its prompt blocks), at one mix per block instead of hashing its
-            // tokens; the seed matters when the prompt has no full block (the chain then starts at the root)
-            long seed = request.uniqueTokenSeed();
+            // tokens; the seed matters when the prompt has no full block (the chain then starts at the root). A
+            // hash-id row whose first id is its own (markPrivateFrom(0)) has no such seed: its tokens are hashed.
             for (int b = have; b < fullBlocks; b++) {
                 parent = BlockHasher.hashIdBlock(parent, seed, b);
                 table.addHash(parent);

@@ -268,9 +268,16 @@ public final class VllmScheduler {
                 && settings.prefixCaching()
                 && connector == null
                 && !pool.publishesEvents()
-                && s.request().blocksUnique()
                 && s.table().numBlocks() == 0) {
-            s.table().markPrivate(); // no G2 store or KV event needs its blocks indexed (BlockTable.markPrivate)
+            // no G2 store or KV event needs these blocks indexed (BlockTable.markPrivate, markPrivateFrom)
+            if (s.request().blocksUnique()) {
+                s.table().markPrivate();
+            } else {
+                int from = s.request().privateFromBlock(settings.blockSize());
+                if (from >= 0) {
+                    s.table().markPrivateFrom(from);
+                }
+            }
         }
         waiting.addLast(s);
         pendingPromptTokens += s.promptLength();

@@ -16,7 +16,11 @@ public final class BlockTable {
     private long[] hashes = NO_HASHES;
     private int numHashes;
     private int numCachedBlocks;
-    private boolean privateHashes;
+    /** Blocks from this index on are cached unindexed ({@link #markPrivateFrom}); {@link #NONE_PRIVATE}: none. */
+    private int privateFrom = NONE_PRIVATE;
+
+    /** {@link #privateFrom()} of a table whose blocks are all indexed. */
+    public static final int NONE_PRIVATE = Integer.MAX_VALUE;
 
     /** Number of physical blocks held. */
     public int numBlocks() {
@@ -96,16 +100,30 @@ public final class BlockTable {
      * blocks without indexing them, and its prefix lookups are skipped (nothing else can hold its hashes).
      */
     public void markPrivate() {
-        privateHashes = true;
+        privateFrom = 0;
+    }
+
+    /**
+     * Its blocks from {@code block} on carry hashes no other request can carry (they chain from a trace block only
+     * this request has: {@link io.servesim.workload.Request#privateFromBlock}); the blocks before it are shared and
+     * indexed as usual. The pool caches the later ones without indexing them, and prefix lookups stop before them.
+     */
+    public void markPrivateFrom(int block) {
+        privateFrom = Math.max(0, block);
+    }
+
+    /** The first block cached unindexed ({@link #markPrivateFrom}), or {@link #NONE_PRIVATE}. */
+    public int privateFrom() {
+        return privateFrom;
     }
 
     /** Whether its blocks are cached unindexed ({@link #markPrivate}). */
     public boolean isPrivate() {
-        return privateHashes;
+        return privateFrom == 0;
     }
 
     void published() {
-        privateHashes = false;
+        privateFrom = NONE_PRIVATE;
     }
 
     /** Forgets every block (they were released). */

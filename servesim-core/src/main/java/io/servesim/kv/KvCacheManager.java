@@ -118,7 +118,8 @@ public final class KvCacheManager {
         if (!prefixCaching || numTokens <= 1 || table.isPrivate()) {
             return 0; // a private table's hashes are in no index and no other block carries them
         }
-        int maxBlocks = Math.min((numTokens - 1) / blockSize, table.numHashes());
+        // blocks from privateFrom on carry hashes only this request has: no index holds them
+        int maxBlocks = Math.min(Math.min((numTokens - 1) / blockSize, table.numHashes()), table.privateFrom());
         long[] hashes = table.hashesView();
         for (int i = 0; i < maxBlocks; i++) {
             int b = pool.lookup(hashes[i]);
@@ -214,7 +215,7 @@ public final class KvCacheManager {
         for (int i = table.numCachedBlocks(); i < full; i++) {
             int b = table.block(i);
             if (pool.blockHash(b) == BlockHasher.NO_HASH) {
-                if (table.isPrivate()) {
+                if (i >= table.privateFrom()) {
                     pool.cachePrivate(b, table.hash(i));
                     continue; // private tables never feed G2 stores (no connector: VllmScheduler.addRequest)
                 }
@@ -236,11 +237,11 @@ public final class KvCacheManager {
      * no index entry existed for them). From then on the table is an ordinary one.
      */
     public void publish(BlockTable table) {
-        if (!table.isPrivate()) {
+        if (table.privateFrom() == BlockTable.NONE_PRIVATE) {
             return;
         }
         int[] blocks = table.blocksView();
-        for (int i = 0, n = Math.min(table.numCachedBlocks(), table.numBlocks()); i < n; i++) {
+        for (int i = table.privateFrom(), n = Math.min(table.numCachedBlocks(), table.numBlocks()); i < n; i++) {
             pool.publish(blocks[i]);
         }
         table.published();

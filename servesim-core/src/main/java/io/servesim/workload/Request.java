@@ -23,6 +23,10 @@ public final class Request {
     private final long arrivalNanos;
     private final int[] promptTokens;
     private final long[] hashIds;
+
+    /** {@link #markUniqueFrom}: the first hash block no other row has, or -1. */
+    private int uniqueFromHashBlock = -1;
+
     private final int hashBlockSize;
     /** For a prompt of unique seeded tokens ({@link #ofUniqueTokens}): its seed; else 0. */
     private final long tokenSeed;
@@ -370,6 +374,30 @@ public final class Request {
      */
     public boolean blocksUnique() {
         return tokenSeed != 0 && sessionId < 0;
+    }
+
+    /**
+     * Marks the prompt's hash ids from {@code hashBlock} on as appearing in no other row of the trace (the workload
+     * counted them): every KV block from there on chains from an id only this request has, so no other request can
+     * carry its hash.
+     */
+    public void markUniqueFrom(int hashBlock) {
+        if (hashIds == null || hashBlock < 0) {
+            throw new IllegalArgumentException("request " + id + ": unique-from needs hash ids and a block >= 0");
+        }
+        uniqueFromHashBlock = hashBlock;
+    }
+
+    /**
+     * The first engine block of {@code blockSize} tokens that no other request can share ({@link #markUniqueFrom}),
+     * or -1: none is known, the request is a session turn (a later turn may repeat its tokens), or the engine block
+     * does not divide the trace's hash block.
+     */
+    public int privateFromBlock(int blockSize) {
+        if (uniqueFromHashBlock < 0 || sessionId >= 0 || hashBlockSize % blockSize != 0) {
+            return -1;
+        }
+        return uniqueFromHashBlock * (hashBlockSize / blockSize);
     }
 
     /** The seed of a prompt of unique seeded tokens ({@link #ofUniqueTokens}), unique to this request; else 0. */

@@ -19,8 +19,8 @@ import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * Caching the blocks of requests that share nothing (lengths-only trace rows) without indexing them changes
- * nothing: with tight KV pools that preempt and evict, every output is identical to indexing every block, including
+ * Caching the blocks of requests that share nothing (lengths-only trace rows), or the blocks of a hash-id row from
+ * its first id no other row has, without indexing them changes nothing: with tight KV pools that preempt and evict, every output is identical to indexing every block, including
  * requests that are preempted and hit their own cached blocks when admitted again.
  */
 class PrivateBlocksProperties {
@@ -70,6 +70,73 @@ class PrivateBlocksProperties {
         Statistics.label("preempted").coverage(c -> c.check(true).percentage(p -> p >= 30));
         Files.delete(trace);
         Files.delete(dir);
+    }
+
+    static String[] hashIdRun(long seed, int workers, int blocks, int maxSeqs) throws IOException {
+        // Mooncake-style rows: a prefix drawn from a few shared ids, then ids of which some recur in other rows
+        // and some appear once (from there on the row's blocks are cached unindexed: Request.markUniqueFrom)
+        Path dir = Files.createTempDirectory("private-tails");
+        Path trace = dir.resolve("hash-ids.jsonl");
+        Random rnd = new Random(seed);
+        StringBuilder rows = new StringBuilder();
+        long ms = 0;
+        int fresh = 1000;
+        for (int i = 0; i < 80; i++) {
+            ms += i % 20 == 0 ? 1000 : rnd.nextInt(10);
+            int ids = 1 + rnd.nextInt(6);
+            int length = (ids - 1) * 16 + 1 + rnd.nextInt(16);
+            StringBuilder list = new StringBuilder();
+            for (int k = 0; k < ids; k++) {
+                long id = k < 2 && rnd.nextBoolean() ? k : rnd.nextInt(3) == 0 ? 100 + rnd.nextInt(20) : fresh++;
+                list.append(k == 0 ? "" : ", ").append(id);
+            }
+            rows.append(String.format(
+                    java.util.Locale.ROOT,
+                    "{\"timestamp\": %d, \"input_length\": %d, \"output_length\": %d, \"hash_ids\": [%s]}%n",
+                    ms,
+                    length,
+                    1 + rnd.nextInt(60),
+                    list));
+        }
+        Files.writeString(trace, rows.toString());
+        List<String> overrides = List.of(
+                "workload.type=trace",
+                "workload.trace.format=mooncake",
+                "workload.trace.trace_block_size=16",
+                "workload.trace.path=" + trace.toString().replace('\\', '/'),
+                "cluster.workers=" + workers,
+                "cluster.router.policy=" + (seed % 2 == 0 ? "round_robin" : "least_loaded"),
+                "engine.kv_cache.block_size=8",
+                "engine.kv_cache.num_gpu_blocks=" + blocks,
+                "engine.max_model_len=" + Math.min((blocks - 1) * 8, 400),
+                "engine.scheduler.max_num_seqs=" + maxSeqs,
+                "engine.scheduler.max_num_batched_tokens=128",
+                "engine.scheduler.async_scheduling=" + (seed % 3 != 0));
+        SimConfig config = ConfigLoader.fromYaml("", "property", overrides);
+        RunResult indexed = new Simulation(config).indexingEveryBlock().run();
+        RunResult unindexed = new Simulation(config).run();
+        String[] out = {
+            canonical(indexed),
+            canonical(unindexed),
+            rows.toString(),
+            Long.toString(unindexed.counters().preemptions())
+        };
+        Files.delete(trace);
+        Files.delete(dir);
+        return out;
+    }
+
+    @Property(tries = 40)
+    void hashIdRows_withPrivateTails_giveTheSameRun(
+            @ForAll @LongRange(min = 0, max = 10_000) long seed,
+            @ForAll @IntRange(min = 1, max = 3) int workers,
+            @ForAll @IntRange(min = 24, max = 120) int blocks,
+            @ForAll @IntRange(min = 2, max = 16) int maxSeqs)
+            throws IOException {
+        String[] r = hashIdRun(seed, workers, blocks, maxSeqs);
+        assertThat(r[1]).isEqualTo(r[0]);
+        Statistics.label("preempted").collect(Long.parseLong(r[3]) > 0);
+        Statistics.label("preempted").coverage(c -> c.check(true).percentage(p -> p >= 30));
     }
 
     private static String canonical(RunResult r) throws IOException {

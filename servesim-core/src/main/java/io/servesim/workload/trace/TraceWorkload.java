@@ -10,6 +10,7 @@ import io.servesim.sim.RandomStreams;
 import io.servesim.workload.Request;
 import io.servesim.workload.RequestSink;
 import io.servesim.workload.Workload;
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -63,6 +64,10 @@ public final class TraceWorkload implements Workload, EventHandler {
     private final long limit;
     private final int attentionDp;
     private TraceReader reader;
+
+    /** How many rows each hash id appears in ({@link #countHashIds}), or null. */
+    private Long2IntOpenHashMap hashIdRows;
+
     private EventQueue queue;
     private RequestSink sink;
 
@@ -130,6 +135,7 @@ public final class TraceWorkload implements Workload, EventHandler {
     public void start(EventQueue eventQueue, RequestSink requestSink) {
         this.queue = eventQueue;
         this.sink = requestSink;
+        this.hashIdRows = countHashIds();
         this.reader = TraceFormats.open(config.format(), path, config.traceBlockSize());
         fillFirstTurns();
         if (firstTurns.isEmpty()) {
@@ -151,6 +157,65 @@ public final class TraceWorkload implements Workload, EventHandler {
     }
 
     // ---- reading ------------------------------------------------------------------------------------------------
+
+    /** Rows of a hash-id trace that {@link #countHashIds} reads at most; beyond it no block is known unique. */
+    static final int MAX_COUNTED_ROWS = 500_000;
+
+    /**
+     * For a trace whose rows give hash ids (Mooncake): how many rows each id appears in, read in one streamed pass
+     * before the replay, so that a released row knows from which of its hash blocks on no other row shares its
+     * prompt (Request.markUniqueFrom; the engines then cache those blocks without indexing them). Null when the
+     * first row has no hash ids or the trace has more than {@link #MAX_COUNTED_ROWS} rows. Malformed rows are left
+     * to the replay's own reading, which reports them.
+     */
+    private Long2IntOpenHashMap countHashIds() {
+        Long2IntOpenHashMap counts = new Long2IntOpenHashMap();
+        try (TraceReader counting = TraceFormats.open(config.format(), path, config.traceBlockSize())) {
+            int rows = 0;
+            while (true) {
+                TraceRecord r;
+                try {
+                    r = counting.next();
+                } catch (TraceFormatException e) {
+                    continue;
+                }
+                if (r == null) {
+                    return counts;
+                }
+                if (r.hashIds() == null) {
+                    if (rows == 0) {
+                        return null; // not a hash-id trace
+                    }
+                    continue;
+                }
+                if (++rows > MAX_COUNTED_ROWS) {
+                    return null;
+                }
+                long[] ids = r.hashIds();
+                for (int i = 0; i < ids.length; i++) {
+                    counts.addTo(ids[i], 1);
+                }
+            }
+        }
+    }
+
+    /**
+     * The first of a hash-id row's prompt blocks whose id no other row has, or -1 (an id repeated within one row
+     * counts as shared, which only makes fewer blocks private).
+     */
+    private int firstUniqueHashBlock(TraceRecord r) {
+        if (hashIdRows == null) {
+            return -1;
+        }
+        long[] ids = r.hashIds();
+        int covering = (int) Math.min(ids.length, ((long) r.inputLength() + r.hashBlockSize() - 1) / r.hashBlockSize());
+        for (int i = 0; i < covering; i++) {
+            if (hashIdRows.get(ids[i]) == 1) {
+                return i;
+            }
+        }
+        return -1;
+    }
 
     private void fillFirstTurns() {
         while (firstTurns.isEmpty() && !eof) {
@@ -319,6 +384,10 @@ public final class TraceWorkload implements Workload, EventHandler {
                     outputSeed,
                     r.outputTokenIds(),
                     Math.max(-1, r.dpRank()));
+            int unique = s == null ? firstUniqueHashBlock(r) : -1;
+            if (unique >= 0) {
+                req.markUniqueFrom(unique);
+            }
         } else if (r.inputTokenIds() == null && config.sharedPrefix() == null) {
             // lengths only: unique tokens, expanded when read; block hashes derive from the seed (Request)
             long seed = Mix64.mix(streams.seed() ^ UNIQUE_PROMPT_SALT, id);

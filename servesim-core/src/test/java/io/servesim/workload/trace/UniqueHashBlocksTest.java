@@ -1,0 +1,81 @@
+package io.servesim.workload.trace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.TraceConfig;
+import io.servesim.sim.EventQueue;
+import io.servesim.sim.RandomStreams;
+import io.servesim.workload.Request;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A hash-id trace is read once before the replay to count in how many rows each id appears: a released row knows
+ * from which of its prompt's hash blocks on no other row shares it, so the engines may cache those blocks unindexed.
+ */
+class UniqueHashBlocksTest {
+    @TempDir
+    Path tmp;
+
+    private List<Request> release(String rows) throws IOException {
+        return release("mooncake", rows);
+    }
+
+    private List<Request> release(String format, String rows) throws IOException {
+        Path trace = tmp.resolve("t.jsonl");
+        Files.writeString(trace, rows);
+        List<String> all = new ArrayList<>(List.of(
+                "workload.type=trace",
+                "workload.trace.format=" + format,
+                "workload.trace.trace_block_size=32",
+                "workload.trace.path=" + trace.toString().replace('\\', '/')));
+        TraceConfig config = ConfigLoader.fromYaml("", "t", all).workload().trace();
+        TraceWorkload w = new TraceWorkload(config, trace, new RandomStreams(7));
+        List<Request> released = new ArrayList<>();
+        EventQueue queue = new EventQueue();
+        w.start(queue, released::add);
+        while (queue.runNext()) {
+            // releases every row at its timestamp
+        }
+        return released;
+    }
+
+    @Test
+    void theFirstHashBlockNoOtherRowHas_marksWhereAPromptStopsBeingShareable() throws IOException {
+        List<Request> r = release("""
+                {"timestamp": 0, "input_length": 96, "output_length": 4, "hash_ids": [1, 2, 3]}
+                {"timestamp": 10, "input_length": 96, "output_length": 4, "hash_ids": [1, 2, 4]}
+                {"timestamp": 20, "input_length": 70, "output_length": 4, "hash_ids": [1, 5, 6]}
+                {"timestamp": 30, "input_length": 64, "output_length": 4, "hash_ids": [1, 2]}
+                {"timestamp": 40, "input_length": 64, "output_length": 4, "hash_ids": [7, 7]}
+                """);
+        // 32-token hash blocks over 16-token engine blocks: hash block h starts engine block 2h
+        assertThat(r.get(0).privateFromBlock(16)).isEqualTo(4); // id 3 is its alone
+        assertThat(r.get(1).privateFromBlock(16)).isEqualTo(4); // id 4
+        assertThat(r.get(2).privateFromBlock(16)).isEqualTo(2); // id 5: the rest chains from it
+        assertThat(r.get(3).privateFromBlock(16)).isEqualTo(-1); // ids 1 and 2 are shared: nothing private
+        assertThat(r.get(4).privateFromBlock(16)).isEqualTo(-1); // an id twice in one row counts as shared
+        assertThat(r.get(0).privateFromBlock(32)).isEqualTo(2);
+        assertThat(r.get(0).privateFromBlock(64)).isEqualTo(-1); // an engine block that spans hash blocks: none
+    }
+
+    @Test
+    void sessionTurns_andTracesWithoutHashIds_getNoPrivateBlocks() throws IOException {
+        List<Request> sessions = release("""
+                {"timestamp": 0, "input_length": 64, "output_length": 4, "hash_ids": [1, 2], "session_id": "a"}
+                {"timestamp": 10, "input_length": 96, "output_length": 4, "hash_ids": [1, 2, 3], "session_id": "a"}
+                """);
+        assertThat(sessions).allSatisfy(q -> assertThat(q.privateFromBlock(16)).isEqualTo(-1));
+        List<Request> lengths = release("measured", """
+                {"arrival_s": 0, "input_tokens": 64, "output_tokens": 4}
+                {"arrival_s": 1, "input_tokens": 96, "output_tokens": 4}
+                """);
+        assertThat(lengths).allSatisfy(q -> assertThat(q.privateFromBlock(16)).isEqualTo(-1));
+    }
+}
