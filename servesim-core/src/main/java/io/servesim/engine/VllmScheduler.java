@@ -60,6 +60,9 @@ public final class VllmScheduler {
     private long gapCount;
     private boolean privateBlocks = true;
 
+    /** {@link #privateBlocksWithEvents}. */
+    private boolean privateBlocksWithEvents;
+
     /** Creates a scheduler with its own KV pool. */
     public VllmScheduler(SchedulerSettings settings, SchedulerCounters counters) {
         this.settings = settings;
@@ -262,12 +265,22 @@ public final class VllmScheduler {
         privateBlocks = false;
     }
 
+    /**
+     * Lets requests keep private blocks even when this rank's pool publishes KV events to a router. Only safe when
+     * every request is routed once, on arrival (no worker fails, so nothing is re-routed): the router looks up only
+     * arriving prompts' hashes, and a private block's hash belongs to a prompt that was routed before the block
+     * existed; a preempted request still publishes its blocks (and their events) before it looks them up.
+     */
+    public void privateBlocksWithEvents() {
+        privateBlocksWithEvents = true;
+    }
+
     /** Appends a new request to the waiting queue. */
     public void addRequest(Sequence s) {
         if (privateBlocks
                 && settings.prefixCaching()
                 && connector == null
-                && !pool.publishesEvents()
+                && (!pool.publishesEvents() || privateBlocksWithEvents)
                 && s.table().numBlocks() == 0) {
             // no G2 store or KV event needs these blocks indexed (BlockTable.markPrivate, markPrivateFrom)
             if (s.request().blocksUnique()) {

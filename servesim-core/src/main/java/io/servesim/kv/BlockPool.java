@@ -93,7 +93,10 @@ public final class BlockPool {
         dupNext = Arrays.copyOf(dupNext, cap);
     }
 
-    /** Whether stored/removed events are published (then no table may be private: every block is an event). */
+    /**
+     * Whether stored/removed events are published (then a table may be private only when no request is routed twice:
+     * {@code VllmScheduler.privateBlocksWithEvents}).
+     */
     public boolean publishesEvents() {
         return events != null;
     }

@@ -85,6 +85,14 @@ public final class Simulation {
         this.recorder = new RunRecorder(config.cluster().workers(), exact);
         this.cluster = new Cluster(
                 config, Deployment.resolve(config), queue, streams, new Engines(), schedulerCounters, offloadCounters);
+        if (config.cluster().events().stream()
+                .noneMatch(e -> e.action() == io.servesim.config.ClusterEventConfig.Action.FAIL)) {
+            // every request is routed once, on arrival: a KV-event router never looks up a hash only one request
+            // has, so private blocks need not be published to it (VllmScheduler.privateBlocksWithEvents)
+            for (int g = 0; g < cluster.numRanks(); g++) {
+                cluster.rank(g).scheduler().privateBlocksWithEvents();
+            }
+        }
         this.load = new LoadTracker(cluster);
         this.dispatcher = new Dispatcher(cluster, recorder, queue);
         this.fleet = new FleetEvents(cluster, load, dispatcher);

@@ -24,6 +24,8 @@ import net.jqwik.api.statistics.Statistics;
  * requests that are preempted and hit their own cached blocks when admitted again.
  */
 class PrivateBlocksProperties {
+    /** A KV-event router sees no private block (nothing is re-routed without failures): checked too. */
+    private static final String[] POLICIES = {"round_robin", "least_loaded", "kv_aware"};
 
     @Property(tries = 40)
     void unindexedPrivateBlocks_giveTheSameRun(
@@ -55,7 +57,7 @@ class PrivateBlocksProperties {
                 "workload.trace.format=azure",
                 "workload.trace.path=" + trace.toString().replace('\\', '/'),
                 "cluster.workers=" + workers,
-                "cluster.router.policy=" + (seed % 2 == 0 ? "round_robin" : "least_loaded"),
+                "cluster.router.policy=" + POLICIES[(int) (seed / 3 % POLICIES.length)],
                 "engine.kv_cache.block_size=8",
                 "engine.kv_cache.num_gpu_blocks=" + blocks,
                 "engine.max_model_len=" + Math.min((blocks - 1) * 8, 400),
@@ -105,7 +107,7 @@ class PrivateBlocksProperties {
                 "workload.trace.trace_block_size=16",
                 "workload.trace.path=" + trace.toString().replace('\\', '/'),
                 "cluster.workers=" + workers,
-                "cluster.router.policy=" + (seed % 2 == 0 ? "round_robin" : "least_loaded"),
+                "cluster.router.policy=" + POLICIES[(int) (seed / 3 % POLICIES.length)],
                 "engine.kv_cache.block_size=8",
                 "engine.kv_cache.num_gpu_blocks=" + blocks,
                 "engine.max_model_len=" + Math.min((blocks - 1) * 8, 400),
