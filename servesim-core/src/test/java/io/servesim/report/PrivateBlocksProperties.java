@@ -20,8 +20,9 @@ import net.jqwik.api.statistics.Statistics;
 
 /**
  * Caching the blocks of requests that share nothing (lengths-only trace rows), or the blocks of a hash-id row from
- * its first id no other row has, without indexing them changes nothing: with tight KV pools that preempt and evict, every output is identical to indexing every block, including
- * requests that are preempted and hit their own cached blocks when admitted again.
+ * its first id no other row has, without indexing them changes nothing: with tight KV pools that preempt and evict,
+ * every output is identical to indexing every block, including requests that are preempted and hit their own cached
+ * blocks when admitted again, and whichever router (a KV-event router included) places the requests.
  */
 class PrivateBlocksProperties {
     /** A KV-event router sees no private block (nothing is re-routed without failures): checked too. */
@@ -34,8 +35,6 @@ class PrivateBlocksProperties {
             @ForAll @IntRange(min = 24, max = 120) int blocks,
             @ForAll @IntRange(min = 2, max = 16) int maxSeqs)
             throws IOException {
-        Path dir = Files.createTempDirectory("private-blocks");
-        Path trace = dir.resolve("lengths.csv");
         Random rnd = new Random(seed);
         StringBuilder csv = new StringBuilder("TIMESTAMP,ContextTokens,GeneratedTokens\n");
         long tenthsOfMicros = 0;
@@ -51,34 +50,19 @@ class PrivateBlocksProperties {
                     1 + rnd.nextInt(150),
                     1 + rnd.nextInt(120)));
         }
-        Files.writeString(trace, csv.toString());
-        List<String> overrides = List.of(
-                "workload.type=trace",
-                "workload.trace.format=azure",
-                "workload.trace.path=" + trace.toString().replace('\\', '/'),
-                "cluster.workers=" + workers,
-                "cluster.router.policy=" + POLICIES[(int) (seed / 3 % POLICIES.length)],
-                "engine.kv_cache.block_size=8",
-                "engine.kv_cache.num_gpu_blocks=" + blocks,
-                "engine.max_model_len=" + Math.min((blocks - 1) * 8, 400),
-                "engine.scheduler.max_num_seqs=" + maxSeqs,
-                "engine.scheduler.max_num_batched_tokens=128",
-                "engine.scheduler.async_scheduling=" + (seed % 3 != 0));
-        SimConfig config = ConfigLoader.fromYaml("", "property", overrides);
-        RunResult indexed = new Simulation(config).indexingEveryBlock().run();
-        RunResult unindexed = new Simulation(config).run();
-        assertThat(canonical(unindexed)).isEqualTo(canonical(indexed));
-        Statistics.label("preempted").collect(unindexed.counters().preemptions() > 0);
-        Statistics.label("preempted").coverage(c -> c.check(true).percentage(p -> p >= 30));
-        Files.delete(trace);
-        Files.delete(dir);
+        sameRunIndexedOrNot(
+                "lengths.csv", csv.toString(), List.of("workload.trace.format=azure"), seed, workers, blocks, maxSeqs);
     }
 
-    static String[] hashIdRun(long seed, int workers, int blocks, int maxSeqs) throws IOException {
+    @Property(tries = 40)
+    void hashIdRows_withPrivateTails_giveTheSameRun(
+            @ForAll @LongRange(min = 0, max = 10_000) long seed,
+            @ForAll @IntRange(min = 1, max = 3) int workers,
+            @ForAll @IntRange(min = 24, max = 120) int blocks,
+            @ForAll @IntRange(min = 2, max = 16) int maxSeqs)
+            throws IOException {
         // Mooncake-style rows: a prefix drawn from a few shared ids, then ids of which some recur in other rows
         // and some appear once (from there on the row's blocks are cached unindexed: Request.markUniqueFrom)
-        Path dir = Files.createTempDirectory("private-tails");
-        Path trace = dir.resolve("hash-ids.jsonl");
         Random rnd = new Random(seed);
         StringBuilder rows = new StringBuilder();
         long ms = 0;
@@ -100,12 +84,31 @@ class PrivateBlocksProperties {
                     1 + rnd.nextInt(60),
                     list));
         }
-        Files.writeString(trace, rows.toString());
-        List<String> overrides = List.of(
+        sameRunIndexedOrNot(
+                "hash-ids.jsonl",
+                rows.toString(),
+                List.of("workload.trace.format=mooncake", "workload.trace.trace_block_size=16"),
+                seed,
+                workers,
+                blocks,
+                maxSeqs);
+    }
+
+    /**
+     * Replays a trace on tight KV pools (block 8, 128-token steps) twice, indexing every block and with private
+     * blocks, and requires identical canonical output; labels whether anything was preempted (checked to happen in
+     * at least 30 % of tries).
+     */
+    private static void sameRunIndexedOrNot(
+            String file, String trace, List<String> format, long seed, int workers, int blocks, int maxSeqs)
+            throws IOException {
+        Path dir = Files.createTempDirectory("private-blocks");
+        Path path = dir.resolve(file);
+        Files.writeString(path, trace);
+        List<String> overrides = new java.util.ArrayList<>(format);
+        overrides.addAll(List.of(
                 "workload.type=trace",
-                "workload.trace.format=mooncake",
-                "workload.trace.trace_block_size=16",
-                "workload.trace.path=" + trace.toString().replace('\\', '/'),
+                "workload.trace.path=" + path.toString().replace('\\', '/'),
                 "cluster.workers=" + workers,
                 "cluster.router.policy=" + POLICIES[(int) (seed / 3 % POLICIES.length)],
                 "engine.kv_cache.block_size=8",
@@ -113,32 +116,15 @@ class PrivateBlocksProperties {
                 "engine.max_model_len=" + Math.min((blocks - 1) * 8, 400),
                 "engine.scheduler.max_num_seqs=" + maxSeqs,
                 "engine.scheduler.max_num_batched_tokens=128",
-                "engine.scheduler.async_scheduling=" + (seed % 3 != 0));
+                "engine.scheduler.async_scheduling=" + (seed % 3 != 0)));
         SimConfig config = ConfigLoader.fromYaml("", "property", overrides);
         RunResult indexed = new Simulation(config).indexingEveryBlock().run();
         RunResult unindexed = new Simulation(config).run();
-        String[] out = {
-            canonical(indexed),
-            canonical(unindexed),
-            rows.toString(),
-            Long.toString(unindexed.counters().preemptions())
-        };
-        Files.delete(trace);
-        Files.delete(dir);
-        return out;
-    }
-
-    @Property(tries = 40)
-    void hashIdRows_withPrivateTails_giveTheSameRun(
-            @ForAll @LongRange(min = 0, max = 10_000) long seed,
-            @ForAll @IntRange(min = 1, max = 3) int workers,
-            @ForAll @IntRange(min = 24, max = 120) int blocks,
-            @ForAll @IntRange(min = 2, max = 16) int maxSeqs)
-            throws IOException {
-        String[] r = hashIdRun(seed, workers, blocks, maxSeqs);
-        assertThat(r[1]).isEqualTo(r[0]);
-        Statistics.label("preempted").collect(Long.parseLong(r[3]) > 0);
+        assertThat(canonical(unindexed)).isEqualTo(canonical(indexed));
+        Statistics.label("preempted").collect(unindexed.counters().preemptions() > 0);
         Statistics.label("preempted").coverage(c -> c.check(true).percentage(p -> p >= 30));
+        Files.delete(path);
+        Files.delete(dir);
     }
 
     private static String canonical(RunResult r) throws IOException {
