@@ -263,7 +263,8 @@ public final class RooflineTiming implements TimingModel {
         }
         if (dataParallel > 1) {
             /*
-             * Expert parallelism as vLLM runs it by default (ParallelConfig.all2all_backend
+             * MoE with attention DP as vLLM runs it by default (fused_moe/runner/moe_runner.py: the naive dispatch and
+             * combine run whenever dp_size > 1, with or without expert parallelism; ParallelConfig.all2all_backend
              * "allgather_reducescatter", device_communicators/all2all.py AgRsAll2AllManager): each MoE layer's
              * dispatch all-gathers every DP rank's hidden states over the DP group and its combine reduce-scatters
              * the experts' outputs back, each over the whole gathered tensor. DP ranks pad to the largest rank's
