@@ -97,8 +97,9 @@ public final class ValidateCommand implements Callable<Integer> {
     @Option(
             names = "--window-s",
             paramLabel = "SECONDS",
-            description = "With --run or --corpus: also compare the means of each window of this many seconds of"
-                    + " arrivals (a table, and windows in validation.json): where in a run the error arises.")
+            description = "Also compare the means of each window of this many seconds of arrivals (a table, and"
+                    + " windows in validation.json): where in a run the error arises. Needs arrival times: --run,"
+                    + " --corpus, or vLLM's per-request JSONL as --measured.")
     Double windowS;
 
     @Option(
@@ -192,8 +193,11 @@ public final class ValidateCommand implements Callable<Integer> {
         if (windowS != null && (!(windowS > 0) || Double.isInfinite(windowS))) {
             throw new ParameterException(cl, "--window-s must be a positive number of seconds, got " + windowS);
         }
-        if (windowS != null && run == null && corpus == null) {
-            throw new ParameterException(cl, "--window-s needs --run or --corpus (arrival times from workload.jsonl)");
+        if (windowS != null && measured != null && measured.toString().endsWith(".csv")) {
+            throw new ParameterException(
+                    cl,
+                    "--window-s needs arrival times: a CSV measurement has none (use vLLM's per-request JSONL with"
+                            + " queued_ts, or --run / --corpus)");
         }
         if (run == null && corpus == null && (config == null || measured == null)) {
             throw new ParameterException(
@@ -207,19 +211,24 @@ public final class ValidateCommand implements Callable<Integer> {
     private int files(Map<String, Double> limits) {
         PrintWriter o = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        List<Corpus.Window> windows = new ArrayList<>();
         Validation v = reportingUserErrors(err, () -> {
             SimConfig cfg = load(config, workload, overrides, err);
             MeasuredRun m = MeasuredRun.read(measured);
             RunResult r = Servesim.run(cfg).raw();
+            if (windowS != null) {
+                windows.addAll(Corpus.windows(measured, r, windowS));
+            }
             return Validation.of(m, r);
         });
         if (v == null) {
             return Main.USAGE;
         }
         o.print(table(v));
+        o.print(windowTable(windows));
         List<String> exceeded = exceeded(v, limits);
         Path dir = out == null ? DEFAULT_OUT : out;
-        AtomicFiles.writeString(dir.resolve("validation.json"), json(v, limits, exceeded));
+        AtomicFiles.writeString(dir.resolve("validation.json"), json(v, limits, exceeded, null, windows));
         o.println("wrote " + dir.resolve("validation.json").toAbsolutePath().normalize());
         o.flush();
         return verdict(err, exceeded);
@@ -415,6 +424,16 @@ public final class ValidateCommand implements Callable<Integer> {
 
     /** validation.json: the comparison, and with a run folder ({@code r} non-null) a {@code run} object first. */
     static String json(Validation v, Map<String, Double> limits, List<String> exceeded, Corpus.Result r) {
+        return json(v, limits, exceeded, r, r == null ? List.of() : r.windows());
+    }
+
+    /** As {@link #json(Validation, Map, List, Corpus.Result)}, with the arrival windows to write. */
+    static String json(
+            Validation v,
+            Map<String, Double> limits,
+            List<String> exceeded,
+            Corpus.Result r,
+            List<Corpus.Window> arrivalWindows) {
         JsonNodeFactory f = JsonNodeFactory.instance;
         ObjectNode root = f.objectNode();
         if (r != null) {
@@ -483,9 +502,9 @@ public final class ValidateCommand implements Callable<Integer> {
             t.put("measured", Numbers.fixed(v.measuredOutputTokS(), 6));
         }
         t.put("simulated", Numbers.fixed(v.simulatedOutputTokS(), 6));
-        if (r != null && !r.windows().isEmpty()) {
+        if (!arrivalWindows.isEmpty()) {
             var windows = root.putArray("windows");
-            for (Corpus.Window w : r.windows()) {
+            for (Corpus.Window w : arrivalWindows) {
                 ObjectNode o = windows.addObject();
                 o.put("from_s", Numbers.fixed(w.fromS(), 6));
                 o.put("to_s", Numbers.fixed(w.toS(), 6));

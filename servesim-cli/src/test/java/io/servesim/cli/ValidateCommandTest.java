@@ -74,6 +74,41 @@ class ValidateCommandTest {
     }
 
     @Test
+    void windowsOfArrivals_fromVllmsPerRequestTimestamps() throws IOException {
+        Path cfg = setUp(); // three requests arriving at 0, 0.1 and 0.2 s
+        Path measured = tmp.resolve("m.jsonl");
+        Files.writeString(measured, """
+                {"queued_ts": 50.0, "first_token_ts": 50.1, "last_token_ts": 50.5, "output_toks": 20}
+                {"queued_ts": 50.1, "first_token_ts": 50.3, "last_token_ts": 50.9, "output_toks": 30}
+                {"queued_ts": 50.2, "first_token_ts": 50.4, "last_token_ts": 50.6, "output_toks": 10}
+                """);
+        Path out = tmp.resolve("w");
+        CliRun r = CliRun.of(
+                "validate",
+                "--config",
+                cfg.toString(),
+                "--measured",
+                measured.toString(),
+                "--out",
+                out.toString(),
+                "--window-s",
+                "0.15");
+        assertThat(r.exit()).as(r.err()).isZero();
+        JsonNode windows = JsonMapper.builder()
+                .build()
+                .readTree(out.resolve("validation.json").toFile())
+                .get("windows");
+        // counted from the first queued request: [0, 0.15) holds the first two, [0.15, 0.3) the third
+        assertThat(windows).hasSize(2);
+        assertThat(windows.get(0).get("ttft_ms").get("measured_count").asInt()).isEqualTo(2);
+        assertThat(windows.get(0).get("ttft_ms").get("measured_mean").asDouble())
+                .isCloseTo(150.0, org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(windows.get(0).get("ttft_ms").get("simulated_count").asInt()).isEqualTo(2);
+        assertThat(windows.get(1).get("e2e_ms").get("measured_count").asInt()).isEqualTo(1);
+        assertThat(windows.get(1).get("e2e_ms").get("simulated_count").asInt()).isEqualTo(1);
+    }
+
+    @Test
     void badToleranceAndMalformedMeasuredFiles_areUsageErrors() throws IOException {
         Path cfg = setUp();
         Path measured = tmp.resolve("m.csv");
@@ -252,7 +287,7 @@ class ValidateCommandTest {
         assertThat(nothing.err()).contains("missing --config");
         CliRun window = CliRun.of("validate", "--config", "c.yaml", "--measured", "m.csv", "--window-s", "60");
         assertThat(window.exit()).isEqualTo(Main.USAGE);
-        assertThat(window.err()).contains("--window-s needs --run or --corpus");
+        assertThat(window.err()).contains("--window-s needs arrival times: a CSV measurement has none");
         CliRun zero = CliRun.of("validate", "--run", dir, "--window-s", "0");
         assertThat(zero.exit()).isEqualTo(Main.USAGE);
         assertThat(zero.err()).contains("--window-s must be a positive number of seconds");

@@ -103,6 +103,25 @@ public final class Corpus {
     private static List<Window> windows(RunFolder run, RunResult sim, double clientOverheadMs, double windowS) {
         double[] arrival = LayoutRows.arrivals(run.dir().resolve(RunFolder.WORKLOAD));
         LayoutRows rows = LayoutRows.read(run.dir().resolve(RunFolder.MEASURED), arrival.length);
+        return windows(arrival, rows, sim, clientOverheadMs, windowS);
+    }
+
+    /**
+     * A replay of a vLLM-bench workload cut into {@code windowS}-second windows of arrivals and compared with the
+     * measurement's per-request timestamps ({@code queued_ts}, {@code first_token_ts}, {@code last_token_ts},
+     * {@code output_toks}; windows count from the first queued request, as the replay counts from its first row).
+     */
+    public static List<Window> windows(Path measuredTimestamps, RunResult sim, double windowS) {
+        if (!(windowS > 0) || Double.isInfinite(windowS)) {
+            throw new IllegalArgumentException("window must be > 0 seconds, got " + windowS);
+        }
+        it.unimi.dsi.fastutil.doubles.DoubleArrayList arrival = new it.unimi.dsi.fastutil.doubles.DoubleArrayList();
+        LayoutRows rows = LayoutRows.readTimestamps(measuredTimestamps, arrival);
+        return windows(arrival.toDoubleArray(), rows, sim, 0, windowS);
+    }
+
+    private static List<Window> windows(
+            double[] arrival, LayoutRows rows, RunResult sim, double clientOverheadMs, double windowS) {
         double first = Double.POSITIVE_INFINITY;
         double last = Double.NEGATIVE_INFINITY;
         for (double a : arrival) {

@@ -55,6 +55,27 @@ final class LayoutRows {
         return new LayoutRows(ttft.toDoubleArray(), tpot.toDoubleArray(), e2e.toDoubleArray());
     }
 
+    /**
+     * Reads vLLM's per-request timestamps ({@code queued_ts}, {@code first_token_ts}, {@code last_token_ts},
+     * {@code output_toks}) into rows, and each row's queued time into {@code arrivalS} (seconds, as written).
+     */
+    static LayoutRows readTimestamps(Path measured, DoubleArrayList arrivalS) {
+        DoubleArrayList ttft = new DoubleArrayList();
+        DoubleArrayList tpot = new DoubleArrayList();
+        DoubleArrayList e2e = new DoubleArrayList();
+        forEachRow(measured, (row, loc) -> {
+            double queued = number(row, "queued_ts", loc);
+            double first = number(row, "first_token_ts", loc);
+            double last = number(row, "last_token_ts", loc);
+            double out = number(row, "output_toks", loc);
+            arrivalS.add(queued);
+            ttft.add((first - queued) * 1e3);
+            tpot.add(out >= 2 ? (last - first) * 1e3 / (out - 1) : Double.NaN);
+            e2e.add((last - queued) * 1e3);
+        });
+        return new LayoutRows(ttft.toDoubleArray(), tpot.toDoubleArray(), e2e.toDoubleArray());
+    }
+
     /** The successful rows whose arrival lies in [{@code fromS}, {@code toS}). */
     MeasuredRun select(double[] arrivalS, double fromS, double toS) {
         DoubleArrayList ttft = new DoubleArrayList();
