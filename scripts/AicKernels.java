@@ -23,6 +23,9 @@ import java.util.Locale;
  *       over streaming shapes, m at most 16 and at least 64 M weights.
  *   <li>MoE compute: the 90th percentile of the FLOP/s vLLM's fused-MoE layer reaches at 4,096 tokens or more (BF16,
  *       balanced routing, no expert parallelism), from AIConfigurator's moe_perf tables.
+ *   <li>Prefill attention: the 90th percentile of the causal FLOP/s (4 · heads · head_dim · isl · (isl + 1) / 2 per
+ *       sequence) vLLM's context-attention kernel reaches at prompts of 4,096 tokens or more (head_dim 128, BF16
+ *       queries and KV cache, no sliding window), from AIConfigurator's context_attention_perf tables.
  *   <li>All-gather and reduce-scatter: NCCL's, as nccl-tests measures them (FP16), per group size and total
  *       message size in elements (what vLLM's default expert-parallel dispatch and combine run over the DP group).
  *   <li>All-reduce: vLLM's custom all-reduce as captured in CUDA graphs (backend vllm_graph, BF16), latency in µs
@@ -66,6 +69,9 @@ public class AicKernels {
                 .append("# moe_tflops: 90th percentile of the fused-MoE layer's FLOP/s (2*topk*3*hidden*inter/tp per\n")
                 .append("#   token) over BF16 rows, balanced routing, no EP, >= 4096 tokens, inter/tp >= 1024\n")
                 .append("#   (.../<gpu>/moe/vllm/<version>/moe_perf.parquet; absent: no such rows for the GPU).\n")
+                .append("# attention_tflops: 90th percentile of vLLM's context (prefill) attention FLOP/s, causal\n")
+                .append("#   (4*heads*head_dim*isl*(isl+1)/2 per sequence), head_dim 128, BF16 queries and KV, no window,\n")
+                .append("#   isl >= 4096 (.../<gpu>/attention/vllm/<version>/context_attention_perf.parquet).\n")
                 .append("# allreduce: vLLM's custom all-reduce captured in a CUDA graph (backend vllm_graph, BF16):\n")
                 .append("#   latency in us per group size (tp2_us, ...) at each message size in elements.\n")
                 .append("# allgather / reducescatter: NCCL's (nccl-tests, FP16; .../<gpu>/comm/nccl/<version>/nccl_perf.parquet),\n")
@@ -90,6 +96,7 @@ public class AicKernels {
                 double[] bw = percentile(s, dir, bf16, "bfloat16", "2.0*n*k/(latency*1e-3)/1e9", STREAMING);
                 out.append(String.format(Locale.ROOT, "  gbytes_per_s: %.0f    # vLLM %s, %d shapes%n", bw[0], bf16, (long) bw[1]));
                 moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
+                attention(s, data.resolve(gpu[0]).resolve("attention").resolve("vllm"), out);
                 allReduce(s, data.resolve(gpu[0]).resolve("comm").resolve("vllm"), out);
                 nccl(s, data.resolve(gpu[0]).resolve("comm").resolve("nccl"), "all_gather", "allgather", out);
                 nccl(s, data.resolve(gpu[0]).resolve("comm").resolve("nccl"), "reduce_scatter", "reducescatter", out);
@@ -120,6 +127,41 @@ public class AicKernels {
                 if (r.getLong(2) >= 10) {
                     out.append(String.format(Locale.ROOT, "  moe_tflops: %.1f    # vLLM %s, %d rows%n",
                             r.getDouble(1), versions.get(i), r.getLong(2)));
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * Appends {@code attention_tflops}: the 90th percentile of the causal FLOP/s vLLM's context-attention kernel
+     * reaches (4 · heads · head_dim · isl · (isl + 1) / 2 FLOPs per sequence over the measured latency) over rows
+     * with head_dim 128, BF16 queries and KV cache, no sliding window (older tables have no window column) and
+     * prompts of at least 4,096 tokens, from the newest vLLM version that has such rows; nothing when none has.
+     */
+    private static void attention(Statement s, Path dir, StringBuilder out) throws Exception {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        List<String> versions = versionsWith(dir, "context_attention_perf.parquet");
+        for (int i = versions.size() - 1; i >= 0; i--) {
+            String file = dir.resolve(versions.get(i)).resolve("context_attention_perf.parquet").toString()
+                    .replace("'", "''");
+            boolean windowed;
+            try (ResultSet r = s.executeQuery("select count(*) from (describe select * from '" + file + "')"
+                    + " where column_name = 'window_size'")) {
+                r.next();
+                windowed = r.getLong(1) > 0;
+            }
+            String where = " where head_dim = 128 and attn_dtype = 'bfloat16' and kv_cache_dtype = 'bfloat16'"
+                    + " and isl >= 4096 and latency > 0" + (windowed ? " and window_size = 0" : "");
+            try (ResultSet r = s.executeQuery("select quantile_cont(4.0 * batch_size * num_heads * head_dim * isl"
+                    + " * (isl + 1) / 2 / (latency * 1e-3) / 1e12, 0.9), count(*), min(kernel_source) from '"
+                    + file + "'" + where)) {
+                r.next();
+                if (r.getLong(2) >= 10) {
+                    out.append(String.format(Locale.ROOT, "  attention_tflops: %.1f    # vLLM %s, %s, %d rows%n",
+                            r.getDouble(1), versions.get(i), r.getString(3), r.getLong(2)));
                     return;
                 }
             }

@@ -194,6 +194,7 @@ public record Deployment(
                         c.achievedFp8Tflops(),
                         c.achievedGbytesPerS(),
                         null,
+                        null,
                         "timing.custom_gpu achieved_*"),
                 null,
                 null,

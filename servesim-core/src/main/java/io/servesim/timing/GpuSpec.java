@@ -42,9 +42,17 @@ public record GpuSpec(
      * @param gbytesPerS weight streaming of small-batch GEMMs, GB/s
      * @param moeTflops vLLM's fused-MoE layer with BF16 weights at large token counts, TFLOP/s (grouped expert GEMMs
      *     reach less of the tensor cores than one dense GEMM: 0.60–0.85 of {@code bf16Tflops} on the measured GPUs)
+     * @param attentionTflops vLLM's prefill (context) attention kernel on long prompts, causal FLOP/s in TFLOP/s
+     *     (0.62–0.75 of {@code bf16Tflops} on the measured GPUs)
      * @param source where the values come from (measurement and its version, or the fallback rule)
      */
-    public record Achieved(double bf16Tflops, double fp8Tflops, double gbytesPerS, double moeTflops, String source) {}
+    public record Achieved(
+            double bf16Tflops,
+            double fp8Tflops,
+            double gbytesPerS,
+            double moeTflops,
+            double attentionTflops,
+            String source) {}
 
     /**
      * A collective's latency measured per group size and message size (AIConfigurator's tables, {@code
@@ -160,6 +168,14 @@ public record GpuSpec(
     public double achievedMoeFlopsPerSecond(TimingConfig.Dtype dtype) {
         double bf16 = achieved.moeTflops() * 1e12;
         return dtype == TimingConfig.Dtype.FP8 ? bf16 * achieved.fp8Tflops() / achieved.bf16Tflops() : bf16;
+    }
+
+    /**
+     * Causal attention FLOP/s vLLM's prefill attention kernel reaches ({@link #achieved}), whatever the weight
+     * dtype: attention runs on BF16 activations and KV.
+     */
+    public double achievedAttentionFlopsPerSecond() {
+        return achieved.attentionTflops() * 1e12;
     }
 
     /** Bytes per second weight streaming reaches ({@link #achieved}). */

@@ -22,9 +22,10 @@ import io.servesim.config.TimingConfig;
  *       both.
  *   <li><b>Attention</b>: {@code 4 × layers × q width} FLOPs per (new token, context token) pair — a prefill chunk
  *       of n tokens after c cached ones attends {@code n × (c + (n + 1) / 2)} pairs (causal), a decode
- *       {@code c + 1} — against reading each request's KV once ({@code KV bytes/token × (c + n)}) at
- *       {@code kv_mbu} of the bandwidth (paged-attention kernels stream KV less efficiently than GEMMs stream
- *       weights). Sliding-window
+ *       {@code c + 1} — at the GPU's measured prefill-attention rate ({@code GpuSpec.Achieved.attentionTflops}:
+ *       vLLM's flash-attention kernels reach 0.62–0.75 of the dense GEMM rate on long prompts, more than {@code mfu}
+ *       of it), against reading each request's KV once ({@code KV bytes/token × (c + n)}) at {@code kv_mbu} of the
+ *       bandwidth (paged-attention kernels stream KV less efficiently than GEMMs stream weights). Sliding-window
  *       layers (gpt-oss: every other layer) see at most the window.
  *   <li><b>Collectives</b>: with TP, two all-reduces per layer of {@code tokens × hidden} BF16 elements. Where vLLM's
  *       all-reduce was measured on the GPU for the group size ({@link GpuSpec.CollectiveTable}: AIConfigurator's tables,
@@ -67,6 +68,7 @@ public final class RooflineTiming implements TimingModel {
     private final double kvBytesPerToken;
     private final double flops;
     private final double moeFlops;
+    private final double attentionFlops;
     private final double bytesPerSecond;
     private final double kvBytesPerSecond;
     private final double linkBytesPerSecond;
@@ -118,6 +120,7 @@ public final class RooflineTiming implements TimingModel {
         this.kvBytesPerToken = model.kvBytesPerToken(kvBytes, tensorParallel);
         this.flops = gpu.achievedFlopsPerSecond(weightDtype) * params.mfu();
         this.moeFlops = gpu.achievedMoeFlopsPerSecond(weightDtype);
+        this.attentionFlops = gpu.achievedAttentionFlopsPerSecond();
         this.bytesPerSecond = gpu.achievedBytesPerSecond() * params.mbu();
         this.kvBytesPerSecond = gpu.achievedBytesPerSecond() * params.kvMbu();
         this.linkBytesPerSecond = gpu.linkGbytesPerS() * 1e9;
@@ -164,9 +167,16 @@ public final class RooflineTiming implements TimingModel {
         return roof(linearFlops / flops, denseWeightBytes / bytesPerSecond);
     }
 
-    /** Attention over {@code pairs} (new, context) token pairs reading {@code kvTokens} tokens of KV. */
+    /**
+     * Attention over {@code pairs} (new, context) token pairs reading {@code kvTokens} tokens of KV. The FLOPs run at
+     * the measured flash-attention rate, not {@code mfu} of the GEMM rate: AIConfigurator's context-attention tables
+     * (vLLM 0.24, H100: 628 TFLOP/s at prompts of 4,096 tokens or more, against 0.546 × 844 = 461 for the GEMMs)
+     * show the kernel's own efficiency. Below about 2,048 tokens per sequence the kernel is slower than that rate
+     * (per-tile and launch costs: 2.3× at 16 × 512 tokens on the H100), which {@code layer_overhead_us} carries; at
+     * such lengths attention is a few per cent of a prefill step (Llama-3.1-8B, 16 × 512 tokens: 1.4 %).
+     */
     private double attentionTime(double pairs, double kvTokens) {
-        return roof(attentionFlopsPerPair * pairs / flops, kvBytesPerToken * kvTokens / kvBytesPerSecond);
+        return roof(attentionFlopsPerPair * pairs / attentionFlops, kvBytesPerToken * kvTokens / kvBytesPerSecond);
     }
 
     private static double log2(int n) {

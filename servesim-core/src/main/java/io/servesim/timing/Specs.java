@@ -284,8 +284,8 @@ public final class Specs {
     }
 
     private static double[] fleetRatios() {
-        double[] sum = new double[4];
-        int[] n = new int[4];
+        double[] sum = new double[5];
+        int[] n = new int[5];
         for (Map.Entry<String, JsonNode> e : MEASURED.entrySet()) {
             JsonNode g = GPU_PRESETS.get(e.getKey());
             if (g == null) {
@@ -305,8 +305,13 @@ public final class Specs {
                 sum[3] += m.get("moe_tflops").asDouble() / m.get("bf16_tflops").asDouble();
                 n[3]++;
             }
+            if (m.has("attention_tflops")) { // likewise
+                sum[4] += m.get("attention_tflops").asDouble()
+                        / m.get("bf16_tflops").asDouble();
+                n[4]++;
+            }
         }
-        return new double[] {sum[0] / n[0], sum[1] / n[1], sum[2] / n[2], sum[3] / n[3]};
+        return new double[] {sum[0] / n[0], sum[1] / n[1], sum[2] / n[2], sum[3] / n[3], sum[4] / n[4]};
     }
 
     /**
@@ -314,9 +319,9 @@ public final class Specs {
      * measured} gives it, else the datasheet value times the mean measured / datasheet ratio over the measured GPUs
      * (BF16 {@code 0.817}, FP8 {@code 0.623}, bandwidth {@code 0.851} with the bundled table). FP8 on a GPU without FP8
      * tensor cores runs at the BF16 value. The fused-MoE rate, when not measured, is the BF16 GEMM rate times the
-     * measured GPUs' mean MoE / GEMM ratio ({@code 0.726}).
+     * measured GPUs' mean MoE / GEMM ratio ({@code 0.726}), and the prefill attention rate likewise ({@code 0.722}).
      *
-     * @param measuredBf16Tflops measured BF16 GEMM TFLOP/s, null when unknown (likewise the next three)
+     * @param measuredBf16Tflops measured BF16 GEMM TFLOP/s, null when unknown (likewise the next four)
      * @param measuredSource where the measured values come from
      */
     public static GpuSpec.Achieved achievedFor(
@@ -327,6 +332,7 @@ public final class Specs {
             Double measuredFp8Tflops,
             Double measuredGbytesPerS,
             Double measuredMoeTflops,
+            Double measuredAttentionTflops,
             String measuredSource) {
         boolean anyMeasured = measuredBf16Tflops != null || measuredFp8Tflops != null || measuredGbytesPerS != null;
         boolean allMeasured = measuredBf16Tflops != null
@@ -341,17 +347,19 @@ public final class Specs {
         }
         double gbytes = measuredGbytesPerS != null ? measuredGbytesPerS : bandwidthGbytesPerS * FLEET_RATIOS[2];
         double moe = measuredMoeTflops != null ? measuredMoeTflops : bf16 * FLEET_RATIOS[3];
+        double attention = measuredAttentionTflops != null ? measuredAttentionTflops : bf16 * FLEET_RATIOS[4];
         String fallback = String.format(
                 Locale.ROOT,
-                "datasheet x the measured GPUs' mean ratios (BF16 %.3f, FP8 %.3f, bandwidth %.3f; fused MoE %.3f of"
-                        + " BF16 GEMMs)",
+                "datasheet x the measured GPUs' mean ratios (BF16 %.3f, FP8 %.3f, bandwidth %.3f; fused MoE %.3f and"
+                        + " prefill attention %.3f of BF16 GEMMs)",
                 FLEET_RATIOS[0],
                 FLEET_RATIOS[1],
                 FLEET_RATIOS[2],
-                FLEET_RATIOS[3]);
+                FLEET_RATIOS[3],
+                FLEET_RATIOS[4]);
         String source =
                 allMeasured ? measuredSource : anyMeasured ? measuredSource + "; the rest " + fallback : fallback;
-        return new GpuSpec.Achieved(bf16, fp8, gbytes, moe, source);
+        return new GpuSpec.Achieved(bf16, fp8, gbytes, moe, attention, source);
     }
 
     /** A GPU preset by name. */
@@ -372,6 +380,7 @@ public final class Specs {
                 measured(m, "fp8_tflops"),
                 measured(m, "gbytes_per_s"),
                 measured(m, "moe_tflops"),
+                measured(m, "attention_tflops"),
                 "measured: AIConfigurator's vLLM GEMM tables (measured-kernels.yaml)");
         return new GpuSpec(
                 name,

@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The roofline step time, one hand-computed step per term (vllm-semantics.md §7.6 sanity numbers). Rates are what
- * vLLM's GEMMs measurably reach (measured-kernels.yaml): H100 SXM 843.8 BF16 TFLOP/s and 3,022 GB/s, L40S 727 GB/s.
+ * vLLM's GEMMs measurably reach (measured-kernels.yaml): H100 SXM 843.8 BF16 TFLOP/s and 3,022 GB/s, L40S 727 GB/s;
+ * vLLM's prefill attention on the H100 SXM 627.6 TFLOP/s.
  */
 class RooflineTimingTest {
     /**
@@ -61,7 +62,7 @@ class RooflineTimingTest {
         double weights = (8_029_995_008.0 - lmHead) * 2 / bw;
         double linearCompute = (2 * (7_504_658_432.0 - lmHead) * 196 + 2 * lmHead * 196) / flops;
         double kv = 131072.0 * 196 * 513 / bw;
-        double attentionCompute = 4.0 * 32 * 4096 * 196 * 513 / flops;
+        double attentionCompute = 4.0 * 32 * 4096 * 196 * 513 / 627.6e12; // the measured attention rate
         assertThat(linearCompute / weights).isBetween(0.9, 1.0);
         double linear = Math.cbrt(Math.pow(linearCompute, 3) + Math.pow(weights, 3));
         double attention = Math.cbrt(Math.pow(attentionCompute, 3) + Math.pow(kv, 3));
@@ -84,7 +85,7 @@ class RooflineTimingTest {
         // every linear layer for all 8,192 tokens, the LM head (128,256 x 4,096) only for the one sampled position
         double lmHead = 128256.0 * 4096;
         double linear = (2 * (7_504_658_432.0 - lmHead) * 8192 + 2 * lmHead) / flops; // 0.197 s
-        double attention = 4.0 * 32 * 4096 * 8192 * (8192 + 1) / 2.0 / flops;
+        double attention = 4.0 * 32 * 4096 * 8192 * (8192 + 1) / 2.0 / 627.6e12; // 0.0281 s
         assertThat(t.stepNanos(b)).isEqualTo(Math.round((linear + attention) * 1e9));
         assertThat(t.cpuNanos(b)).isEqualTo(3_030_000L);
     }
@@ -110,8 +111,40 @@ class RooflineTimingTest {
         RooflineTiming fp8 = new RooflineTiming(m, Specs.gpu("h100-sxm", "t"), 1, 1, Dtype.FP8, 1, 2, BARE);
         double lmHead = 128256.0 * 4096;
         double linear = (2 * (7_504_658_432.0 - lmHead) * 8192 + 2 * lmHead) / (1155.2e12 * 0.6);
-        double attention = 4.0 * 32 * 4096 * 8192 * (8192 + 1) / 2.0 / (1155.2e12 * 0.6);
+        // attention runs on BF16 activations whatever the weights: the same measured attention rate
+        double attention = 4.0 * 32 * 4096 * 8192 * (8192 + 1) / 2.0 / 627.6e12;
         assertThat(fp8.stepNanos(prefill)).isEqualTo(Math.round((linear + attention) * 1e9));
+    }
+
+    @Test
+    void prefillAttention_runsAtTheMeasuredFlashAttentionRate_notAtMfuOfTheGemmRate() {
+        // one 16,384-token prompt of Llama-3.1-8B on an H100 SXM: 4 x 32 layers x 4,096 q width x 16,384 x 16,385 / 2
+        // pairs = 70.4 TFLOP of attention at vLLM's measured flash-attention rate, 627.6 TFLOP/s (0.112 s), however
+        // low mfu is: halving mfu doubles only the linear layers
+        StepBatch b = new StepBatch();
+        b.reset(1 << 20);
+        b.add(16384, 0, false);
+        double lmHead = 128256.0 * 4096;
+        double attention = 4.0 * 32 * 4096 * 16384 * 16385 / 2.0 / 627.6e12;
+        for (double mfu : new double[] {0.6, 0.3}) {
+            double linear = (2 * (7_504_658_432.0 - lmHead) * 16384 + 2 * lmHead) / (843.8e12 * mfu);
+            assertThat(timing("llama-3.1-8b", "h100-sxm", 1, BARE.with("mfu", mfu))
+                            .stepNanos(b))
+                    .as("mfu %s", mfu)
+                    .isEqualTo(Math.round((linear + attention) * 1e9));
+        }
+        // an unmeasured GPU gets its BF16 GEMM rate times the measured GPUs' mean attention / GEMM ratio
+        GpuSpec rtx4090 = Specs.gpu("rtx-4090", "t");
+        assertThat(rtx4090.achievedAttentionFlopsPerSecond() / rtx4090.achievedFlopsPerSecond(Dtype.BF16))
+                .isCloseTo(
+                        (177.4 / 288.1
+                                        + 627.6 / 843.8
+                                        + 623.6 / 828.2
+                                        + 1248.3 / 1679.6
+                                        + 195.8 / 260.1
+                                        + 299.6 / 415.2)
+                                / 6,
+                        org.assertj.core.data.Offset.offset(1e-9));
     }
 
     @Test
