@@ -16,7 +16,7 @@ import io.servesim.config.TimingConfig;
  *       FLOPs count sequences, not tokens — against reading every non-expert weight once per step.
  *   <li><b>Experts</b> (MoE): the experts a token is routed to, FLOPs as above at the GPU's measured fused-MoE
  *       rate ({@code GpuSpec.Achieved.moeTflops}, not {@code mfu} of the dense GEMM rate: vLLM's grouped expert
- *       kernels are measured whole, and {@code mfu} carries attention and ragged-shape losses of prefill steps that
+ *       kernels are measured whole, and {@code mfu} carries the ragged-shape losses of prefill steps that
  *       the MoE measurement already contains), against reading the experts the batch actually hits,
  *       {@code E × (1 − (1 − k/E)^tokens)} per layer at the weight-streaming rate; {@code moe_efficiency} scales
  *       both.
@@ -43,7 +43,8 @@ import io.servesim.config.TimingConfig;
  *       per request in the batch (the engine core's scheduling, input preparation, sampling and output processing).
  * </ul>
  *
- * Every compute/memory operation needs {@code C = FLOPs / (achieved FLOP/s × mfu)} and {@code M = bytes / (achieved
+ * Every compute/memory operation needs {@code C = FLOPs / (achieved FLOP/s × mfu)} (experts and attention: their own
+ * measured rates) and {@code M = bytes / (achieved
  * bandwidth × mbu)} and takes {@code (C^p + M^p)^(1/p)} with p = {@code knee_exponent} (the classic {@code max(C, M)}
  * as p grows; {@link #roof}), where the achieved rates are what vLLM's own GEMM kernels measurably reach on the GPU
  * ({@link GpuSpec.Achieved}: AIConfigurator's per-GPU tables, or the datasheet scaled by the measured GPUs' mean

@@ -68,7 +68,7 @@ public final class SessionWorkload implements Workload, EventHandler {
             case CONCURRENCY -> {
                 long n = Math.min(arrival.concurrency(), maxSessions);
                 for (long i = 0; i < n; i++) {
-                    queue.schedule(0, Phase.ARRIVAL, 0, this, START_SESSION, 0);
+                    queue.schedule(arrival.clientStartNanos(i, n), Phase.ARRIVAL, 0, this, START_SESSION, 0);
                 }
             }
             case POISSON -> scheduleStart(Distributions.exponentialGapNanos(arrivalRng, arrival.rate()));

@@ -59,7 +59,7 @@ public final class SyntheticWorkload implements Workload, EventHandler {
                 queue.forbidRunAhead(); // each completion sends the next request
                 long n = Math.min(arrival.concurrency(), maxRequests);
                 for (long i = 0; i < n; i++) {
-                    queue.schedule(0, Phase.ARRIVAL, STABLE_ID, this, ARRIVE, 0);
+                    queue.schedule(arrival.clientStartNanos(i, n), Phase.ARRIVAL, STABLE_ID, this, ARRIVE, 0);
                 }
             }
             case POISSON -> scheduleAt(Distributions.exponentialGapNanos(arrivalRng, arrival.rate()));

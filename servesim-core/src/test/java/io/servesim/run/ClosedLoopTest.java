@@ -61,6 +61,64 @@ class ClosedLoopTest {
     }
 
     @Test
+    void rampS_startsTheClosedLoopsClientsEvenlyOverTheRamp_thenEachFinishReleasesTheNext() {
+        // 4 clients over a 20 ms ramp: first requests at 0, 5, 10 and 15 ms; a request takes a 12 ms prefill step and
+        // 3 decode steps of 8 ms, so none has finished by 15 ms, and the fifth request is released at the first finish
+        RunResult r = Simulation.run(
+                ConfigLoader.fromYaml(
+                        "",
+                        "t",
+                        List.of(
+                                "workload.synthetic.requests=5",
+                                "workload.synthetic.input_tokens={type: fixed, value: 16}",
+                                "workload.synthetic.output_tokens={type: fixed, value: 4}",
+                                "workload.arrival.type=concurrency",
+                                "workload.arrival.concurrency=4",
+                                "workload.arrival.ramp_s=0.02",
+                                "timing.type=fixed",
+                                "timing.fixed={prefill_ms: 12, decode_ms: 8, prefill_per_token_ms: 0, decode_per_token_ms: 0}")));
+        long[] arrivals = new long[5];
+        long firstFinish = Long.MAX_VALUE;
+        for (int i = 0; i < 5; i++) {
+            arrivals[r.log().requestId(i)] = r.log().arrivalNanos(i);
+            if (r.log().requestId(i) < 4) {
+                firstFinish = Math.min(firstFinish, r.log().lastTokenNanos(i));
+            }
+        }
+        assertThat(firstFinish).isGreaterThan(15_000_000L);
+        assertThat(arrivals).containsExactly(0L, 5_000_000L, 10_000_000L, 15_000_000L, firstFinish);
+        // without the ramp every client starts at t = 0
+        RunResult together = Simulation.run(ConfigLoader.fromYaml(
+                "",
+                "t",
+                List.of(
+                        "workload.synthetic.requests=4",
+                        "workload.arrival.type=concurrency",
+                        "workload.arrival.concurrency=4",
+                        "timing.type=fixed")));
+        for (int i = 0; i < 4; i++) {
+            assertThat(together.log().arrivalNanos(i)).isZero();
+        }
+    }
+
+    @Test
+    void rampS_isRefusedForOpenLoopArrivals_andWhenNegative() {
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("workload.arrival.ramp_s=1")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("workload.arrival.ramp_s")
+                .hasMessageContaining("only to type: concurrency");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(
+                        "",
+                        "t",
+                        List.of(
+                                "workload.arrival.type=concurrency",
+                                "workload.arrival.concurrency=2",
+                                "workload.arrival.ramp_s=-1")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("workload.arrival.ramp_s");
+    }
+
+    @Test
     void aTimeSeriesTickBelowOneMillisecond_isRefusedNamingTheKey() {
         assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("output.timeseries_tick_s=1e-9")))
                 .isInstanceOf(ConfigException.class)
