@@ -171,7 +171,7 @@ public final class RooflineTiming implements TimingModel {
     /**
      * Attention over {@code pairs} (new, context) token pairs reading {@code kvTokens} tokens of KV. The FLOPs run at
      * the measured flash-attention rate, not {@code mfu} of the GEMM rate: AIConfigurator's context-attention tables
-     * (vLLM 0.24, H100: 628 TFLOP/s at prompts of 4,096 tokens or more, against 0.546 × 844 = 461 for the GEMMs)
+     * (vLLM 0.24, H100: 628 TFLOP/s at prompts of 4,096 tokens or more, against 0.5515 × 844 = 465 for the GEMMs)
      * show the kernel's own efficiency. Below about 2,048 tokens per sequence the kernel is slower than that rate
      * (per-tile and launch costs: 2.3× at 16 × 512 tokens on the H100), which {@code layer_overhead_us} carries; at
      * such lengths attention is a few per cent of a prefill step (Llama-3.1-8B, 16 × 512 tokens: 1.4 %).

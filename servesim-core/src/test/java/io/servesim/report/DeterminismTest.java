@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "ba633f772f702d523818ec47c1554798d47070fec2eaa5e8b1ee97119cb500e5";
+            "f7d08a16fec3f75687b6a9f54cc52f57c6cc4865ab747b5672e4f61795fe9da0";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -60,7 +60,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "1aac1fe67cda3d93b42ac948b741d2d2c19dc3fa8f23c584dd29b91c44ed2632";
+            "bf99226743550ae0380ed560b99ab1882d7aa2119950116ba39caed8eabc03c6";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -79,7 +79,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "d3f6e798aabb12902e2a59769408ed1a1e492e0a3e2740499178c6eff782a10b";
+    static final String KVCR_CANONICAL_SHA256 = "399b921bd8d83b8fee54c46e0dd3282fe2d0d9380ddce200b6057d7c6fcde375";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

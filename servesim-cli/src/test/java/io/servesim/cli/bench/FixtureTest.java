@@ -21,14 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
 class FixtureTest {
     /** Canonical SHA-256 of every W8 cell, by "dp/arm". */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "83de2d875caf198f83d85705de700902315f9ab667e41270740ac6ede48aa4c8",
-            "1/kvcr-off", "ab7d4bce1c3bfe4472eadfa3b768e74a437ad99723d5a56113e77681c3e3d1db",
-            "1/kvcr-idle", "b6e2768e8ce75c39282cd3692e0308611c358665f3a63161f7348f9109cd0455",
-            "1/kvcr-hinted", "cd367e7521c7d6025fe77ed1efaceb0b3a6abab5b6e886f8b345d4bbd359aa44",
-            "8/g2-only", "e0806913284e485f245d3b6390324ec8cd8d97f605586a03cbede699c1bc3da8",
-            "8/kvcr-off", "556ca488cbe47524b730792f62e0b1d35dc39e041616a76aa2b518d7a3cb53e7",
-            "8/kvcr-idle", "6a76dc99a20311ef482b1d7a0e254938a06a1ed452d0232770c84338f935e6db",
-            "8/kvcr-hinted", "4154038c5aa62af9ec9452bc7c8a59ea9d6683cc7ae3a740588debb855d8769e");
+            "1/g2-only", "fb68effc3ea7531242ef4000bf744c6a1e719e5705f0025c2600c2f7606a9f53",
+            "1/kvcr-off", "f9cd91bbc1671e786d8e9bc853c78e2e80eb19dbd10fc7203020163b1f30f048",
+            "1/kvcr-idle", "fbe107bc45392045305f798cdd521272e1cb97e43fe74d184a790b21577e001c",
+            "1/kvcr-hinted", "182cff4f1385ce59e7faece42bca7c61c876ce4ac943d165bd65627b00f0b23e",
+            "8/g2-only", "e91a5bbe2341bc1b98f035d6c5645c5c8007aa8beceb5cc0d6aa094d8c0895ce",
+            "8/kvcr-off", "5d9e15f0119f72be6584bdbaa98f24e0a2d18770b20232637568b60d0231c30b",
+            "8/kvcr-idle", "5bd436cfd0ad43c8083dc07654923ee411990771ee3f1dcb445f382060a71ea8",
+            "8/kvcr-hinted", "3b0cc2989f6631b3cccdf8ec3a78d5a69fd208d4146fad8f18bcd37ba425f934");
 
     @Test
     void w8CellDigests_arePinned() {

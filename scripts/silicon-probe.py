@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Out-of-sample probe: replays AIConfigurator's measured vLLM benchmark points with servesim's roofline defaults.
+
+AIConfigurator (ai-dynamo/aiconfigurator, Apache-2.0) publishes aggregate vLLM measurements in
+aic-core/src/aiconfigurator_core/systems/silicon_sample.csv: one row per (model, GPU, precision, TP, ISL, OSL,
+concurrency) with the mean TTFT and TPOT its load generator measured. Nothing in servesim was fitted on them.
+
+Each row whose model and GPU servesim has presets for is replayed as AIConfigurator's benchmark template runs
+aiperf (src/aiconfigurator/generator/config/backend_templates/benchmark/bench_run.sh.j2): a closed loop of
+`batch_size` clients, fixed ISL and OSL (ignore_eos), 2 x concurrency warm-up requests (not scored) and
+20 x concurrency scored ones; vLLM's server defaults on GPUs of 70 GiB or more (max_num_seqs 1024,
+max_num_batched_tokens 8192). Two client phasings bracket what the harness did, which the sample does not record:
+`lockstep` (every client starts at t = 0, as the closed loop does by default) and `staggered` (the clients start
+evenly over one simulated request lifetime, workload.arrival.ramp_s). Scored like aiperf: TTFT mean plus servesim's
+client frontend term, TPOT = mean over requests of (E2E - TTFT) / (output tokens - 1).
+
+usage: python3 scripts/silicon-probe.py SILICON_SAMPLE_CSV OUT_CSV [--match SUBSTRING] [--rounds N] [--limit N]
+(docs/accuracy.md, "An out-of-sample probe", has the results.)
+"""
+import argparse
+import csv
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+MODELS = {
+    'Qwen/Qwen3-32B': 'qwen3-32b',
+    'meta-llama/Llama-3.1-70B': 'llama-3.1-70b',
+    'nvidia/Llama-3.1-8B-Instruct-FP8': 'llama-3.1-8b',
+    'Qwen/Qwen3-235B-A22B-FP8': 'qwen3-235b-a22b',
+}
+GPUS = {'h100_sxm': 'h100-sxm', 'h200_sxm': 'h200-sxm', 'b200_sxm': 'b200'}
+CLIENT_OVERHEAD_MS = 7.826  # frontend.client_overhead_ms, the shipped default (docs/accuracy.md)
+HERE = os.path.dirname(os.path.abspath(__file__))
+SERVESIM = os.path.join(HERE, '..', 'servesim')
+
+
+def replay(sets, out_dir):
+    cmd = [SERVESIM, 'replay', BASE, '--out', out_dir]
+    for s in sets:
+        cmd += ['--set', s]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else 'servesim failed')
+    with open(os.path.join(out_dir, 'requests.csv')) as f:
+        rows = list(csv.DictReader(f))
+    rows.sort(key=lambda q: int(q['request_id']))
+    return rows
+
+
+def score(rows, warmup):
+    done = [q for q in rows[warmup:] if q['status'] == 'completed' and int(q['output_tokens']) > 1]
+    ttft = statistics.mean(float(q['ttft_ms']) for q in done) + CLIENT_OVERHEAD_MS
+    tpot = statistics.mean((float(q['e2e_ms']) - float(q['ttft_ms'])) / (int(q['output_tokens']) - 1) for q in done)
+    return ttft, tpot
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('silicon_csv')
+    ap.add_argument('out_csv')
+    ap.add_argument('--match', default='', help='keep rows whose model path + system contains this')
+    ap.add_argument('--rounds', type=int, default=20, help='scored requests per client (aiperf: 20)')
+    ap.add_argument('--limit', type=int, default=None, help='replay at most this many rows')
+    a = ap.parse_args()
+    with open(a.silicon_csv) as f:
+        rows = [r for r in csv.DictReader(f)
+                if r['backend'] == 'vllm' and r['mode'] == 'agg' and r['model_path'] in MODELS
+                and r['system'] in GPUS and r['precision'] in ('', 'fp8')
+                and a.match in r['model_path'] + r['system']]
+    rows = rows[:a.limit]
+    work = tempfile.mkdtemp(prefix='silicon-probe-')
+    global BASE
+    BASE = os.path.join(work, 'base.yaml')
+    with open(BASE, 'w') as f:
+        f.write('workload:\n  seed: 1\n')
+    out = []
+    for i, r in enumerate(rows):
+        c, isl, osl, tp = int(r['batch_size']), int(r['isl']), int(r['osl']), int(r['tp_size'])
+        model = MODELS[r['model_path']]
+        dp = 1
+        if model == 'qwen3-235b-a22b':  # experts over moe_tp x moe_ep GPUs: the attention-DP ranks are the rest
+            dp = int(r['attention_dp_size'] or 0) or max(1, int(r['moe_tp_size']) * int(r['moe_ep_size']) // tp)
+        sets = ['workload.type=synthetic', f'workload.synthetic.requests={(a.rounds + 2) * c}',
+                f'workload.synthetic.input_tokens={{type: fixed, value: {isl}}}',
+                f'workload.synthetic.output_tokens={{type: fixed, value: {osl}}}',
+                'workload.arrival.type=concurrency', f'workload.arrival.concurrency={c}',
+                'timing.type=roofline', f'timing.model={model}', f'timing.gpu={GPUS[r["system"]]}',
+                f'timing.tensor_parallel={tp}', 'engine.scheduler.max_num_seqs=1024',
+                'engine.scheduler.max_num_batched_tokens=8192', f'cluster.attention_dp={dp}']
+        if dp > 1:
+            sets.append('cluster.dp_mode=lockstep')
+        if r['precision'] == 'fp8':
+            sets.append('timing.weight_dtype=fp8')
+        try:
+            lock = replay(sets, os.path.join(work, str(i)))
+            life_s = statistics.mean(float(q['e2e_ms']) for q in lock) / 1000
+            stag = replay(sets + [f'workload.arrival.ramp_s={life_s:.6f}'], os.path.join(work, str(i)))
+        except RuntimeError as e:
+            print(f'{r["id"]}: {e}', file=sys.stderr)
+            continue
+        mt, mp = float(r['silicon_ttft_ms']), float(r['silicon_tpot_ms'])
+        (lt, lp), (st, sp) = score(lock, 2 * c), score(stag, 2 * c)
+        line = {'id': r['id'], 'model': model, 'gpu': GPUS[r['system']], 'precision': r['precision'] or 'bf16',
+                'tp': tp, 'dp': dp, 'isl': isl, 'osl': osl, 'concurrency': c,
+                'ttft_ms': round(mt, 1), 'tpot_ms': round(mp, 2),
+                'lockstep_ttft_err_pct': round(100 * (lt - mt) / mt, 1),
+                'lockstep_tpot_err_pct': round(100 * (lp - mp) / mp, 1),
+                'staggered_ttft_err_pct': round(100 * (st - mt) / mt, 1),
+                'staggered_tpot_err_pct': round(100 * (sp - mp) / mp, 1)}
+        print(*line.values(), flush=True)
+        out.append(line)
+    if out:
+        with open(a.out_csv + '.tmp', 'w', newline='') as f:
+            w = csv.DictWriter(f, fieldnames=list(out[0]))
+            w.writeheader()
+            w.writerows(out)
+        os.replace(a.out_csv + '.tmp', a.out_csv)
+
+
+if __name__ == '__main__':
+    main()
