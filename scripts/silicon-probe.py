@@ -34,7 +34,7 @@ MODELS = {
 GPUS = {'h100_sxm': 'h100-sxm', 'h200_sxm': 'h200-sxm', 'b200_sxm': 'b200'}
 CLIENT_OVERHEAD_MS = 7.826  # frontend.client_overhead_ms, the shipped default (docs/accuracy.md)
 HERE = os.path.dirname(os.path.abspath(__file__))
-SERVESIM = os.path.join(HERE, '..', 'servesim')
+SERVESIM = os.environ.get('SERVESIM', os.path.join(HERE, '..', 'servesim'))  # or a launcher of a copied jar
 
 
 def replay(sets, out_dir):
@@ -55,6 +55,21 @@ def score(rows, warmup):
     ttft = statistics.mean(float(q['ttft_ms']) for q in done) + CLIENT_OVERHEAD_MS
     tpot = statistics.mean((float(q['e2e_ms']) - float(q['ttft_ms'])) / (int(q['output_tokens']) - 1) for q in done)
     return ttft, tpot
+
+
+def summarize(out):
+    """Prints mean |error| (median, signed mean) per model, GPU, precision and TP for both client phasings."""
+    groups = {}
+    for line in out:
+        groups.setdefault((line['model'], line['gpu'], line['precision'], line['tp']), []).append(line)
+    print('group                                   rows  TPOT stag |e| (med; signed)  TTFT stag |e|  TTFT lock |e|')
+    for key in sorted(groups):
+        g = groups[key]
+        tp = [x['staggered_tpot_err_pct'] for x in g]
+        print(f'{" ".join(map(str, key)):40s}{len(g):4d}  {statistics.mean(map(abs, tp)):8.1f} '
+              f'({statistics.median(map(abs, tp)):.1f}; {statistics.mean(tp):+.1f})'
+              f'{statistics.mean(abs(x["staggered_ttft_err_pct"]) for x in g):14.1f}'
+              f'{statistics.mean(abs(x["lockstep_ttft_err_pct"]) for x in g):14.1f}')
 
 
 def main():
@@ -112,6 +127,7 @@ def main():
                 'staggered_tpot_err_pct': round(100 * (sp - mp) / mp, 1)}
         print(*line.values(), flush=True)
         out.append(line)
+    summarize(out)
     if out:
         with open(a.out_csv + '.tmp', 'w', newline='') as f:
             w = csv.DictWriter(f, fieldnames=list(out[0]))
