@@ -102,6 +102,30 @@ class ClosedLoopTest {
     }
 
     @Test
+    void rampS_startsTheSessionsOfAClosedSessionLoopEvenlyOverTheRamp() {
+        // 4 one-turn sessions kept 4 at a time over a 2 s ramp; each lasts 10 s (100 output tokens, 100 ms steps), so
+        // none ends (and releases the next) before the ramp is over: the turns arrive at 0, 0.5, 1 and 1.5 s
+        RunResult r = Simulation.run(
+                ConfigLoader.fromYaml(
+                        "",
+                        "t",
+                        List.of(
+                                "workload.type=sessions",
+                                "workload.sessions={sessions: 4, turns: 1, output_tokens: {type: fixed, value: 100}}",
+                                "workload.arrival.type=concurrency",
+                                "workload.arrival.concurrency=4",
+                                "workload.arrival.ramp_s=2",
+                                "timing.type=fixed",
+                                "timing.fixed={prefill_ms: 100, decode_ms: 100, prefill_per_token_ms: 0, decode_per_token_ms: 0}")));
+        long[] arrivals = new long[4];
+        for (int i = 0; i < 4; i++) {
+            arrivals[i] = r.log().arrivalNanos(i);
+        }
+        java.util.Arrays.sort(arrivals);
+        assertThat(arrivals).containsExactly(0L, 500_000_000L, 1_000_000_000L, 1_500_000_000L);
+    }
+
+    @Test
     void rampS_isRefusedForOpenLoopArrivals_andWhenNegative() {
         assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("workload.arrival.ramp_s=1")))
                 .isInstanceOf(ConfigException.class)
