@@ -15,6 +15,7 @@ evenly over one simulated request lifetime, workload.arrival.ramp_s). Scored lik
 client frontend term, TPOT = mean over requests of (E2E - TTFT) / (output tokens - 1).
 
 usage: python3 scripts/silicon-probe.py SILICON_SAMPLE_CSV OUT_CSV [--match SUBSTRING] [--rounds N] [--limit N]
+       [--set PATH=VALUE]...
 (docs/accuracy.md, "An out-of-sample probe", has the results.)
 """
 import argparse
@@ -79,6 +80,8 @@ def main():
     ap.add_argument('--match', default='', help='keep rows whose model path + system contains this')
     ap.add_argument('--rounds', type=int, default=20, help='scored requests per client (aiperf: 20)')
     ap.add_argument('--limit', type=int, default=None, help='replay at most this many rows')
+    ap.add_argument('--set', action='append', default=[], metavar='PATH=VALUE',
+                    help='a config override for every replay (a sensitivity study), repeatable')
     a = ap.parse_args()
     with open(a.silicon_csv) as f:
         rows = [r for r in csv.DictReader(f)
@@ -109,6 +112,7 @@ def main():
             sets.append('cluster.dp_mode=lockstep')
         if r['precision'] == 'fp8':
             sets.append('timing.weight_dtype=fp8')
+        sets += a.set
         try:
             lock = replay(sets, os.path.join(work, str(i)))
             life_s = statistics.mean(float(q['e2e_ms']) for q in lock) / 1000
