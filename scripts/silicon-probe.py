@@ -83,6 +83,17 @@ def main():
     ap.add_argument('--set', action='append', default=[], metavar='PATH=VALUE',
                     help='a config override for every replay (a sensitivity study), repeatable')
     a = ap.parse_args()
+    need = ['id', 'backend', 'mode', 'model_path', 'system', 'precision', 'isl', 'osl', 'batch_size', 'tp_size',
+            'attention_dp_size', 'moe_tp_size', 'moe_ep_size', 'silicon_ttft_ms', 'silicon_tpot_ms']
+    try:
+        with open(a.silicon_csv) as f:
+            header = next(csv.reader(f), [])
+    except OSError as e:
+        sys.exit(f'silicon-probe: cannot read {a.silicon_csv}: {e.strerror}')
+    missing = [c for c in need if c not in header]
+    if missing:
+        sys.exit(f'silicon-probe: {a.silicon_csv}:1: missing columns {", ".join(missing)} (expected'
+                 " AIConfigurator's silicon_sample.csv layout)")
     with open(a.silicon_csv) as f:
         rows = [r for r in csv.DictReader(f)
                 if r['backend'] == 'vllm' and r['mode'] == 'agg' and r['model_path'] in MODELS
@@ -96,11 +107,17 @@ def main():
         f.write('workload:\n  seed: 1\n')
     out = []
     for i, r in enumerate(rows):
-        c, isl, osl, tp = int(r['batch_size']), int(r['isl']), int(r['osl']), int(r['tp_size'])
+        try:
+            c, isl, osl, tp = int(r['batch_size']), int(r['isl']), int(r['osl']), int(r['tp_size'])
+            float(r['silicon_ttft_ms']), float(r['silicon_tpot_ms'])
+        except ValueError:
+            print(f'{r["id"]}: skipped: batch_size, isl, osl, tp_size or the measured latencies are not numbers',
+                  file=sys.stderr)
+            continue
         model = MODELS[r['model_path']]
         dp = 1
         if model == 'qwen3-235b-a22b':  # experts over moe_tp x moe_ep GPUs: the attention-DP ranks are the rest
-            dp = int(r['attention_dp_size'] or 0) or max(1, int(r['moe_tp_size']) * int(r['moe_ep_size']) // tp)
+            dp = int(r['attention_dp_size'] or 0) or max(1, int(r['moe_tp_size'] or 1) * int(r['moe_ep_size'] or 1) // tp)
         sets = ['workload.type=synthetic', f'workload.synthetic.requests={(a.rounds + 2) * c}',
                 f'workload.synthetic.input_tokens={{type: fixed, value: {isl}}}',
                 f'workload.synthetic.output_tokens={{type: fixed, value: {osl}}}',
