@@ -17,7 +17,9 @@ final class ConsoleTable {
                 c.cluster().workers(),
                 c.cluster().attentionDp(),
                 c.cluster().router().policy().configName(),
-                timing(s.deployment(), c),
+                s.pools().isEmpty()
+                        ? timing(s.deployment(), c.timing())
+                        : s.pools().size() + " pools (below)",
                 c.workload().type().configName()));
         sb.append(String.format(
                 Locale.ROOT,
@@ -61,15 +63,31 @@ final class ConsoleTable {
         row(sb, "tpot_ms", s.tpotMs());
         row(sb, "itl_ms", s.itlMs());
         row(sb, "e2e_ms", s.e2eMs());
+        for (int i = 0; i < s.pools().size(); i++) {
+            Summary.Pool p = s.pools().get(i);
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "pool %s: %d worker(s) from %d, timing %s, completed %d, %.1f output tok/s, mean ttft %.3f ms"
+                            + "  tpot %.3f ms  e2e %.3f ms%n",
+                    p.name(),
+                    p.workers(),
+                    p.firstWorker(),
+                    timing(p.deployment(), c.cluster().pools().get(i).timing()),
+                    p.completed(),
+                    p.outputThroughputTokS(),
+                    p.ttftMs().mean(),
+                    p.tpotMs().mean(),
+                    p.e2eMs().mean()));
+        }
         return sb.toString();
     }
 
-    private static String timing(io.servesim.timing.Deployment d, io.servesim.config.SimConfig c) {
+    private static String timing(io.servesim.timing.Deployment d, io.servesim.config.TimingConfig t) {
         if (d.model() == null || d.gpu() == null) {
             return d.timingType().configName();
         }
         return d.timingType().configName() + " (" + d.model().name() + " on "
-                + d.gpu().name() + ", TP" + c.timing().tensorParallel() + ", " + d.numGpuBlocks() + " KV blocks/rank)";
+                + d.gpu().name() + ", TP" + t.tensorParallel() + ", " + d.numGpuBlocks() + " KV blocks/rank)";
     }
 
     private static void row(StringBuilder sb, String name, Stats st) {

@@ -180,7 +180,61 @@ public final class ConfigLoader {
         for (String override : overrides) {
             applyOverride(tree, override, spelledAs, warnings);
         }
+        boolean workersGiven = user != null && user.path("cluster").has("workers");
+        for (String override : overrides) {
+            workersGiven |= override.startsWith("cluster.workers=") || override.startsWith("cluster=");
+        }
+        expandPools(tree, workersGiven);
         return new Loaded(bind(tree), new ArrayList<>(warnings));
+    }
+
+    /**
+     * {@code cluster.pools}: each pool's {@code engine} and {@code timing} become the top-level sections with the
+     * pool's keys merged over them (a pool names only what differs), and {@code cluster.workers} becomes the pools'
+     * sum unless the config gave it (then {@link ClusterConfig} checks that it equals the sum). Malformed pools are
+     * left for binding to reject with their paths.
+     */
+    private static void expandPools(ObjectNode tree, boolean workersGiven) {
+        if (!(tree.get("cluster") instanceof ObjectNode cluster)
+                || !(cluster.get("pools") instanceof tools.jackson.databind.node.ArrayNode pools)
+                || pools.isEmpty()) {
+            return;
+        }
+        long sum = 0;
+        boolean sumKnown = true;
+        for (int i = 0; i < pools.size(); i++) {
+            if (!(pools.get(i) instanceof ObjectNode pool)) {
+                sumKnown = false;
+                continue;
+            }
+            String at = "cluster.pools[" + i + "].";
+            for (String section : new String[] {"engine", "timing"}) {
+                if (!(tree.get(section) instanceof ObjectNode base)) {
+                    continue;
+                }
+                ObjectNode merged = base.deepCopy();
+                JsonNode over = pool.get(section);
+                if (over != null && !over.isNull()) {
+                    if (!(over instanceof ObjectNode o)) {
+                        throw new ConfigException(
+                                at + section,
+                                "expected a mapping of the keys that differ from the top-level " + section
+                                        + " section");
+                    }
+                    merge(merged, o, at + section);
+                }
+                pool.set(section, merged);
+            }
+            JsonNode w = pool.get("workers");
+            if (w != null && w.isInt()) {
+                sum += w.intValue();
+            } else {
+                sumKnown = false;
+            }
+        }
+        if (!workersGiven && sumKnown && sum <= Integer.MAX_VALUE) {
+            cluster.put("workers", (int) sum);
+        }
     }
 
     /**
@@ -370,7 +424,7 @@ public final class ConfigLoader {
                 throw new ConfigException(path, "empty key in --set path");
             }
             seen.append(seen.isEmpty() ? "" : ".").append(k);
-            JsonNode child = node.get(k);
+            JsonNode child = k.endsWith("]") ? element(node, k, seen.toString()) : node.get(k);
             if (child == null || child.isNull()) {
                 // absent here (e.g. min of a fixed distribution): create it; binding rejects keys that do not exist
                 child = node.putObject(k);
@@ -384,12 +438,49 @@ public final class ConfigLoader {
         if (last.isEmpty()) {
             throw new ConfigException(path, "empty key in --set path");
         }
+        if (last.endsWith("]")) {
+            // a list element, e.g. cluster.pools[1]={name: b, workers: 2}: merged into the element, or replacing it
+            JsonNode existing = element(node, last, path);
+            if (existing instanceof ObjectNode eo && value instanceof ObjectNode vo) {
+                merge(eo, vo, path);
+            } else {
+                ((tools.jackson.databind.node.ArrayNode) node.get(last.substring(0, last.indexOf('['))))
+                        .set(index(last, path), value);
+            }
+            return;
+        }
         JsonNode existing = node.get(last);
         if (existing instanceof ObjectNode eo && value instanceof ObjectNode vo && !typeChanges(eo, vo)) {
             merge(eo, vo, path);
         } else {
             node.set(last, value);
         }
+    }
+
+    /**
+     * The list element a {@code --set} path names with {@code key[i]} (e.g. {@code cluster.pools[1].workers}): the
+     * list must exist and have that element; {@code at} is the path so far, for errors.
+     */
+    private static JsonNode element(ObjectNode node, String key, String at) {
+        String name = key.substring(0, key.indexOf('['));
+        int i = index(key, at);
+        if (!(node.get(name) instanceof tools.jackson.databind.node.ArrayNode list)) {
+            throw new ConfigException(at, "'" + name + "' is not a list here; cannot index it");
+        }
+        if (i >= list.size()) {
+            throw new ConfigException(
+                    at, "the list has " + list.size() + " element(s); index " + i + " is past its end");
+        }
+        return list.get(i);
+    }
+
+    private static int index(String key, String at) {
+        int open = key.indexOf('[');
+        String digits = open > 0 ? key.substring(open + 1, key.length() - 1) : "";
+        if (digits.isEmpty() || digits.length() > 6 || !digits.chars().allMatch(Character::isDigit)) {
+            throw new ConfigException(at, "expected key[index] with a non-negative whole index, got '" + key + "'");
+        }
+        return Integer.parseInt(digits);
     }
 
     private static ConfigException translate(JacksonException e) {

@@ -26,6 +26,56 @@ public record SimConfig(
         Check.present("timing", timing);
         Check.present("limits", limits);
         Check.present("output", output);
+        checkPools(cluster, engine);
+    }
+
+    /**
+     * What the pools of a heterogeneous fleet must share: one model (a fleet serves one model, and the routers hash
+     * prompts once for all workers), the engine kind, the KV block size and prefix caching (block hashes must mean
+     * the same on every worker), and the cluster-wide KV services (KVCR pulls and the G2 host tier), which stay the
+     * top-level {@code engine}'s.
+     */
+    private static void checkPools(ClusterConfig cluster, EngineConfig engine) {
+        java.util.List<PoolConfig> pools = cluster.pools();
+        for (int i = 0; i < pools.size(); i++) {
+            PoolConfig p = pools.get(i);
+            PoolConfig first = pools.get(0);
+            String at = "cluster.pools[" + i + "].";
+            if (!java.util.Objects.equals(p.timing().model(), first.timing().model())) {
+                throw new ConfigException(
+                        at + "timing.model",
+                        "is " + p.timing().model() + " but pool '" + first.name() + "' serves "
+                                + first.timing().model() + "; every pool serves the same model");
+            }
+            if (p.engine().kind() != first.engine().kind()) {
+                throw new ConfigException(at + "engine.kind", "every pool runs the same engine kind for now");
+            }
+            if (p.engine().kvCache().blockSize() != first.engine().kvCache().blockSize()) {
+                throw new ConfigException(
+                        at + "engine.kv_cache.block_size",
+                        "is " + p.engine().kvCache().blockSize() + " but pool '" + first.name() + "' uses "
+                                + first.engine().kvCache().blockSize() + "; every pool uses the same block size");
+            }
+            if (p.engine().kvCache().prefixCaching() != first.engine().kvCache().prefixCaching()) {
+                throw new ConfigException(
+                        at + "engine.kv_cache.prefix_caching", "every pool caches prefixes, or none does");
+            }
+            if (!p.engine().kvcr().equals(engine.kvcr())) {
+                throw new ConfigException(
+                        at + "engine.kvcr", "KVCR is cluster-wide: set it in the top-level engine section only");
+            }
+            if (!p.engine().kvCache().hostOffload().equals(engine.kvCache().hostOffload())) {
+                throw new ConfigException(
+                        at + "engine.kv_cache.host_offload",
+                        "the G2 host tier is cluster-wide: set it in the top-level engine section only");
+            }
+        }
+    }
+
+    /** The config pool {@code i} of {@code cluster.pools} runs: its engine and timing in place of the top-level ones. */
+    public SimConfig forPool(int i) {
+        PoolConfig p = cluster.pools().get(i);
+        return new SimConfig(workload, cluster, p.engine(), p.timing(), limits, output, baseDir);
     }
 
     /** The same config with relative paths resolved against {@code dir} (null: the working directory). */

@@ -81,6 +81,11 @@ public final class EngineRank {
         return scheduler;
     }
 
+    /** This rank's step-time model (its pool's, in a heterogeneous fleet). */
+    public TimingModel timing() {
+        return timing;
+    }
+
     /** The current step's batch composition. */
     public StepBatch batch() {
         return batch;

@@ -52,7 +52,6 @@ public final class KvcrRegistry {
     private final int ranksPerWorker;
     private final long blockBytes;
     private final long firstByteNanos;
-    private final TimingModel timing;
     private final SimClock clock;
     private long staged;
     private long landed;
@@ -145,7 +144,6 @@ public final class KvcrRegistry {
             EngineRank[] ranks,
             int ranksPerWorker,
             long blockBytes,
-            TimingModel timing,
             SimClock clock,
             long exactSamples) {
         this.config = config;
@@ -155,7 +153,6 @@ public final class KvcrRegistry {
         this.ranksPerWorker = ranksPerWorker;
         this.blockBytes = blockBytes;
         this.firstByteNanos = Math.round(config.firstByteMs() * 1e6);
-        this.timing = timing;
         this.clock = clock;
         pullNanos.exactLimit(exactSamples);
         parkedNanos.exactLimit(exactSamples);
@@ -310,9 +307,10 @@ public final class KvcrRegistry {
     /**
      * Whether pulling {@code blocks} beats recomputing them: always with {@code decision: always}; with
      * {@code cost}, when first byte + bytes at the NIC rate is shorter than the timing model's prefill of those
-     * tokens on top of {@code contextTokens}. A refusal is counted as {@code rejected_cost}.
+     * tokens on top of {@code contextTokens} on the destination ({@code destinationTiming}: pools of a heterogeneous
+     * fleet price steps differently). A refusal is counted as {@code rejected_cost}.
      */
-    boolean worthPulling(int blocks, int blockSize, int contextTokens) {
+    boolean worthPulling(int blocks, int blockSize, int contextTokens, TimingModel destinationTiming) {
         if (config.decision() == KvcrConfig.Decision.ALWAYS) {
             return true;
         }
@@ -320,7 +318,7 @@ public final class KvcrRegistry {
         long pull = firstByteNanos + (bw > 0 ? (long) Math.ceil(blocks * blockBytes / bw) : 0);
         estimate.reset(0);
         estimate.add(blocks * blockSize, contextTokens, false);
-        if (pull < timing.stepNanos(estimate) + timing.cpuNanos(estimate)) { // the whole (sync) prefill step
+        if (pull < destinationTiming.stepNanos(estimate) + destinationTiming.cpuNanos(estimate)) { // the (sync) step
             return true;
         }
         rejectedCost++;

@@ -49,7 +49,7 @@ final class TieredConnector implements KvConnector {
                 kvcr.rejectedFailedSource(); // the hinted worker and its cache are gone: recompute
             } else if (extra > 0 && rejection == KvcrRegistry.PullRejection.DRAINING_SOURCE) {
                 kvcr.rejectedDrainingSource(); // a draining worker is no pull source: recompute
-            } else if (extra > 0 && kvcr.worthPulling(extra, blockSize, local * blockSize)) {
+            } else if (extra > 0 && kvcr.worthPulling(extra, blockSize, local * blockSize, owner.timing())) {
                 remote = extra;
             }
         }

@@ -119,6 +119,24 @@ public final class ReportWriter {
         o.set("kv_tiers", kvTiersTree(s));
         o.set("kvcr", kvcrTree(s.kvcr()));
         o.set("workers", workersTree(s.ranks()));
+        if (!s.pools().isEmpty()) {
+            var pools = o.putArray("pools"); // only with cluster.pools: summaries of uniform fleets are unchanged
+            for (Summary.Pool p : s.pools()) {
+                ObjectNode po = pools.addObject();
+                po.put("name", p.name());
+                po.put("first_worker", p.firstWorker());
+                po.put("workers", p.workers());
+                po.set("deployment", deploymentTree(p.deployment()));
+                po.put("requests_routed", p.requestsRouted());
+                po.put("completed", p.completed());
+                po.put("rejected", p.rejected());
+                po.put("output_tokens", p.outputTokens());
+                po.put("output_throughput_tok_s", Numbers.fixed(p.outputThroughputTokS(), 6));
+                po.set("ttft_ms", statsTree(p.ttftMs()));
+                po.set("tpot_ms", statsTree(p.tpotMs()));
+                po.set("e2e_ms", statsTree(p.e2eMs()));
+            }
+        }
         o.put("bad_lines_skipped", s.badLinesSkipped());
         var samples = o.putArray("bad_line_samples");
         for (String line : s.badLineSamples()) {

@@ -88,7 +88,29 @@ public final class Summaries {
                 result.ranks(),
                 result.deployment(),
                 result.badLinesSkipped(),
-                result.badLineSamples());
+                result.badLineSamples(),
+                pools(result, seconds));
+    }
+
+    private static java.util.List<Summary.Pool> pools(RunResult result, double seconds) {
+        java.util.List<Summary.Pool> out = new java.util.ArrayList<>();
+        for (io.servesim.run.PoolResult p : result.pools()) {
+            io.servesim.metrics.RequestMetrics m = p.metrics();
+            out.add(new Summary.Pool(
+                    p.name(),
+                    p.firstWorker(),
+                    p.workers(),
+                    p.deployment(),
+                    p.requestsRouted(),
+                    m.completed,
+                    m.rejected,
+                    m.outputTokens,
+                    seconds > 0 ? m.outputTokens / seconds : 0,
+                    m.ttftNanos.stats(NS_TO_MS),
+                    m.tpotPicos.stats(NS_TO_MS * 1e-3),
+                    m.e2eNanos.stats(NS_TO_MS)));
+        }
+        return out;
     }
 
     /** Max over workers of busy time / mean busy time (1 = perfectly balanced; 0 when nothing ran). */

@@ -46,7 +46,39 @@ public record Summary(
         java.util.List<io.servesim.run.RankStats> ranks,
         io.servesim.timing.Deployment deployment,
         long badLinesSkipped,
-        java.util.List<String> badLineSamples) {
+        java.util.List<String> badLineSamples,
+        java.util.List<Pool> pools) {
+
+    /**
+     * One pool of a heterogeneous fleet ({@code summary.json} key {@code pools}, present only with {@code
+     * cluster.pools}; see docs/metrics.md).
+     *
+     * @param name the pool's name
+     * @param firstWorker its first worker
+     * @param workers its workers
+     * @param deployment what its engine and timing resolved to
+     * @param requestsRouted requests routed to its workers
+     * @param completed requests that completed on it
+     * @param rejected requests it rejected
+     * @param outputTokens output tokens of the requests that ended on it
+     * @param outputThroughputTokS those tokens over the run's duration
+     * @param ttftMs TTFT of its completed requests
+     * @param tpotMs TPOT of its completed requests
+     * @param e2eMs E2E of its completed requests
+     */
+    public record Pool(
+            String name,
+            int firstWorker,
+            int workers,
+            io.servesim.timing.Deployment deployment,
+            long requestsRouted,
+            long completed,
+            long rejected,
+            long outputTokens,
+            double outputThroughputTokS,
+            Stats ttftMs,
+            Stats tpotMs,
+            Stats e2eMs) {}
 
     /**
      * The KVCR counters ({@code summary.json} key {@code kvcr}; see docs/metrics.md).

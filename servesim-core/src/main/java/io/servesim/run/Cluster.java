@@ -35,6 +35,13 @@ import java.util.List;
  */
 final class Cluster {
     private final Deployment deployment;
+    private final List<Deployment> poolDeployments;
+    /** Per worker, its pool's index in {@code cluster.pools} (all 0 without pools). */
+    private final int[] poolOfWorker;
+    /** Per pool, KV blocks a rank can fill (vLLM's count less its null block). */
+    private final int[] usableBlocksPerRank;
+
+    private final int maxModelLen;
     private final Worker[] workers;
     private final EngineRank[] ranks;
     private final int ranksPerWorker;
@@ -52,27 +59,60 @@ final class Cluster {
     private boolean[] draining;
     private int acceptingWorkers;
 
+    /**
+     * Assembles the cluster.
+     *
+     * @param deployments what the config resolved to: one deployment, or one per pool of {@code cluster.pools} in
+     *     order ({@link Simulation#deployments})
+     */
     Cluster(
             SimConfig config,
-            Deployment deployment,
+            List<Deployment> deployments,
             EventQueue queue,
             RandomStreams streams,
             EngineListener listener,
             SchedulerCounters schedulerCounters,
             OffloadCounters offloadCounters) {
-        this.deployment = deployment;
-        TimingModel timing =
-                deployment.timingModel(config.timing(), config.cluster().attentionDp(), config.baseDir());
-        SchedulerSettings settings =
-                SchedulerSettings.of(config.engine(), deployment.numGpuBlocks(), deployment.maxModelLen());
+        List<io.servesim.config.PoolConfig> pools = config.cluster().pools();
+        this.deployment = deployments.get(0);
+        this.poolDeployments = pools.isEmpty() ? List.of() : List.copyOf(deployments);
         int w = config.cluster().workers();
         int dp = config.cluster().attentionDp();
+        int numPools = Math.max(1, pools.size());
+        TimingModel[] timings = new TimingModel[numPools];
+        SchedulerSettings[] settingsOf = new SchedulerSettings[numPools];
+        this.usableBlocksPerRank = new int[numPools];
+        int longest = 0;
+        for (int p = 0; p < numPools; p++) {
+            SimConfig pc = pools.isEmpty() ? config : config.forPool(p);
+            Deployment d = deployments.get(p);
+            timings[p] = d.timingModel(pc.timing(), dp, config.baseDir());
+            settingsOf[p] = SchedulerSettings.of(pc.engine(), d.numGpuBlocks(), d.maxModelLen());
+            usableBlocksPerRank[p] = d.numGpuBlocks() - 1;
+            longest = Math.max(longest, d.maxModelLen());
+            if (d.bytesPerToken() != deployment.bytesPerToken()
+                    && (config.engine().kvcr().enabled()
+                            || config.engine().kvCache().hostOffload().enabled())) {
+                throw new io.servesim.config.ConfigException(
+                        "cluster.pools[" + p + "].timing",
+                        "KV bytes per token per GPU differ between pools (" + d.bytesPerToken() + " against "
+                                + deployment.bytesPerToken() + "): KVCR pulls and the G2 tier need them equal"
+                                + " (same tensor parallelism and KV dtype)");
+            }
+        }
+        this.maxModelLen = longest;
+        this.poolOfWorker = new int[w];
+        for (int i = 0; i < w; i++) {
+            poolOfWorker[i] = config.cluster().poolOf(i);
+        }
         this.ranksPerWorker = dp;
         this.blockSize = config.engine().kvCache().blockSize();
         this.workers = new Worker[w];
         this.ranks = new EngineRank[w * dp];
         for (int i = 0; i < w; i++) {
             EngineRank[] rs = new EngineRank[dp];
+            TimingModel timing = timings[poolOfWorker[i]];
+            SchedulerSettings settings = settingsOf[poolOfWorker[i]];
             for (int r = 0; r < dp; r++) {
                 int g = i * dp + r;
                 rs[r] = switch (config.engine().kind()) { // the engine registry: one rank per engine kind
@@ -108,7 +148,6 @@ final class Cluster {
                     ranks,
                     dp,
                     blockBytes,
-                    timing,
                     queue,
                     config.output().exactPercentileSamples());
         } else {
@@ -159,9 +198,24 @@ final class Cluster {
         }
     }
 
-    /** What the config resolved to. */
+    /** What the config resolved to (with pools: the first pool's). */
     Deployment deployment() {
         return deployment;
+    }
+
+    /** Each pool's deployment, in {@code cluster.pools} order (empty without pools). */
+    List<Deployment> poolDeployments() {
+        return poolDeployments;
+    }
+
+    /** The pool of worker {@code w} (0 without pools). */
+    int poolOf(int w) {
+        return poolOfWorker[w];
+    }
+
+    /** KV blocks one rank of worker {@code w} can fill. */
+    int usableBlocksPerRank(int w) {
+        return usableBlocksPerRank[poolOfWorker[w]];
     }
 
     /** Workers. */
@@ -239,8 +293,8 @@ final class Cluster {
         if (!hashPrompts) {
             return null;
         }
-        // a prompt the engines reject at once (no room for an output token) is never looked up: do not hash it
-        return request.promptLength() >= deployment.maxModelLen() ? NO_HASHES : request.promptHashes(blockSize);
+        // a prompt every engine rejects at once (no room for an output token) is never looked up: do not hash it
+        return request.promptLength() >= maxModelLen ? NO_HASHES : request.promptHashes(blockSize);
     }
 
     /** Whether worker {@code w} failed. */

@@ -23,16 +23,16 @@ public final class Invariants implements StepObserver {
     /** Violations kept at most (the count goes on). */
     public static final int MAX_VIOLATIONS = 100;
 
-    private final int budget;
-    private final int maxSeqs;
     private final List<String> violations = new ArrayList<>();
     private long count;
     private long steps;
 
-    /** Checks for a run of {@code config}. */
+    /**
+     * Checks for a run of {@code config}; each rank is held to its own limits (a pool of a heterogeneous fleet has
+     * its own).
+     */
     public Invariants(SimConfig config) {
-        this.budget = config.engine().scheduler().maxNumBatchedTokens();
-        this.maxSeqs = config.engine().scheduler().maxNumSeqs();
+        java.util.Objects.requireNonNull(config);
     }
 
     /** Installs the checks on every rank of {@code sim}. */
@@ -67,6 +67,8 @@ public final class Invariants implements StepObserver {
     public void afterSchedule(EngineRank rank, StepBatch batch) {
         steps++;
         VllmScheduler s = rank.scheduler();
+        int budget = s.settings().maxNumBatchedTokens();
+        int maxSeqs = s.settings().maxNumSeqs();
         blocks(s);
         if (s.lastStepTokens() > budget) {
             violation("scheduled " + s.lastStepTokens() + " > budget " + budget);

@@ -18,12 +18,25 @@ final class RunRecorder {
     private final RequestMetrics metrics = new RequestMetrics();
     private final RequestLog log = new RequestLog();
     private final long[] workerCompleted;
+    /** Per pool of {@code cluster.pools}, the statistics of the requests that ended on it (empty without pools). */
+    private final RequestMetrics[] poolMetrics;
+
+    private final int[] poolOfWorker;
     private RequestStream stream;
     private long lastFinishNanos;
 
-    RunRecorder(int workers, long exactPercentileSamples) {
-        this.workerCompleted = new long[workers];
+    RunRecorder(io.servesim.config.ClusterConfig cluster, long exactPercentileSamples) {
+        this.workerCompleted = new long[cluster.workers()];
         metrics.exactLimit(exactPercentileSamples);
+        this.poolMetrics = new RequestMetrics[cluster.pools().size()];
+        for (int p = 0; p < poolMetrics.length; p++) {
+            poolMetrics[p] = new RequestMetrics();
+            poolMetrics[p].exactLimit(exactPercentileSamples);
+        }
+        this.poolOfWorker = new int[poolMetrics.length == 0 ? 0 : cluster.workers()];
+        for (int w = 0; w < poolOfWorker.length; w++) {
+            poolOfWorker[w] = cluster.poolOf(w);
+        }
     }
 
     /** Streams rows to disk instead of keeping them (before the run). */
@@ -97,6 +110,9 @@ final class RunRecorder {
                 s == null ? -1 : s.pullSource(),
                 d.restarts());
         metrics.record(record);
+        if (poolMetrics.length > 0 && worker >= 0) {
+            poolMetrics[poolOfWorker[worker]].record(record);
+        }
         if (stream == null) {
             log.add(record);
         } else {
@@ -107,6 +123,11 @@ final class RunRecorder {
     /** Summary statistics so far. */
     RequestMetrics metrics() {
         return metrics;
+    }
+
+    /** Statistics of the requests that ended on pool {@code p} of {@code cluster.pools}. */
+    RequestMetrics poolMetrics(int p) {
+        return poolMetrics[p];
     }
 
     /** Kept rows (empty when streamed). */

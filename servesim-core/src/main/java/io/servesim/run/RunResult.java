@@ -20,6 +20,7 @@ import io.servesim.metrics.RequestLog;
  * @param ranks per-rank statistics, by global rank index
  * @param badLinesSkipped malformed trace rows skipped (with skip_bad_lines)
  * @param badLineSamples the first skipped rows' errors
+ * @param pools per pool of {@code cluster.pools}, its deployment and statistics (empty without pools)
  */
 @SuppressWarnings("ArrayRecordComponent") // primitive columns, never compared with equals
 public record RunResult(
@@ -36,4 +37,5 @@ public record RunResult(
         long[] workerRequests,
         java.util.List<RankStats> ranks,
         long badLinesSkipped,
-        java.util.List<String> badLineSamples) {}
+        java.util.List<String> badLineSamples,
+        java.util.List<PoolResult> pools) {}

@@ -75,6 +75,26 @@ public final class Simulation {
         }
     }
 
+    /**
+     * What the config resolves to: one deployment, or one per pool of {@code cluster.pools} (a pool's errors name its
+     * keys, e.g. {@code cluster.pools[1].timing.gpu}).
+     */
+    public static java.util.List<Deployment> deployments(SimConfig config) {
+        java.util.List<io.servesim.config.PoolConfig> pools = config.cluster().pools();
+        if (pools.isEmpty()) {
+            return java.util.List.of(Deployment.resolve(config));
+        }
+        java.util.List<Deployment> out = new java.util.ArrayList<>(pools.size());
+        for (int i = 0; i < pools.size(); i++) {
+            try {
+                out.add(Deployment.resolve(config.forPool(i)));
+            } catch (io.servesim.config.ConfigException e) {
+                throw e.under("cluster.pools[" + i + "]");
+            }
+        }
+        return out;
+    }
+
     /** Builds a simulation (validating names against the registries) without running it. */
     public Simulation(SimConfig config) {
         checkClusterFits(config, Runtime.getRuntime().maxMemory());
@@ -82,9 +102,9 @@ public final class Simulation {
         RandomStreams streams = new RandomStreams(config.workload().seed());
         long exact = config.output().exactPercentileSamples();
         this.schedulerCounters = new SchedulerCounters(exact);
-        this.recorder = new RunRecorder(config.cluster().workers(), exact);
+        this.recorder = new RunRecorder(config.cluster(), exact);
         this.cluster = new Cluster(
-                config, Deployment.resolve(config), queue, streams, new Engines(), schedulerCounters, offloadCounters);
+                config, deployments(config), queue, streams, new Engines(), schedulerCounters, offloadCounters);
         if (config.cluster().events().stream()
                 .noneMatch(e -> e.action() == io.servesim.config.ClusterEventConfig.Action.FAIL)) {
             // every request is routed once, on arrival: a KV-event router never looks up a hash only one request
@@ -353,6 +373,18 @@ public final class Simulation {
                 rankStats.add(RankStats.of(rank));
             }
         }
+        java.util.List<PoolResult> pools = new java.util.ArrayList<>();
+        int first = 0;
+        for (int p = 0; p < config.cluster().pools().size(); p++) {
+            io.servesim.config.PoolConfig pc = config.cluster().pools().get(p);
+            long routed = 0;
+            for (int w = first; w < first + pc.workers(); w++) {
+                routed += dispatcher.workerRequests()[w];
+            }
+            pools.add(new PoolResult(
+                    pc.name(), first, pc.workers(), cluster.poolDeployments().get(p), recorder.poolMetrics(p), routed));
+            first += pc.workers();
+        }
         return new RunResult(
                 config,
                 cluster.deployment(),
@@ -367,6 +399,7 @@ public final class Simulation {
                 dispatcher.workerRequests(),
                 rankStats,
                 workload.badLinesSkipped(),
-                workload.badLineSamples());
+                workload.badLineSamples(),
+                pools);
     }
 }

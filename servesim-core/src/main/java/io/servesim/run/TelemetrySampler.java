@@ -51,8 +51,11 @@ final class TelemetrySampler implements EventHandler {
         this.counters = counters;
         this.recorder = recorder;
         this.fleet = fleet;
-        this.usableBlocksTotal =
-                (long) cluster.numRanks() * (cluster.deployment().numGpuBlocks() - 1);
+        long usable = 0;
+        for (int w = 0; w < cluster.numWorkers(); w++) {
+            usable += (long) cluster.ranksPerWorker() * cluster.usableBlocksPerRank(w);
+        }
+        this.usableBlocksTotal = usable;
     }
 
     /** Schedules the first tick (a tick of 0 means no time series). */
@@ -131,7 +134,7 @@ final class TelemetrySampler implements EventHandler {
                     w,
                     run,
                     wait,
-                    100.0 * used / ((long) dp * (cluster.deployment().numGpuBlocks() - 1)),
+                    100.0 * used / ((long) dp * cluster.usableBlocksPerRank(w)),
                     0,
                     (prompt - lastWorkerPrompt[w]) / seconds,
                     (decode - lastWorkerGenerated[w]) / seconds,

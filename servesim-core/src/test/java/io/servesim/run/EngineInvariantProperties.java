@@ -18,7 +18,8 @@ import net.jqwik.api.Provide;
  * Invariants of the engine that must hold after every step of any small random cluster and workload: block
  * accounting (referenced + free = usable; Σ block-table lengths = Σ ref counts; no negative ref count), the step
  * budget, {@code max_num_seqs}, every running request served when nothing was preempted, and every request ending
- * completed or rejected, also when a worker drains or fails mid-run; with the synchronous and the async engine loop.
+ * completed or rejected, also when a worker drains or fails mid-run; with the synchronous and the async engine loop,
+ * and in heterogeneous fleets (pools with their own limits, KV pools and timing).
  */
 class EngineInvariantProperties {
 
@@ -105,6 +106,17 @@ class EngineInvariantProperties {
                         all.add("engine.kv_cache.host_offload.num_host_blocks=" + g2);
                         all.add("engine.kv_cache.host_offload.scope=" + (s % 2 == 0 ? "rank_local" : "cluster_shared"));
                         all.add("engine.kv_cache.bytes_per_token=1000");
+                    }
+                    int w = Integer.parseInt(engine.get(0).substring("cluster.workers=".length()));
+                    if (w >= 2 && s % 7 == 3) {
+                        // a heterogeneous fleet: the last workers in a pool with other limits, KV pool and timing
+                        int gpuBlocks =
+                                Integer.parseInt(engine.get(3).substring("engine.kv_cache.num_gpu_blocks=".length()));
+                        int seqs = Integer.parseInt(engine.get(5).substring("engine.scheduler.max_num_seqs=".length()));
+                        all.add("cluster.pools=[{name: a, workers: 1}, {name: b, workers: " + (w - 1)
+                                + ", engine: {scheduler: {max_num_seqs: " + Math.max(1, seqs - 1)
+                                + "}, kv_cache: {num_gpu_blocks: " + (gpuBlocks + 7)
+                                + "}}, timing: {type: fixed, fixed: {prefill_ms: 7, decode_ms: 3}}}]");
                     }
                     all.add("cluster.router.policy=" + r);
                     all.add("workload.type=" + wl);
