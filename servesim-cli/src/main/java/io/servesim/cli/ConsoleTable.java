@@ -16,7 +16,11 @@ final class ConsoleTable {
                 "servesim replay: %d worker(s) x %d rank(s), router %s, timing %s, workload %s%n",
                 c.cluster().workers(),
                 c.cluster().attentionDp(),
-                c.cluster().router().policy().configName(),
+                c.cluster().disaggregated()
+                        ? "prefill "
+                                + c.cluster().pools().get(0).router().policy().configName() + " / decode "
+                                + c.cluster().pools().get(1).router().policy().configName()
+                        : c.cluster().router().policy().configName(),
                 s.pools().isEmpty()
                         ? timing(s.deployment(), c.timing())
                         : s.pools().size() + " pools (below)",
@@ -50,6 +54,23 @@ final class ConsoleTable {
                     100 * s.kvcr().remoteFirstAdmissionReuseRatio(),
                     s.kvcr().pullMs().p99()));
         }
+        if (s.pd() != null) {
+            Summary.Pd pd = s.pd();
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "p/d: handoffs %d  local prefills %d  transfers %d (%.2f GB, mean %.3f ms, p99 %.3f ms, peak %d"
+                            + " moving)  re-prefills %d  prefill mean %.3f ms  decode first token mean %.3f ms%n",
+                    pd.handoffs(),
+                    pd.localPrefills(),
+                    pd.transfers(),
+                    pd.bytes() / 1e9,
+                    pd.transferMs().mean(),
+                    pd.transferMs().p99(),
+                    pd.movingPeak(),
+                    pd.reprefills(),
+                    pd.prefillMs().mean(),
+                    pd.decodeFirstTokenMs().mean()));
+        }
         sb.append(String.format(
                 Locale.ROOT,
                 "throughput %.3f req/s  %.1f output tok/s  prefix reuse %.1f%% (first admission %.1f%%)%n",
@@ -63,7 +84,19 @@ final class ConsoleTable {
         row(sb, "tpot_ms", s.tpotMs());
         row(sb, "itl_ms", s.itlMs());
         row(sb, "e2e_ms", s.e2eMs());
-        for (int i = 0; i < s.pools().size(); i++) {
+        for (int i = 0; i < s.pools().size() && s.pd() != null; i++) {
+            Summary.Pool p =
+                    s.pools().get(i); // disaggregated: requests end on the decode pool, prefills run on the other
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "pool %s: %d worker(s) from %d, timing %s, requests routed %d%n",
+                    p.name(),
+                    p.workers(),
+                    p.firstWorker(),
+                    timing(p.deployment(), c.cluster().pools().get(i).timing()),
+                    p.requestsRouted()));
+        }
+        for (int i = 0; i < s.pools().size() && s.pd() == null; i++) {
             Summary.Pool p = s.pools().get(i);
             sb.append(String.format(
                     Locale.ROOT,

@@ -12,7 +12,14 @@ import java.util.Set;
  * pools} every worker runs the top-level engine and timing; with them the workers are the pools' in order (pool 0's
  * first), each pool with its own engine and timing, and {@code workers} is their sum.
  *
+ * <p>With {@code mode: disaggregated} there are exactly two pools, {@code prefill} then {@code decode} (written as
+ * {@code cluster.prefill} and {@code cluster.decode}), each behind its own router, and {@code disagg} says how the
+ * KV cache moves between them (docs/pd.md).
+ *
  * @param pools the fleet's pools, or empty for identical workers; left out of written configs when empty
+ * @param mode aggregated (every worker prefills and decodes) or disaggregated; left out of written configs while
+ *     aggregated, so configs recorded before the key existed are unchanged
+ * @param disagg the prefill/decode settings, present exactly in disaggregated mode
  */
 public record ClusterConfig(
         int workers,
@@ -20,7 +27,57 @@ public record ClusterConfig(
         DpMode dpMode,
         RouterConfig router,
         List<ClusterEventConfig> events,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<PoolConfig> pools) {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<PoolConfig> pools,
+
+        @JsonInclude(value = JsonInclude.Include.CUSTOM, valueFilter = Aggregated.class)
+        Mode mode,
+
+        @JsonInclude(JsonInclude.Include.NON_NULL) DisaggConfig disagg) {
+    /** Whether prefill and decode run on separate pools ({@code cluster.mode}). */
+    public enum Mode implements Named {
+        /** Every worker prefills and decodes. */
+        AGGREGATED("aggregated", "every worker runs prompts and generates their output"),
+        /** Prefill pool and decode pool. */
+        DISAGGREGATED("disaggregated", "a prefill pool runs prompts, a decode pool pulls their KV and generates");
+
+        private final String configName;
+        private final String description;
+
+        Mode(String configName, String description) {
+            this.configName = configName;
+            this.description = description;
+        }
+
+        /** Looks a name up. */
+        @JsonCreator
+        public static Mode of(String name) {
+            return Named.parse(Mode.class, name);
+        }
+
+        @Override
+        public String configName() {
+            return configName;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+    }
+
+    /** Leaves {@code mode: aggregated} out of written configs. */
+    static final class Aggregated {
+        @Override
+        public boolean equals(Object value) {
+            return value == null || value == Mode.AGGREGATED;
+        }
+
+        @Override
+        public int hashCode() {
+            return 2;
+        }
+    }
+
     /** How a worker steps its ranks ({@code cluster.dp_mode}). */
     public enum DpMode implements Named {
         /** One barrier per pass. */
@@ -91,7 +148,39 @@ public record ClusterConfig(
                                 + " workers; with pools, leave workers out (it is their sum)");
             }
         }
+        mode = mode == null ? Mode.AGGREGATED : mode;
+        if (mode == Mode.DISAGGREGATED) {
+            Check.present("disagg", disagg);
+            if (pools.size() != 2
+                    || pools.get(PREFILL_POOL).role() != PoolConfig.Role.PREFILL
+                    || pools.get(DECODE_POOL).role() != PoolConfig.Role.DECODE) {
+                throw new ConfigException(
+                        "mode",
+                        "disaggregated needs cluster.prefill and cluster.decode (the pools prefill then decode)");
+            }
+        } else {
+            if (disagg != null) {
+                throw new ConfigException("disagg", "is read only with cluster.mode: disaggregated");
+            }
+            for (int i = 0; i < pools.size(); i++) {
+                if (pools.get(i).role() != null) {
+                    throw new ConfigException(
+                            "pools[" + i + "].role", "pools have roles only with cluster.mode: disaggregated");
+                }
+            }
+        }
     }
+
+    /** Whether prefill and decode run on separate pools. */
+    public boolean disaggregated() {
+        return mode == Mode.DISAGGREGATED;
+    }
+
+    /** The prefill pool's index in {@code pools} (disaggregated mode). */
+    public static final int PREFILL_POOL = 0;
+
+    /** The decode pool's index in {@code pools} (disaggregated mode). */
+    public static final int DECODE_POOL = 1;
 
     /** The pool worker {@code worker} belongs to (0 without pools). */
     public int poolOf(int worker) {

@@ -184,8 +184,78 @@ public final class ConfigLoader {
         for (String override : overrides) {
             workersGiven |= override.startsWith("cluster.workers=") || override.startsWith("cluster=");
         }
+        boolean disaggGiven = user != null && user.path("cluster").has("disagg");
+        for (String override : overrides) {
+            disaggGiven |= override.startsWith("cluster.disagg") || override.startsWith("cluster=");
+        }
+        expandDisaggregation(tree, disaggGiven);
         expandPools(tree, workersGiven);
         return new Loaded(bind(tree), new ArrayList<>(warnings));
+    }
+
+    /**
+     * {@code cluster.mode: disaggregated}: {@code cluster.prefill} and {@code cluster.decode} become the pools
+     * {@code prefill} and {@code decode} (in that order, with their roles), each with its {@code router} merged over
+     * the top-level one by {@link #expandPools}. In aggregated mode those keys and {@code cluster.disagg} are errors
+     * when given, and the {@code disagg} defaults are dropped (they are not part of an aggregated config).
+     */
+    private static void expandDisaggregation(ObjectNode tree, boolean disaggGiven) {
+        if (!(tree.get("cluster") instanceof ObjectNode cluster)) {
+            return;
+        }
+        JsonNode mode = cluster.get("mode");
+        boolean disaggregated =
+                mode != null && mode.isString() && mode.stringValue().equals("disaggregated");
+        if (!disaggregated) {
+            for (String key : new String[] {"prefill", "decode"}) {
+                if (cluster.has(key)) {
+                    throw new ConfigException(
+                            "cluster." + key, "is read only with cluster.mode: disaggregated (docs/pd.md)");
+                }
+            }
+            if (disaggGiven) {
+                throw new ConfigException(
+                        "cluster.disagg", "is read only with cluster.mode: disaggregated (docs/pd.md)");
+            }
+            cluster.remove("disagg");
+            return;
+        }
+        JsonNode prefill = cluster.remove("prefill");
+        JsonNode decode = cluster.remove("decode");
+        JsonNode pools = cluster.get("pools");
+        boolean poolsGiven = pools instanceof tools.jackson.databind.node.ArrayNode a && !a.isEmpty();
+        if (prefill == null && decode == null && poolsGiven) {
+            return; // a written config: the pools carry their roles already
+        }
+        if (poolsGiven) {
+            throw new ConfigException(
+                    "cluster.pools", "a disaggregated cluster names its pools cluster.prefill and cluster.decode");
+        }
+        tools.jackson.databind.node.ArrayNode out = cluster.putArray("pools");
+        String[] roles = {"prefill", "decode"};
+        JsonNode[] given = {prefill, decode};
+        for (int i = 0; i < 2; i++) {
+            String role = roles[i];
+            if (given[i] == null || given[i].isNull()) {
+                throw new ConfigException(
+                        "cluster." + role,
+                        "missing: a disaggregated cluster needs cluster.prefill and cluster.decode, each with its"
+                                + " workers (and any engine, timing or router keys that differ)");
+            }
+            if (!(given[i] instanceof ObjectNode pool)) {
+                throw new ConfigException(
+                        "cluster." + role, "expected a mapping: {workers: N, engine: {...}, timing: {...}}");
+            }
+            if (pool.has("role")) {
+                throw new ConfigException("cluster." + role + ".role", "is set by the key's name: leave it out");
+            }
+            ObjectNode copy = pool.deepCopy();
+            if (!copy.has("name")) {
+                copy.put("name", role);
+            }
+            copy.put("role", role);
+            out.add(copy);
+        }
     }
 
     /**
@@ -208,8 +278,13 @@ public final class ConfigLoader {
                 continue;
             }
             String at = "cluster.pools[" + i + "].";
-            for (String section : new String[] {"engine", "timing"}) {
-                if (!(tree.get(section) instanceof ObjectNode base)) {
+            boolean ownRouter = pool.has("role") || pool.has("router");
+            for (String section : new String[] {"engine", "timing", "router"}) {
+                if (section.equals("router") && !ownRouter) {
+                    continue; // an aggregated pool is behind the cluster's router
+                }
+                JsonNode baseNode = section.equals("router") ? cluster.get("router") : tree.get(section);
+                if (!(baseNode instanceof ObjectNode base)) {
                     continue;
                 }
                 ObjectNode merged = base.deepCopy();

@@ -217,7 +217,10 @@ public final class EngineRank {
 
     /** Whether G2 copies of this rank are in flight (their completion wakes it). */
     boolean awaitingCopies() {
-        return scheduler.numLoading() > 0 || scheduler.pinnedForStore() > 0 || scheduler.heldForPulls() > 0;
+        return scheduler.numLoading() > 0
+                || scheduler.pinnedForStore() > 0
+                || scheduler.heldForPulls() > 0
+                || scheduler.heldForHandoffs() > 0;
     }
 
     /**
@@ -246,12 +249,25 @@ public final class EngineRank {
      * token within {@code max_model_len} (vLLM rejects over-long prompts at input validation), else queues it.
      */
     public void submit(Request request, RoutingDecision routing, long[] promptHashes) {
+        submit(request, routing, promptHashes, null, false);
+    }
+
+    /**
+     * {@link #submit(Request, RoutingDecision, long[])} in a disaggregated cluster: as the prefill side of
+     * {@code handoff} ({@code prefillOnly}: one output token, blocks kept for the decode worker) or as its decode side
+     * (it pulls its prompt's KV when admitted, unless prefilled locally).
+     */
+    public void submit(
+            Request request, RoutingDecision routing, long[] promptHashes, Handoff handoff, boolean prefillOnly) {
         if (failed) {
             throw new IllegalStateException("request " + request.id() + " routed to failed worker " + workerId);
         }
         requests++;
         int maxModelLen = scheduler.settings().maxModelLen();
-        Sequence s = new Sequence(request, routing, promptHashes, maxModelLen);
+        Sequence s = new Sequence(request, routing, promptHashes, maxModelLen, handoff, prefillOnly);
+        if (handoff != null && !prefillOnly && connector != null && connector.pd() != null) {
+            connector.pd().decodeSubmitted(handoff, this, s);
+        }
         if (request.promptLength() >= maxModelLen) {
             s.finish();
             listener.onRequestFinished(this, s, true);
@@ -334,7 +350,8 @@ public final class EngineRank {
                 + scheduler.pool().freeBlocks()
                 + ", used blocks=" + scheduler.pool().usedBlocks() + ", loading=" + scheduler.numLoading()
                 + ", held by landed loads=" + scheduler.heldByWaiting() + ", pinned by stores="
-                + scheduler.pinnedForStore() + ", held for pulls=" + scheduler.heldForPulls() + ", head: "
+                + scheduler.pinnedForStore() + ", held for pulls=" + scheduler.heldForPulls()
+                + ", held for P/D transfers=" + scheduler.heldForHandoffs() + ", head: "
                 + scheduler.describeHead() + ")");
     }
 }

@@ -13,7 +13,10 @@ public final class Sequence {
     private final RoutingDecision routing;
     private long[] promptHashes;
     private final int promptLength;
+    private final int maxTokens;
     private final int targetOutputTokens;
+    private final boolean prefillOnly;
+    private final Handoff handoff;
     private final BlockTable table = new BlockTable();
     private int numOutputTokens;
     private int numComputedTokens;
@@ -50,12 +53,52 @@ public final class Sequence {
      * @param promptHashes its prompt's full-block hashes (shared, read-only), or null to hash here
      */
     Sequence(Request request, RoutingDecision routing, long[] promptHashes, int maxModelLen) {
+        this(request, routing, promptHashes, maxModelLen, null, false);
+    }
+
+    /**
+     * A request entering a rank of a disaggregated cluster.
+     *
+     * @param handoff its way through the cluster, or null (aggregated)
+     * @param prefillOnly whether this is the prefill-side sequence: it runs with {@code max_tokens = 1} (as vLLM's P/D
+     *     proxy sends it) and keeps its blocks when it finishes
+     */
+    Sequence(
+            Request request,
+            RoutingDecision routing,
+            long[] promptHashes,
+            int maxModelLen,
+            Handoff handoff,
+            boolean prefillOnly) {
         this.request = request;
         this.routing = routing;
         this.promptHashes = promptHashes;
         this.promptLength = request.promptLength();
+        this.handoff = handoff;
+        this.prefillOnly = prefillOnly;
+        this.maxTokens = prefillOnly ? 1 : request.outputTokens();
         // vLLM stops a request at max_model_len total tokens (FINISHED_LENGTH_CAPPED).
-        this.targetOutputTokens = Math.min(request.outputTokens(), maxModelLen - promptLength);
+        this.targetOutputTokens = Math.min(maxTokens, maxModelLen - promptLength);
+    }
+
+    /** The request's {@code max_tokens} on this rank: its output length, or 1 for a P/D prefill. */
+    public int maxTokens() {
+        return maxTokens;
+    }
+
+    /** Whether this is the prefill side of a disaggregated request (it keeps its blocks when it finishes). */
+    public boolean prefillOnly() {
+        return prefillOnly;
+    }
+
+    /** Its way through a disaggregated cluster, or null. */
+    public Handoff handoff() {
+        return handoff;
+    }
+
+    /** Whether it is a decode-side request whose prompt KV is still to be pulled from its prefill worker. */
+    boolean awaitingRemotePrefill() {
+        return handoff != null && handoff.awaitingPull;
     }
 
     /** The request. */

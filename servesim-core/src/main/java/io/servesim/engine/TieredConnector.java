@@ -13,8 +13,10 @@ final class TieredConnector implements KvConnector {
     private final int blockSize;
     private HostOffload offload;
     private KvcrRegistry kvcr;
+    private PdTransfers pd;
     private int matchedG2Blocks;
     private int matchedRemoteBlocks;
+    private int matchedPdBlocks;
 
     TieredConnector(EngineRank owner, int blockSize) {
         this.owner = owner;
@@ -29,6 +31,15 @@ final class TieredConnector implements KvConnector {
         this.kvcr = registry;
     }
 
+    void pd(PdTransfers transfers) {
+        this.pd = transfers;
+    }
+
+    /** The cluster's P/D transfers, or null. */
+    PdTransfers pd() {
+        return pd;
+    }
+
     /** This rank's G2 link, or null. */
     HostOffload offload() {
         return offload;
@@ -36,6 +47,14 @@ final class TieredConnector implements KvConnector {
 
     @Override
     public int matchExternal(Sequence s, int localHitBlocks, int maxHitBlocks) {
+        if (s.awaitingRemotePrefill()) {
+            // a P/D decode request: the rest of its prompt comes from its prefill worker (PdTransfers)
+            matchedG2Blocks = 0;
+            matchedRemoteBlocks = 0;
+            matchedPdBlocks = pd.blocksToPull(s, localHitBlocks, maxHitBlocks);
+            return matchedPdBlocks;
+        }
+        matchedPdBlocks = 0;
         long[] hashes = s.table().hashesView();
         int g2 = offload == null ? 0 : offload.readyRun(hashes, localHitBlocks, maxHitBlocks);
         int remote = 0;
@@ -60,6 +79,13 @@ final class TieredConnector implements KvConnector {
 
     @Override
     public void startLoad(Sequence s, int localHitBlocks) {
+        if (matchedPdBlocks > 0) {
+            int pdBlocks = matchedPdBlocks;
+            matchedPdBlocks = 0;
+            int tokens = pd.stage(owner, s, localHitBlocks, blockSize);
+            s.loadStarted(0, tokens, localHitBlocks + pdBlocks, 1);
+            return;
+        }
         int g2 = matchedG2Blocks;
         int remote = matchedRemoteBlocks;
         s.loadStarted(
@@ -77,14 +103,14 @@ final class TieredConnector implements KvConnector {
 
     @Override
     public void loadConsumed(Sequence s) {
-        if (s.pendingRemoteTokens() > 0) {
+        if (s.pendingRemoteTokens() > 0 && kvcr != null) {
             kvcr.pullConsumed(); // the landed pull is consumed by this admission
         }
     }
 
     @Override
     public void loadReleased(Sequence s) {
-        if (s.pendingRemoteTokens() > 0) {
+        if (s.pendingRemoteTokens() > 0 && kvcr != null) {
             kvcr.pullDetached();
         }
     }

@@ -47,6 +47,7 @@ public final class VllmScheduler {
     private final ObjectArrayList<Sequence> loading = new ObjectArrayList<>();
     private KvConnector connector;
     private long heldByWaiting;
+    private long heldForHandoffs;
     private final IntArrayList hits = new IntArrayList();
     private final IntArrayList noHits = new IntArrayList();
     private final java.util.ArrayDeque<Batch> inFlight = new java.util.ArrayDeque<>(2);
@@ -122,6 +123,17 @@ public final class VllmScheduler {
                 + h.table().numHashes();
     }
 
+    /** Blocks of finished P/D prefills held until their decode worker has read them (vLLM NIXL's delayed free). */
+    public long heldForHandoffs() {
+        return heldForHandoffs;
+    }
+
+    /** The decode side has read (or can no longer read) the blocks of finished prefill {@code s}: free them. */
+    void releaseHandoff(Sequence s) {
+        heldForHandoffs -= s.table().numBlocks();
+        kv.free(s.table());
+    }
+
     /** Blocks of this rank held as the source of KVCR pulls in flight. */
     public int heldForPulls() {
         return connector == null ? 0 : connector.heldForPulls();
@@ -182,6 +194,7 @@ public final class VllmScheduler {
         }
         latest.clear();
         heldByWaiting = 0;
+        heldForHandoffs = 0;
         pendingPromptTokens = 0;
         if (connector != null) {
             connector.abortAll();
@@ -330,8 +343,7 @@ public final class VllmScheduler {
             Sequence r = running.get(i);
             if (async
                     && r.placeholders() > 0
-                    && r.numComputedTokens() + 2 - r.placeholders()
-                            >= r.promptLength() + r.request().outputTokens()) {
+                    && r.numComputedTokens() + 2 - r.placeholders() >= r.promptLength() + r.maxTokens()) {
                 // the step in flight samples its last token (max_tokens): no extra step (AsyncScheduler, R5)
                 i++;
                 continue;
@@ -460,10 +472,14 @@ public final class VllmScheduler {
             } else {
                 int hitBlocks = kv.findPrefixHit(r.table(), r.numTokens(), hits);
                 computed = hitBlocks * blockSize;
-                if (connector != null && settings.prefixCaching()) {
+                boolean remotePrefill = r.awaitingRemotePrefill();
+                if (connector != null && (settings.prefixCaching() || remotePrefill)) {
                     // vLLM's get_num_new_matched_tokens: KV beyond the local hit that can be loaded asynchronously
-                    int maxHit =
-                            Math.min((r.numTokens() - 1) / blockSize, r.table().numHashes());
+                    // (a P/D decode request: its whole prompt, the partial last block too; nixl_connector.py)
+                    int maxHit = remotePrefill
+                            ? (r.numTokens() + blockSize - 1) / blockSize
+                            : Math.min(
+                                    (r.numTokens() - 1) / blockSize, r.table().numHashes());
                     int external = connector.matchExternal(r, hitBlocks, maxHit);
                     if (external > 0) {
                         r.lookedUp(computed + external * blockSize);
@@ -492,6 +508,9 @@ public final class VllmScheduler {
                     r.table(), r.loaded() ? computed : 0, admissionHits, numNew, r.numTokens(), maxModelLen)) {
                 break;
             }
+            // a P/D decode request admitted over its pulled prompt: the prompt was prefilled (and counted) on its
+            // prefill worker, so the engine totals do not count it again as a prefix hit
+            boolean handedOff = r.loaded() && r.handoff() != null && remoteTokens > 0;
             if (r.loaded()) {
                 heldByWaiting -= r.loadedBlocks();
                 connector.loadConsumed(r);
@@ -502,9 +521,11 @@ public final class VllmScheduler {
             if (r.awaitingFirstToken()) {
                 pendingPromptTokens -= Math.min(computed, r.promptLength());
             }
-            counters.admitted(r.numTokens(), computed);
+            if (!handedOff) {
+                counters.admitted(r.numTokens(), computed);
+            }
             boolean first = r.admitted(nowNanos, computed, g2Tokens, remoteTokens);
-            if (first) {
+            if (first && !handedOff) {
                 counters.firstAdmission(r.promptLength(), computed, g2Tokens, remoteTokens);
             }
             step.add(r, numNew);
@@ -571,7 +592,11 @@ public final class VllmScheduler {
             }
             if (r.reachedTarget()) {
                 r.finish();
-                kv.free(r.table());
+                if (r.prefillOnly()) {
+                    heldForHandoffs += r.table().numBlocks(); // delayed free until the decode side has read them
+                } else {
+                    kv.free(r.table());
+                }
                 finishedOut.add(r);
                 finishedWaiting |= !wasRunning;
             }

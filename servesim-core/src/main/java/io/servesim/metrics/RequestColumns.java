@@ -169,8 +169,60 @@ public final class RequestColumns {
                     "restarts from scratch after a worker failure",
                     (r, sb) -> sb.append(r.restarts())));
 
+    /** The columns a disaggregated run's records add after {@link #ALL} (docs/pd.md). */
+    public static final List<Column> PD = List.of(
+            new Column(
+                    "prefill_worker",
+                    "prefill_worker",
+                    "id",
+                    "worker that ran the prompt (its decode worker for a local prefill; empty / -1: none)",
+                    (r, sb) -> optional(r.pd().prefillWorker(), sb),
+                    (r, sb) -> sb.append(r.pd().prefillWorker())),
+            new Column(
+                    "prefill_local",
+                    "prefill_local",
+                    "bool",
+                    "the prompt ran on the decode worker (conditional disaggregation)",
+                    (r, sb) -> sb.append(r.pd().localPrefill()),
+                    (r, sb) -> sb.append(r.pd().localPrefill())),
+            time(
+                    "prefill_done",
+                    "prefill step sampled its token; handed to the decode worker",
+                    r -> r.pd().prefillDoneNanos()),
+            time("transfer_start", "decode worker staged the KV pull", r -> r.pd().transferStartNanos()),
+            time("transfer_end", "pulled KV landed on the decode worker", r -> r.pd().transferEndNanos()),
+            derived(
+                    "transfer_ms",
+                    "ms",
+                    "transfer_end − transfer_start",
+                    (r, sb) -> sb.append(Numbers.nanosAsMillis(r.pd().transferNanos()))),
+            stored(
+                    "transfer_bytes",
+                    "transfer_bytes",
+                    "bytes",
+                    "bytes the transfer charged",
+                    (r, sb) -> sb.append(r.pd().transferBytes())),
+            stored(
+                    "transfer_tokens",
+                    "transfer_tokens",
+                    "tokens",
+                    "prompt tokens the transfer moved",
+                    (r, sb) -> sb.append(r.pd().transferTokens())),
+            stored(
+                    "reprefilled",
+                    "reprefilled",
+                    "bool",
+                    "recomputed on the decode worker because the prefill worker failed",
+                    (r, sb) -> sb.append(r.pd().reprefilled())));
+
     /** The columns stored in canonical.json, in key order. */
     public static final List<Column> CANONICAL = ALL.stream()
+            .filter(c -> c.canonicalName() != null)
+            .sorted(Comparator.comparing(Column::canonicalName))
+            .toList();
+
+    /** The columns stored in canonical.json for a disaggregated run's records, in key order. */
+    public static final List<Column> CANONICAL_PD = java.util.stream.Stream.concat(ALL.stream(), PD.stream())
             .filter(c -> c.canonicalName() != null)
             .sorted(Comparator.comparing(Column::canonicalName))
             .toList();
@@ -181,6 +233,16 @@ public final class RequestColumns {
 
     /** The requests.csv header line, with its newline. */
     public static final String CSV_HEADER = String.join(",", CSV_NAMES) + "\n";
+
+    /** requests.csv header names of a disaggregated run, in order. */
+    public static final List<String> CSV_NAMES_PD = java.util.stream.Stream.concat(ALL.stream(), PD.stream())
+            .map(Column::csvName)
+            .toList();
+
+    /** The requests.csv header line (with its newline) of a run, disaggregated or not. */
+    public static String csvHeader(boolean disaggregated) {
+        return disaggregated ? String.join(",", CSV_NAMES_PD) + "\n" : CSV_HEADER;
+    }
 
     private RequestColumns() {}
 
@@ -217,14 +279,21 @@ public final class RequestColumns {
             }
             ALL.get(i).csv().append(r, sb);
         }
+        if (r.pd() != null) {
+            for (int i = 0, n = PD.size(); i < n; i++) {
+                sb.append(',');
+                PD.get(i).csv().append(r, sb);
+            }
+        }
         sb.append('\n');
     }
 
     /** Appends one canonical.json request object (sorted keys, no trailing separator). */
     public static void appendCanonical(RequestRecord r, StringBuilder sb) {
         sb.append('{');
-        for (int i = 0, n = CANONICAL.size(); i < n; i++) {
-            Column c = CANONICAL.get(i);
+        List<Column> columns = r.pd() == null ? CANONICAL : CANONICAL_PD;
+        for (int i = 0, n = columns.size(); i < n; i++) {
+            Column c = columns.get(i);
             if (i > 0) {
                 sb.append(',');
             }
@@ -240,6 +309,7 @@ public final class RequestColumns {
      */
     public static final class CsvReader {
         private final int[] at;
+        private final int[] pdAt;
 
         /** Prepares for rows under {@code header} (the first line of requests.csv); fails naming a missing column. */
         public CsvReader(String header) {
@@ -278,6 +348,28 @@ public final class RequestColumns {
                     throw new IllegalArgumentException("requests.csv has no column '" + needed[i] + "'");
                 }
             }
+            String[] pdNeeded = {
+                "prefill_worker",
+                "prefill_local",
+                "prefill_done_ms",
+                "transfer_start_ms",
+                "transfer_end_ms",
+                "transfer_bytes",
+                "transfer_tokens",
+                "reprefilled"
+            };
+            int[] found = new int[pdNeeded.length];
+            boolean any = false;
+            for (int i = 0; i < pdNeeded.length; i++) {
+                found[i] = names.indexOf(pdNeeded[i]);
+                any |= found[i] >= 0;
+            }
+            for (int i = 0; i < pdNeeded.length && any; i++) {
+                if (found[i] < 0) {
+                    throw new IllegalArgumentException("requests.csv has no column '" + pdNeeded[i] + "'");
+                }
+            }
+            pdAt = any ? found : null; // a disaggregated run's file
         }
 
         /** Parses one data row. */
@@ -307,7 +399,18 @@ public final class RequestColumns {
                     Boolean.parseBoolean(f[at[21]]),
                     Numbers.millisAsNanos(f[at[22]]),
                     (int) optionalLong(f[at[23]]),
-                    Integer.parseInt(f[at[24]]));
+                    Integer.parseInt(f[at[24]]),
+                    pdAt == null
+                            ? null
+                            : new PdFacts(
+                                    (int) optionalLong(f[pdAt[0]]),
+                                    Boolean.parseBoolean(f[pdAt[1]]),
+                                    Numbers.millisAsNanos(f[pdAt[2]]),
+                                    Numbers.millisAsNanos(f[pdAt[3]]),
+                                    Numbers.millisAsNanos(f[pdAt[4]]),
+                                    Long.parseLong(f[pdAt[5]]),
+                                    Integer.parseInt(f[pdAt[6]]),
+                                    Boolean.parseBoolean(f[pdAt[7]])));
         }
 
         private static long optionalLong(String s) {

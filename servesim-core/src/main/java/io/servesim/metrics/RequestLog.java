@@ -33,6 +33,9 @@ public final class RequestLog {
     private final IntArrayList hintBlocks = new IntArrayList();
     private final IntArrayList migrated = new IntArrayList();
     private final IntArrayList restarts = new IntArrayList();
+    private final it.unimi.dsi.fastutil.objects.ObjectArrayList<PdFacts> pd =
+            new it.unimi.dsi.fastutil.objects.ObjectArrayList<>();
+    private boolean disaggregated;
 
     /** Appends one finished request. */
     public void add(RequestRecord r) {
@@ -60,6 +63,18 @@ public final class RequestLog {
         hintBlocks.add(r.hintBlocks());
         migrated.add(r.migrated() ? 1 : 0);
         restarts.add(r.restarts());
+        pd.add(r.pd());
+        disaggregated |= r.pd() != null;
+    }
+
+    /** Whether its records carry prefill/decode facts (a disaggregated run). */
+    public boolean disaggregated() {
+        return disaggregated;
+    }
+
+    /** The prefill/decode facts of record i, or null. */
+    public PdFacts pd(int i) {
+        return pd.get(i);
     }
 
     /** Record i as a {@link RequestRecord}. */
@@ -88,7 +103,8 @@ public final class RequestLog {
                 migrated.getInt(i) != 0,
                 pullNanos.getLong(i),
                 pullSource.getInt(i),
-                restarts.getInt(i));
+                restarts.getInt(i),
+                pd.get(i));
     }
 
     /** Every record, in request-id order. */

@@ -31,6 +31,7 @@ package io.servesim.metrics;
  * @param pullNanos staging-to-landing time of its KVCR pull, or -1
  * @param pullSource the worker it pulled from, or -1
  * @param restarts restarts from scratch because its worker failed
+ * @param pd its prefill/decode facts in a disaggregated run, else null
  */
 public record RequestRecord(
         int requestId,
@@ -56,7 +57,62 @@ public record RequestRecord(
         boolean migrated,
         long pullNanos,
         int pullSource,
-        int restarts) {
+        int restarts,
+        PdFacts pd) {
+    /** A record of an aggregated run (no P/D facts). */
+    public RequestRecord(
+            int requestId,
+            long sessionId,
+            int turn,
+            int worker,
+            int rank,
+            long arrivalNanos,
+            long firstScheduledNanos,
+            long firstTokenNanos,
+            long lastTokenNanos,
+            int inputTokens,
+            int outputTokens,
+            int cachedTokens,
+            int reportedCachedTokens,
+            int g2Tokens,
+            int remoteTokens,
+            int preemptions,
+            RequestStatus status,
+            int hintWorker,
+            int hintRank,
+            int hintBlocks,
+            boolean migrated,
+            long pullNanos,
+            int pullSource,
+            int restarts) {
+        this(
+                requestId,
+                sessionId,
+                turn,
+                worker,
+                rank,
+                arrivalNanos,
+                firstScheduledNanos,
+                firstTokenNanos,
+                lastTokenNanos,
+                inputTokens,
+                outputTokens,
+                cachedTokens,
+                reportedCachedTokens,
+                g2Tokens,
+                remoteTokens,
+                preemptions,
+                status,
+                hintWorker,
+                hintRank,
+                hintBlocks,
+                migrated,
+                pullNanos,
+                pullSource,
+                restarts,
+                null);
+    }
+
     /** Queue time = first scheduled − arrival (ns), or -1 when never scheduled. */
     public long queueNanos() {
         return firstScheduledNanos < 0 ? -1 : firstScheduledNanos - arrivalNanos;

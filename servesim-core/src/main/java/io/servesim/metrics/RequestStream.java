@@ -35,6 +35,11 @@ public final class RequestStream implements AutoCloseable {
 
     /** Opens a stream to {@code target} (e.g. {@code requests.csv.zst}) and writes the header. */
     public RequestStream(Path target) {
+        this(target, false);
+    }
+
+    /** Opens a stream to {@code target} with the header of a run, disaggregated (P/D columns) or not. */
+    public RequestStream(Path target, boolean disaggregated) {
         this.target = target;
         try {
             Path dir = target.toAbsolutePath().getParent();
@@ -47,7 +52,7 @@ public final class RequestStream implements AutoCloseable {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-        emit(RequestColumns.CSV_HEADER.getBytes(StandardCharsets.UTF_8));
+        emit(RequestColumns.csvHeader(disaggregated).getBytes(StandardCharsets.UTF_8));
     }
 
     /** Adds the row of one finished request. */

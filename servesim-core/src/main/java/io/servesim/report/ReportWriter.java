@@ -137,6 +137,24 @@ public final class ReportWriter {
                 po.set("e2e_ms", statsTree(p.e2eMs()));
             }
         }
+        if (s.pd() != null) {
+            ObjectNode pd = o.putObject("pd"); // only with cluster.mode: disaggregated
+            pd.put("handoffs", s.pd().handoffs());
+            pd.put("transfers", s.pd().transfers());
+            pd.put("landed", s.pd().landed());
+            pd.put("aborted", s.pd().aborted());
+            pd.put("cancelled", s.pd().cancelled());
+            pd.put("reprefills", s.pd().reprefills());
+            pd.put("local_prefills", s.pd().localPrefills());
+            pd.put("bytes", s.pd().bytes());
+            pd.put("tokens", s.pd().tokens());
+            pd.put("moving_peak", s.pd().movingPeak());
+            pd.put("link_utilization", Numbers.fixed(s.pd().linkUtilization(), 6));
+            pd.set("transfer_ms", statsTree(s.pd().transferMs()));
+            pd.set("transfer_wait_ms", statsTree(s.pd().transferWaitMs()));
+            pd.set("prefill_ms", statsTree(s.pd().prefillMs()));
+            pd.set("decode_first_token_ms", statsTree(s.pd().decodeFirstTokenMs()));
+        }
         o.put("bad_lines_skipped", s.badLinesSkipped());
         var samples = o.putArray("bad_line_samples");
         for (String line : s.badLineSamples()) {
@@ -270,7 +288,7 @@ public final class ReportWriter {
 
     /** Writes requests.csv (header row, one row per request in request-id order, Locale.ROOT numbers). */
     public static void writeRequestsCsv(RequestLog log, Writer w) throws IOException {
-        w.write(RequestColumns.CSV_HEADER);
+        w.write(RequestColumns.csvHeader(log.disaggregated()));
         StringBuilder sb = new StringBuilder(256);
         for (int i : log.indicesByRequestId()) {
             sb.setLength(0);

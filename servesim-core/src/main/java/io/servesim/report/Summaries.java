@@ -89,7 +89,33 @@ public final class Summaries {
                 result.deployment(),
                 result.badLinesSkipped(),
                 result.badLineSamples(),
-                pools(result, seconds));
+                pools(result, seconds),
+                pd(result, seconds));
+    }
+
+    private static Summary.Pd pd(RunResult result, double seconds) {
+        io.servesim.run.PdResult p = result.pd();
+        if (p == null) {
+            return null;
+        }
+        io.servesim.engine.PdTransfers.Totals t = p.transfers();
+        double capacity = p.nicGbytesPerS() * 1e9 * p.prefillWorkers() * seconds;
+        return new Summary.Pd(
+                t.handoffs(),
+                t.transfers(),
+                t.landed(),
+                t.aborted(),
+                t.cancelled(),
+                t.reprefills(),
+                t.localPrefills(),
+                t.bytes(),
+                t.tokens(),
+                t.movingPeak(),
+                capacity > 0 ? t.bytes() / capacity : 0,
+                t.transferNanos().stats(NS_TO_MS),
+                t.waitNanos().stats(NS_TO_MS),
+                p.prefillNanos().stats(NS_TO_MS),
+                p.decodeFirstTokenNanos().stats(NS_TO_MS));
     }
 
     private static java.util.List<Summary.Pool> pools(RunResult result, double seconds) {

@@ -47,7 +47,46 @@ public record Summary(
         io.servesim.timing.Deployment deployment,
         long badLinesSkipped,
         java.util.List<String> badLineSamples,
-        java.util.List<Pool> pools) {
+        java.util.List<Pool> pools,
+        Pd pd) {
+
+    /**
+     * A disaggregated run's prefill/decode handoffs ({@code summary.json} key {@code pd}, present only with {@code
+     * cluster.mode: disaggregated}; see docs/pd.md).
+     *
+     * @param handoffs prefills handed to a decode worker
+     * @param transfers transfers staged
+     * @param landed transfers whose bytes landed
+     * @param aborted transfers cancelled because their prefill worker failed
+     * @param cancelled transfers cancelled because their decode worker failed
+     * @param reprefills decode requests that recomputed their prompt because their prefill worker failed
+     * @param localPrefills requests prefilled on their decode worker
+     * @param bytes bytes charged by staged transfers
+     * @param tokens prompt tokens moved
+     * @param movingPeak the most transfers moving at once
+     * @param linkUtilization bytes over the prefill workers' NIC egress capacity for the run's duration (0 when the
+     *     NICs are unlimited)
+     * @param transferMs staging to landing of landed transfers
+     * @param transferWaitMs prefill end to staging (the decode worker reaching the request)
+     * @param prefillMs arrival to prefill end of handed-off requests (prefill queueing and compute)
+     * @param decodeFirstTokenMs transfer landing to first token (decode admission and its one-token step)
+     */
+    public record Pd(
+            long handoffs,
+            long transfers,
+            long landed,
+            long aborted,
+            long cancelled,
+            long reprefills,
+            long localPrefills,
+            long bytes,
+            long tokens,
+            long movingPeak,
+            double linkUtilization,
+            Stats transferMs,
+            Stats transferWaitMs,
+            Stats prefillMs,
+            Stats decodeFirstTokenMs) {}
 
     /**
      * One pool of a heterogeneous fleet ({@code summary.json} key {@code pools}, present only with {@code

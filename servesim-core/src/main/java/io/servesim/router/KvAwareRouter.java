@@ -3,7 +3,6 @@ package io.servesim.router;
 import io.servesim.config.KvRouterConfig;
 import io.servesim.kv.KvEventSink;
 import io.servesim.sim.Mix64;
-import io.servesim.sim.RandomStreams;
 import io.servesim.sim.SimClock;
 import io.servesim.workload.Request;
 import it.unimi.dsi.fastutil.ints.IntIterator;
@@ -71,7 +70,7 @@ public final class KvAwareRouter implements Router, KvEventSink {
         this.approximate = c.mode() == KvRouterConfig.Mode.APPROXIMATE;
         this.ttlNanos = Math.round(c.ttlS() * 1e9);
         this.clock = context.clock();
-        this.rng = context.streams().stream(RandomStreams.ROUTER, 1);
+        this.rng = context.streams().stream(context.streamDomain(), 1);
         this.base = new LoadIndex(ranks);
         this.pendingPrompt = new long[ranks];
         this.usedBlocks = new int[ranks];

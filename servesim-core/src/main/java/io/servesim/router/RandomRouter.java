@@ -1,6 +1,5 @@
 package io.servesim.router;
 
-import io.servesim.sim.RandomStreams;
 import io.servesim.workload.Request;
 import java.util.SplittableRandom;
 
@@ -21,7 +20,7 @@ public final class RandomRouter implements Router {
 
     /** Creates the router. */
     public RandomRouter(RouterContext context) {
-        this.rng = context.streams().stream(RandomStreams.ROUTER, 0);
+        this.rng = context.streams().stream(context.streamDomain(), 0);
         this.ranks = context.workers() * context.ranksPerWorker();
         this.perWorker = context.ranksPerWorker();
     }

@@ -14,6 +14,8 @@ import io.servesim.sim.RandomStreams;
  * @param kv kv_aware settings (null: defaults)
  * @param blockSize the engines' KV block size (tokens)
  * @param clock virtual time (approximate kv_aware mode expires entries)
+ * @param streamDomain the random-stream domain of this router's draws ({@link RandomStreams#ROUTER}; a disaggregated
+ *     cluster's prefill router draws from {@link RandomStreams#PREFILL_ROUTER})
  */
 public record RouterContext(
         int workers,
@@ -23,7 +25,21 @@ public record RouterContext(
         Integer affinityLoadCap,
         io.servesim.config.KvRouterConfig kv,
         int blockSize,
-        io.servesim.sim.SimClock clock) {
+        io.servesim.sim.SimClock clock,
+        long streamDomain) {
+    /** A context drawing from the router stream domain. */
+    public RouterContext(
+            int workers,
+            int ranksPerWorker,
+            LoadIndex load,
+            RandomStreams streams,
+            Integer affinityLoadCap,
+            io.servesim.config.KvRouterConfig kv,
+            int blockSize,
+            io.servesim.sim.SimClock clock) {
+        this(workers, ranksPerWorker, load, streams, affinityLoadCap, kv, blockSize, clock, RandomStreams.ROUTER);
+    }
+
     /** A context without an affinity cap or kv settings. */
     public RouterContext(int workers, int ranksPerWorker, LoadIndex load, RandomStreams streams) {
         this(workers, ranksPerWorker, load, streams, null);

@@ -8,6 +8,7 @@ import io.servesim.engine.EngineListener;
 import io.servesim.engine.EngineRank;
 import io.servesim.engine.KvcrRegistry;
 import io.servesim.engine.OffloadCounters;
+import io.servesim.engine.PdTransfers;
 import io.servesim.engine.SchedulerCounters;
 import io.servesim.engine.SchedulerSettings;
 import io.servesim.engine.Worker;
@@ -45,8 +46,11 @@ final class Cluster {
     private final Worker[] workers;
     private final EngineRank[] ranks;
     private final int ranksPerWorker;
-    private final Router router;
-    private final LoadIndex load;
+    private final RouterGroup[] groups;
+    private final RouterGroup[] groupOfWorker;
+    private final PdTransfers pd;
+    private final int maxLocalPrefillTokens;
+    private final TransferService pdTransfers;
     private final KvcrRegistry kvcr;
     private final TransferService kvcrTransfers;
     private TransferService hostTransfers;
@@ -123,18 +127,34 @@ final class Cluster {
             }
             workers[i] = new Worker(i, rs, config.cluster().dpMode(), settings.asyncScheduling(), queue);
         }
-        this.load = new LoadIndex(ranks.length);
-        this.router = Routers.create(
-                config.cluster().router().policy(),
-                new RouterContext(
-                        w,
+        io.servesim.config.ClusterConfig cc = config.cluster();
+        this.groupOfWorker = new RouterGroup[w];
+        if (cc.disaggregated()) {
+            // one router per pool: prefill workers first, then decode workers (ClusterConfig.PREFILL_POOL, DECODE_POOL)
+            this.groups = new RouterGroup[2];
+            int first = 0;
+            for (int p = 0; p < 2; p++) {
+                io.servesim.config.PoolConfig pool = pools.get(p);
+                groups[p] = group(
+                        pool.router(),
+                        first,
+                        pool.workers(),
                         dp,
-                        load,
                         streams,
-                        config.cluster().router().affinityLoadCap(),
-                        config.cluster().router().kv(),
-                        blockSize,
-                        queue));
+                        queue,
+                        p == io.servesim.config.ClusterConfig.PREFILL_POOL
+                                ? RandomStreams.PREFILL_ROUTER
+                                : RandomStreams.ROUTER);
+                first += pool.workers();
+            }
+        } else {
+            this.groups = new RouterGroup[] {group(cc.router(), 0, w, dp, streams, queue, RandomStreams.ROUTER)};
+        }
+        for (RouterGroup g : groups) {
+            for (int i = g.firstWorker(); i < g.firstWorker() + g.workers(); i++) {
+                groupOfWorker[i] = g;
+            }
+        }
         KvcrConfig kvcrConfig = config.engine().kvcr();
         long blockBytes = deployment.bytesPerToken() * blockSize;
         if (kvcrConfig.enabled()) {
@@ -158,18 +178,74 @@ final class Cluster {
         if (ho.enabled()) {
             installHostOffload(ho, queue, blockBytes);
         }
-        if (router instanceof KvEventSink sink && config.cluster().router().needsKvEvents()) {
-            for (EngineRank r : ranks) {
-                r.scheduler().pool().eventSink(sink, r.globalIndex()); // engines publish stored/removed events
+        boolean kvEvents = false;
+        for (RouterGroup g : groups) {
+            io.servesim.config.RouterConfig rc =
+                    cc.disaggregated() ? pools.get(g == groups[0] ? 0 : 1).router() : cc.router();
+            if (g.router() instanceof KvEventSink sink && rc.needsKvEvents()) {
+                kvEvents = true;
+                for (int i = g.firstWorker() * dp; i < (g.firstWorker() + g.workers()) * dp; i++) {
+                    // engines publish stored/removed events, under the router's local rank index
+                    ranks[i].scheduler().pool().eventSink(sink, i - g.firstWorker() * dp);
+                }
             }
         }
-        if (kvcr != null || ho.enabled() || config.cluster().router().needsKvEvents()) {
+        this.maxLocalPrefillTokens = cc.disaggregated() ? cc.disagg().maxLocalPrefillTokens() : 0;
+        if (cc.disaggregated()) {
+            CopyJobs moves = new CopyJobs();
+            io.servesim.config.DisaggConfig.KvTransferConfig tc = cc.disagg().transfer();
+            this.pdTransfers = new TransferService(queue, 2, tc.fabricGbytesPerS());
+            pdTransfers.listener(moves);
+            Deployment prefill = deployments.get(io.servesim.config.ClusterConfig.PREFILL_POOL);
+            long perToken;
+            if (tc.bytesPerToken() != null) {
+                perToken = tc.bytesPerToken();
+            } else if (prefill.model() != null) {
+                // the whole model's KV per token (every layer and KV head) at the prefill pool's KV dtype
+                perToken = prefill.model().kvBytesPerToken(pools.get(0).timing().kvBytes(), 1);
+            } else {
+                perToken = prefill.bytesPerToken() * pools.get(0).timing().tensorParallel();
+            }
+            this.pd = new PdTransfers(
+                    tc,
+                    pdTransfers,
+                    moves,
+                    ranks,
+                    w,
+                    perToken,
+                    queue,
+                    config.output().exactPercentileSamples());
+        } else {
+            this.pdTransfers = null;
+            this.pd = null;
+        }
+        if (kvcr != null || ho.enabled() || kvEvents || pd != null) {
             // KV transfers and KV events reach other components between steps: no run-ahead (EventQueue)
             queue.forbidRunAhead();
         }
-        this.hashPrompts = config.engine().kvCache().prefixCaching() || router.needsPromptHashes();
+        boolean routersHash = false;
+        for (RouterGroup g : groups) {
+            routersHash |= g.router().needsPromptHashes();
+        }
+        this.hashPrompts = config.engine().kvCache().prefixCaching() || routersHash;
         this.failed = new boolean[w];
         this.acceptingWorkers = w;
+    }
+
+    private RouterGroup group(
+            io.servesim.config.RouterConfig rc,
+            int firstWorker,
+            int workers,
+            int dp,
+            RandomStreams streams,
+            EventQueue queue,
+            long streamDomain) {
+        LoadIndex load = new LoadIndex(workers * dp);
+        Router router = Routers.create(
+                rc.policy(),
+                new RouterContext(
+                        workers, dp, load, streams, rc.affinityLoadCap(), rc.kv(), blockSize, queue, streamDomain));
+        return new RouterGroup(router, load, firstWorker, workers, dp);
     }
 
     /** G2 host tiers: one pool per rank, or one shared pool, each rank with its own GPU endpoint. */
@@ -243,14 +319,19 @@ final class Cluster {
         return ranks[g];
     }
 
-    /** The router. */
-    Router router() {
-        return router;
+    /** The router groups: the fleet's one, or a disaggregated cluster's prefill then decode. */
+    RouterGroup[] groups() {
+        return groups;
     }
 
-    /** The router's load index (kept up to date only when the router reads loads). */
-    LoadIndex load() {
-        return load;
+    /** The router group worker {@code w} belongs to. */
+    RouterGroup groupOf(int w) {
+        return groupOfWorker[w];
+    }
+
+    /** The P/D transfers, or null in an aggregated cluster. */
+    PdTransfers pd() {
+        return pd;
     }
 
     /** The KVCR registry, or null when KVCR is off. */
@@ -268,6 +349,9 @@ final class Cluster {
         List<TransferService> out = new ArrayList<>(2);
         if (kvcrTransfers != null) {
             out.add(kvcrTransfers);
+        }
+        if (pdTransfers != null) {
+            out.add(pdTransfers);
         }
         if (hostTransfers != null) {
             out.add(hostTransfers);
@@ -297,6 +381,26 @@ final class Cluster {
         return request.promptLength() >= maxModelLen ? NO_HASHES : request.promptHashes(blockSize);
     }
 
+    /** KV block size (tokens). */
+    int blockSize() {
+        return blockSize;
+    }
+
+    /** The context limit of pool {@code p}'s engines. */
+    int maxModelLenOfPool(int p) {
+        return poolDeployments.get(p).maxModelLen();
+    }
+
+    /** Conditional disaggregation's threshold ({@code cluster.disagg.max_local_prefill_tokens}; 0 when aggregated). */
+    int maxLocalPrefillTokens() {
+        return maxLocalPrefillTokens;
+    }
+
+    /** Whether worker {@code w} takes new work (neither failed nor draining). */
+    boolean isAccepting(int w) {
+        return !failed[w] && (draining == null || !draining[w]);
+    }
+
     /** Whether worker {@code w} failed. */
     boolean isFailed(int w) {
         return failed[w];
@@ -314,6 +418,7 @@ final class Cluster {
         }
         if (!draining[w] && !failed[w]) {
             acceptingWorkers--;
+            groupOfWorker[w].workerStopped();
         }
         draining[w] = true;
     }
@@ -325,6 +430,7 @@ final class Cluster {
         }
         if (draining == null || !draining[w]) {
             acceptingWorkers--;
+            groupOfWorker[w].workerStopped();
         }
         failed[w] = true;
         return true;

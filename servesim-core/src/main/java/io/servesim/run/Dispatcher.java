@@ -3,7 +3,6 @@ package io.servesim.run;
 import io.servesim.engine.EngineRank;
 import io.servesim.engine.RoutingDecision;
 import io.servesim.engine.Sequence;
-import io.servesim.router.Router;
 import io.servesim.workload.Request;
 import io.servesim.workload.RequestSink;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
@@ -18,7 +17,10 @@ import it.unimi.dsi.fastutil.objects.ObjectArrayList;
  */
 final class Dispatcher implements RequestSink {
     private final Cluster cluster;
-    private final Router router;
+    private final RouterGroup group;
+    private final io.servesim.engine.PdTransfers pd;
+    private final int maxLocalPrefillTokens;
+    private int nextHandoff;
     private final RunRecorder recorder;
     private final Long2IntOpenHashMap sessionRank = new Long2IntOpenHashMap();
     private final long[] workerRequests;
@@ -33,7 +35,9 @@ final class Dispatcher implements RequestSink {
     Dispatcher(Cluster cluster, RunRecorder recorder, io.servesim.sim.EventQueue queue) {
         this.cluster = cluster;
         this.queue = queue;
-        this.router = cluster.router();
+        this.group = cluster.groups()[0];
+        this.pd = cluster.pd();
+        this.maxLocalPrefillTokens = cluster.maxLocalPrefillTokens();
         this.recorder = recorder;
         this.workerRequests = new long[cluster.numWorkers()];
         sessionRank.defaultReturnValue(-1);
@@ -51,7 +55,9 @@ final class Dispatcher implements RequestSink {
 
     @Override
     public void sessionEnded(long sessionId) {
-        router.onSessionEnded(sessionId);
+        for (RouterGroup g : cluster.groups()) {
+            g.router().onSessionEnded(sessionId);
+        }
         sessionRank.remove(sessionId);
     }
 
@@ -73,6 +79,10 @@ final class Dispatcher implements RequestSink {
 
     /** Routes {@code request}; {@code previous} is its last decision if it is starting over, else NONE. */
     private void dispatch(Request request, RoutingDecision previous, int restarts) {
+        if (pd != null) {
+            dispatchDisaggregated(request, previous, restarts);
+            return;
+        }
         if (cluster.acceptingWorkers() == 0) {
             // every worker failed or drains: nothing takes new work (a router would fall back to a draining one)
             recorder.rejectedNoWorker(request, previous.unplaced(restarts), queue.nowNanos());
@@ -87,7 +97,7 @@ final class Dispatcher implements RequestSink {
         }
         long[] hashes = cluster.promptHashes(request);
         boolean migrating = request.migrate() && before >= 0 && cluster.numWorkers() > 1;
-        int g = migrating ? router.routeExcluding(request, hashes, before / dp) : router.route(request, hashes);
+        int g = migrating ? group.routeExcluding(request, hashes, before / dp) : group.route(request, hashes);
         if (cluster.isFailed(g / dp)) {
             // every live worker drains or is excluded, so the router fell back to a failed one: take the next live
             // worker instead (only reached in that corner, so the scan does not cost per request)
@@ -115,5 +125,90 @@ final class Dispatcher implements RequestSink {
         EngineRank rank = cluster.rank(g);
         workerRequests[rank.workerId()]++;
         rank.submit(request, decision, hashes);
+    }
+
+    /**
+     * Dispatch in a disaggregated cluster (docs/pd.md). With {@code max_local_prefill_tokens > 0} the decode worker
+     * is chosen first and the prompt is prefilled there when what it lacks of the prompt is at most the threshold
+     * (Dynamo's conditional disaggregation); otherwise the prefill router picks a prefill worker, which runs the
+     * prompt with {@code max_tokens = 1}, and the decode worker is chosen when the prefill ends ({@link #handoff}), as
+     * vLLM's P/D proxy does. Without a prefill worker taking work, prompts are prefilled on their decode worker; a
+     * prompt longer than the decode pool's context goes to a decode worker, which rejects it.
+     */
+    private void dispatchDisaggregated(Request request, RoutingDecision previous, int restarts) {
+        RouterGroup prefill = cluster.groups()[io.servesim.config.ClusterConfig.PREFILL_POOL];
+        RouterGroup decode = cluster.groups()[io.servesim.config.ClusterConfig.DECODE_POOL];
+        if (decode.acceptingWorkers() == 0) {
+            recorder.rejectedNoWorker(request, previous.unplaced(restarts), queue.nowNanos());
+            lost.accept(request);
+            return;
+        }
+        long[] hashes = cluster.promptHashes(request);
+        int prompt = request.promptLength();
+        boolean tooLong = prompt >= cluster.maxModelLenOfPool(io.servesim.config.ClusterConfig.DECODE_POOL);
+        int chosenDecode = -1;
+        boolean local = false;
+        if (maxLocalPrefillTokens > 0 || prefill.acceptingWorkers() == 0 || tooLong) {
+            chosenDecode = pick(decode, request, hashes);
+            int hitTokens = cluster.rank(chosenDecode).cachedPrefixBlocks(hashes) * cluster.blockSize();
+            local = tooLong || prefill.acceptingWorkers() == 0 || prompt - hitTokens <= maxLocalPrefillTokens;
+        }
+        io.servesim.engine.Handoff h =
+                new io.servesim.engine.Handoff(nextHandoff++, local, local ? -1 : chosenDecode, hashes);
+        if (local) {
+            pd.localPrefill();
+            submit(chosenDecode, request, hashes, h, false, restarts);
+            return;
+        }
+        submit(pick(prefill, request, hashes), request, hashes, h, true, restarts);
+    }
+
+    /**
+     * The prefill of {@code s} finished on {@code prefillRank}: its blocks stay held, and the request goes to its
+     * decode worker at the same instant (the one chosen at arrival, or the decode router's choice now).
+     */
+    void handoff(EngineRank prefillRank, Sequence s) {
+        io.servesim.engine.Handoff h = s.handoff();
+        pd.prefillDone(h, prefillRank, s);
+        RouterGroup decode = cluster.groups()[io.servesim.config.ClusterConfig.DECODE_POOL];
+        Request request = s.request();
+        if (decode.acceptingWorkers() == 0) {
+            pd.abandon(h);
+            recorder.rejectedNoWorker(request, s.routing().unplaced(s.routing().restarts()), queue.nowNanos());
+            lost.accept(request);
+            return;
+        }
+        int g = h.preferredDecodeRank();
+        if (g < 0 || !cluster.isAccepting(g / cluster.ranksPerWorker())) {
+            g = pick(decode, request, h.promptHashes());
+        }
+        submit(g, request, h.promptHashes(), h, false, s.routing().restarts());
+    }
+
+    /** The group's router's choice, stepped around failed workers, with an authored {@code dp_rank} applied. */
+    private int pick(RouterGroup g, Request request, long[] hashes) {
+        int dp = cluster.ranksPerWorker();
+        int rank = g.route(request, hashes);
+        int w = rank / dp;
+        if (cluster.isFailed(w)) {
+            // every live worker of the group drains, so the router fell back to a failed one: take the next live one
+            do {
+                w = g.firstWorker() + (w - g.firstWorker() + 1) % g.workers();
+            } while (cluster.isFailed(w));
+            rank = w * dp + rank % dp;
+        }
+        if (request.dpRank() >= 0) {
+            rank = (rank / dp) * dp + request.dpRank();
+        }
+        return rank;
+    }
+
+    private void submit(
+            int g, Request request, long[] hashes, io.servesim.engine.Handoff h, boolean prefillOnly, int restarts) {
+        int dp = cluster.ranksPerWorker();
+        RoutingDecision decision = new RoutingDecision(g / dp, g % dp, false, -1, -1, 0, restarts);
+        EngineRank rank = cluster.rank(g);
+        workerRequests[rank.workerId()]++;
+        rank.submit(request, decision, hashes, h, prefillOnly);
     }
 }

@@ -60,7 +60,7 @@ final class FleetEvents {
     private void drain(int worker) {
         workersDrained++;
         cluster.markDraining(worker);
-        cluster.router().onWorkerDraining(worker); // nothing new is routed there; it finishes what it has
+        cluster.groupOf(worker).onWorkerDraining(worker); // nothing new is routed there; it finishes what it has
         KvcrRegistry kvcr = cluster.kvcr();
         if (kvcr != null) {
             kvcr.onWorkerDraining(worker);
@@ -76,10 +76,13 @@ final class FleetEvents {
             return;
         }
         workersFailed++;
-        cluster.router().onWorkerDraining(worker);
+        cluster.groupOf(worker).onWorkerDraining(worker);
         KvcrRegistry kvcr = cluster.kvcr();
         if (kvcr != null) {
             kvcr.onWorkerFailed(worker);
+        }
+        if (cluster.pd() != null) {
+            cluster.pd().onWorkerFailed(worker); // transfers from it abort, transfers to it are cancelled
         }
         ObjectArrayList<Sequence> orphans = new ObjectArrayList<>();
         Worker w = cluster.worker(worker);

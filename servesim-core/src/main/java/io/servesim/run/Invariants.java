@@ -80,8 +80,7 @@ public final class Invariants implements StepObserver {
         for (int i = 0; i < s.numRunning(); i++) {
             var r = s.running(i);
             if (r.placeholders() > 0
-                    && (r.numComputedTokens() + 2 - r.placeholders()
-                                    >= r.promptLength() + r.request().outputTokens()
+                    && (r.numComputedTokens() + 2 - r.placeholders() >= r.promptLength() + r.maxTokens()
                             || r.numComputedTokens() >= s.settings().maxModelLen() - 1)) {
                 lastTokenInFlight++;
             }
@@ -113,7 +112,8 @@ public final class Invariants implements StepObserver {
             violation("referenced " + pool.countReferencedBlocks() + " + free " + pool.freeBlocks() + " != usable "
                     + pool.usableBlocks());
         }
-        long tableBlocks = (long) s.pinnedForStore() + s.heldForPulls(); // G2 store pins and KVCR source holds
+        // G2 store pins, KVCR source holds and P/D prefills held for their decode worker
+        long tableBlocks = (long) s.pinnedForStore() + s.heldForPulls() + s.heldForHandoffs();
         for (int i = 0; i < s.numRunning(); i++) {
             tableBlocks += s.running(i).table().numBlocks();
         }

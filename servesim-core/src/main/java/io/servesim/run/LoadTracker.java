@@ -2,8 +2,6 @@ package io.servesim.run;
 
 import io.servesim.engine.EngineRank;
 import io.servesim.engine.VllmScheduler;
-import io.servesim.router.LoadIndex;
-import io.servesim.router.Router;
 
 /**
  * Keeps per-rank queue lengths and KV use, and their cluster totals, up to date as ranks report changes, and feeds
@@ -11,8 +9,7 @@ import io.servesim.router.Router;
  * series reads the totals without scanning ranks.
  */
 final class LoadTracker {
-    private final Router router;
-    private final LoadIndex load;
+    private final Cluster cluster;
     private final int[] rankWaiting;
     private final int[] rankRunning;
     private final int[] rankUsedBlocks;
@@ -21,8 +18,7 @@ final class LoadTracker {
     private long totalUsedBlocks;
 
     LoadTracker(Cluster cluster) {
-        this.router = cluster.router();
-        this.load = cluster.load();
+        this.cluster = cluster;
         this.rankWaiting = new int[cluster.numRanks()];
         this.rankRunning = new int[cluster.numRanks()];
         this.rankUsedBlocks = new int[cluster.numRanks()];
@@ -41,18 +37,13 @@ final class LoadTracker {
         rankWaiting[g] = waiting;
         rankRunning[g] = running;
         rankUsedBlocks[g] = used;
-        if (router.usesLoad()) {
-            load.update(g, waiting, running);
-        }
-        router.onRankLoad(g, waiting, running, s.pendingPromptTokens(), used);
+        cluster.groupOf(rank.workerId()).rankLoad(g, waiting, running, s.pendingPromptTokens(), used);
     }
 
     /** A failed rank holds nothing: its load drops to zero for the router too. */
     void failed(EngineRank rank) {
         changed(rank);
-        if (router.usesLoad()) {
-            load.update(rank.globalIndex(), 0, 0);
-        }
+        cluster.groupOf(rank.workerId()).rankFailed(rank.globalIndex());
     }
 
     long totalWaiting() {

@@ -22,11 +22,19 @@ final class RunRecorder {
     private final RequestMetrics[] poolMetrics;
 
     private final int[] poolOfWorker;
+    private final boolean disaggregated;
+    private final io.servesim.metrics.LatencyDistribution pdPrefillNanos =
+            new io.servesim.metrics.LatencyDistribution();
+    private final io.servesim.metrics.LatencyDistribution pdDecodeFirstTokenNanos =
+            new io.servesim.metrics.LatencyDistribution();
     private RequestStream stream;
     private long lastFinishNanos;
 
     RunRecorder(io.servesim.config.ClusterConfig cluster, long exactPercentileSamples) {
         this.workerCompleted = new long[cluster.workers()];
+        this.disaggregated = cluster.disaggregated();
+        pdPrefillNanos.exactLimit(exactPercentileSamples);
+        pdDecodeFirstTokenNanos.exactLimit(exactPercentileSamples);
         metrics.exactLimit(exactPercentileSamples);
         this.poolMetrics = new RequestMetrics[cluster.pools().size()];
         for (int p = 0; p < poolMetrics.length; p++) {
@@ -84,6 +92,18 @@ final class RunRecorder {
     }
 
     private void record(int worker, int rank, Sequence s, Request r, RoutingDecision d, RequestStatus status) {
+        io.servesim.engine.Handoff h = s == null ? null : s.handoff();
+        Sequence prefill = h == null || s.prefillOnly() ? null : h.prefill();
+        if (prefill != null) {
+            recordHandedOff(worker, rank, s, prefill, h, r, d, status);
+            return;
+        }
+        io.servesim.metrics.PdFacts pd = null;
+        if (disaggregated) {
+            pd = h == null
+                    ? io.servesim.metrics.PdFacts.NONE
+                    : new io.servesim.metrics.PdFacts(worker, h.local(), -1, -1, -1, 0, 0, false);
+        }
         RequestRecord record = new RequestRecord(
                 r.id(),
                 r.sessionId(),
@@ -108,7 +128,67 @@ final class RunRecorder {
                 d.migrated(),
                 s == null ? -1 : s.pullNanos(),
                 s == null ? -1 : s.pullSource(),
-                d.restarts());
+                d.restarts(),
+                pd);
+        add(record, worker);
+    }
+
+    /**
+     * A disaggregated request that reached its decode worker: one row stitched from both sides. Its queue time,
+     * prefix hit and reported cached tokens are its prefill's (where its prompt ran); its tokens, worker and status
+     * are its decode side's, so TTFT spans prefill queueing, the prefill, the transfer and the first decode step.
+     */
+    private void recordHandedOff(
+            int worker,
+            int rank,
+            Sequence s,
+            Sequence prefill,
+            io.servesim.engine.Handoff h,
+            Request r,
+            RoutingDecision d,
+            RequestStatus status) {
+        pdPrefillNanos.record(h.prefillDoneNanos() - r.arrivalNanos());
+        if (status.completed() && h.transferEndNanos() >= 0) {
+            pdDecodeFirstTokenNanos.record(s.firstTokenNanos() - h.transferEndNanos());
+        }
+        RequestRecord record = new RequestRecord(
+                r.id(),
+                r.sessionId(),
+                r.turn(),
+                worker,
+                rank,
+                r.arrivalNanos(),
+                prefill.firstScheduledNanos(),
+                s.firstTokenNanos(),
+                s.lastTokenNanos(),
+                r.promptLength(),
+                s.numOutputTokens(),
+                Math.max(0, prefill.cachedTokensAtFirstAdmission()),
+                prefill.reportedCachedTokens(),
+                0,
+                0,
+                prefill.preemptions() + s.preemptions(),
+                status,
+                -1,
+                -1,
+                0,
+                false,
+                -1,
+                -1,
+                d.restarts(),
+                new io.servesim.metrics.PdFacts(
+                        h.prefillWorker(),
+                        false,
+                        h.prefillDoneNanos(),
+                        h.transferStartNanos(),
+                        h.transferEndNanos(),
+                        h.bytes(),
+                        h.transferTokens(),
+                        h.reprefilled()));
+        add(record, worker);
+    }
+
+    private void add(RequestRecord record, int worker) {
         metrics.record(record);
         if (poolMetrics.length > 0 && worker >= 0) {
             poolMetrics[poolOfWorker[worker]].record(record);
@@ -118,6 +198,16 @@ final class RunRecorder {
         } else {
             stream.add(record);
         }
+    }
+
+    /** Arrival to prefill end of requests handed to a decode worker. */
+    io.servesim.metrics.LatencyDistribution pdPrefillNanos() {
+        return pdPrefillNanos;
+    }
+
+    /** Transfer landing to first token of completed handed-off requests. */
+    io.servesim.metrics.LatencyDistribution pdDecodeFirstTokenNanos() {
+        return pdDecodeFirstTokenNanos;
     }
 
     /** Summary statistics so far. */

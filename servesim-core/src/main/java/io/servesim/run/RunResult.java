@@ -21,6 +21,7 @@ import io.servesim.metrics.RequestLog;
  * @param badLinesSkipped malformed trace rows skipped (with skip_bad_lines)
  * @param badLineSamples the first skipped rows' errors
  * @param pools per pool of {@code cluster.pools}, its deployment and statistics (empty without pools)
+ * @param pd the prefill/decode handoffs of a disaggregated run, else null
  */
 @SuppressWarnings("ArrayRecordComponent") // primitive columns, never compared with equals
 public record RunResult(
@@ -38,4 +39,5 @@ public record RunResult(
         java.util.List<RankStats> ranks,
         long badLinesSkipped,
         java.util.List<String> badLineSamples,
-        java.util.List<PoolResult> pools) {}
+        java.util.List<PoolResult> pools,
+        PdResult pd) {}

@@ -135,6 +135,10 @@ public final class Simulation {
     private final class Engines implements EngineListener {
         @Override
         public void onRequestFinished(EngineRank rank, Sequence s, boolean rejected) {
+            if (s.prefillOnly() && !rejected) {
+                dispatcher.handoff(rank, s); // a P/D prefill ends: the request goes on to its decode worker
+                return;
+            }
             recorder.finished(rank, s, rejected, queue.nowNanos());
             workload.onRequestDone(s.request(), s.numOutputTokens(), rejected);
         }
@@ -201,6 +205,11 @@ public final class Simulation {
         return out;
     }
 
+    /** The config this simulation runs. */
+    public SimConfig config() {
+        return config;
+    }
+
     /** The rank with cluster-wide index {@code globalIndex}. */
     public EngineRank rank(int globalIndex) {
         return cluster.rank(globalIndex);
@@ -214,7 +223,7 @@ public final class Simulation {
         if (started) {
             throw new IllegalStateException("streamRequestsTo must be called before the run starts");
         }
-        recorder.streamTo(new RequestStream(file));
+        recorder.streamTo(new RequestStream(file, config.cluster().disaggregated()));
         streaming = true;
         return this;
     }
@@ -400,6 +409,14 @@ public final class Simulation {
                 rankStats,
                 workload.badLinesSkipped(),
                 workload.badLineSamples(),
-                pools);
+                pools,
+                cluster.pd() == null
+                        ? null
+                        : new PdResult(
+                                cluster.pd().totals(),
+                                recorder.pdPrefillNanos(),
+                                recorder.pdDecodeFirstTokenNanos(),
+                                config.cluster().disagg().transfer().nicGbytesPerS(),
+                                config.cluster().pools().get(0).workers()));
     }
 }

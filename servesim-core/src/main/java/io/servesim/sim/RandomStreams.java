@@ -24,6 +24,9 @@ public final class RandomStreams {
     /** Domain: session migration draws (per session and turn). */
     public static final long MIGRATION = 6;
 
+    /** Domain of a disaggregated cluster's prefill router. */
+    public static final long PREFILL_ROUTER = 7;
+
     private final long seed;
 
     /** Creates the streams of one run. */

@@ -19,7 +19,8 @@ import net.jqwik.api.Provide;
  * accounting (referenced + free = usable; Σ block-table lengths = Σ ref counts; no negative ref count), the step
  * budget, {@code max_num_seqs}, every running request served when nothing was preempted, and every request ending
  * completed or rejected, also when a worker drains or fails mid-run; with the synchronous and the async engine loop,
- * and in heterogeneous fleets (pools with their own limits, KV pools and timing).
+ * in heterogeneous fleets (pools with their own limits, KV pools and timing) and in disaggregated prefill/decode
+ * clusters (KV transfers, delayed frees, faults on either side).
  */
 class EngineInvariantProperties {
 
@@ -117,6 +118,28 @@ class EngineInvariantProperties {
                                 + ", engine: {scheduler: {max_num_seqs: " + Math.max(1, seqs - 1)
                                 + "}, kv_cache: {num_gpu_blocks: " + (gpuBlocks + 7)
                                 + "}}, timing: {type: fixed, fixed: {prefill_ms: 7, decode_ms: 3}}}]");
+                    }
+                    if (w >= 2 && s % 7 == 5) {
+                        // a disaggregated cluster: one prefill worker, the rest decode (KVCR and G2 stay off there);
+                        // worker 0 drains or fails (the prefill pool empties: decode workers prefill locally), or the
+                        // last decode worker fails; transfers share NICs, sometimes under a fabric cap
+                        all.removeIf(o -> o.startsWith("engine.kvcr.")
+                                || o.startsWith("engine.kv_cache.host_offload.")
+                                || o.startsWith("cluster.events="));
+                        if (s % 3 == 1) {
+                            all.add("cluster.events=[{at_ms: " + (s % 400) + ", worker: " + (s % 2 == 0 ? 0 : w - 1)
+                                    + ", action: fail}]");
+                        } else if (s % 3 == 0) {
+                            all.add("cluster.events=[{at_ms: 300, worker: 0, action: drain}]");
+                        }
+                        all.add("cluster.mode=disaggregated");
+                        all.add("cluster.prefill={workers: 1, router: {policy: " + r + "}}");
+                        all.add("cluster.decode={workers: " + (w - 1)
+                                + ", timing: {type: fixed, fixed: {prefill_ms: 7, decode_ms: 3}}}");
+                        all.add("cluster.disagg.max_local_prefill_tokens=" + (s % 4 == 0 ? 0 : 40));
+                        all.add("cluster.disagg.transfer={nic_gbytes_per_s: 0.001, bytes_per_token: 1000,"
+                                + " fabric_gbytes_per_s: " + (s % 2 == 0 ? 0.0 : 0.0005) + ", mode: "
+                                + (s % 8 < 4 ? "destination_missing" : "full_prompt") + "}");
                     }
                     all.add("cluster.router.policy=" + r);
                     all.add("workload.type=" + wl);

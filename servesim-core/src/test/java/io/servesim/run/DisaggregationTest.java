@@ -1,0 +1,249 @@
+package io.servesim.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.servesim.config.ConfigException;
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.SimConfig;
+import io.servesim.metrics.PdFacts;
+import io.servesim.metrics.RequestLog;
+import io.servesim.metrics.RequestRecord;
+import io.servesim.report.Summaries;
+import io.servesim.report.Summary;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Disaggregated prefill/decode (docs/pd.md), hand-computed with fixed step times: prefill steps take 20 ms, decode
+ * steps 10 ms, the synchronous engine loop; the KV moves at 1000 bytes per token over 1 GB/s NICs (1 byte/ns) after a
+ * 1 ms first byte.
+ */
+class DisaggregationTest {
+    private static final long MS = 1_000_000L;
+
+    /** One prefill and one decode worker; requests of a 64-token prompt (4 blocks of 16) and 3 output tokens. */
+    private static final String PD = """
+            workload:
+              type: synthetic
+              synthetic:
+                requests: 1
+                input_tokens: {type: fixed, value: 64}
+                output_tokens: {type: fixed, value: 3}
+              arrival: {type: constant, rate: 1}
+            engine:
+              scheduler: {async_scheduling: false}
+            timing:
+              type: fixed
+              fixed: {prefill_ms: 20, decode_ms: 10}
+            cluster:
+              mode: disaggregated
+              prefill: {workers: 1}
+              decode: {workers: 1}
+              disagg:
+                transfer: {first_byte_ms: 1.0, nic_gbytes_per_s: 1.0, bytes_per_token: 1000}
+            """;
+
+    private static SimConfig load(String... sets) {
+        return ConfigLoader.fromYaml(PD, "pd.yaml", List.of(sets));
+    }
+
+    private static RequestRecord row(RunResult r, int requestId) {
+        RequestLog log = r.log();
+        return log.get(log.indicesByRequestId()[requestId]);
+    }
+
+    @Test
+    void ttft_isPrefillStep_plusFirstByte_plusBytesOverBandwidth_plusTheOneTokenDecodeStep() {
+        RunResult r = Simulation.run(load());
+        RequestRecord q = row(r, 0);
+        PdFacts pd = q.pd();
+        // prefill worker 0: one 64-token prefill step, 0 -> 20 ms; the request goes to decode worker 1 at 20 ms, which
+        // stages the pull at once; first byte at 21 ms, 64 tokens x 1000 B at 1 B/ns = 64 us: lands at 21.064 ms
+        assertThat(pd.prefillWorker()).isZero();
+        assertThat(pd.localPrefill()).isFalse();
+        assertThat(pd.prefillDoneNanos()).isEqualTo(20 * MS);
+        assertThat(pd.transferStartNanos()).isEqualTo(20 * MS);
+        assertThat(pd.transferEndNanos()).isEqualTo(21 * MS + 64_000);
+        assertThat(pd.transferBytes()).isEqualTo(64_000);
+        assertThat(pd.transferTokens()).isEqualTo(64);
+        // decode worker: num_computed = prompt - 1 = 63, so its first step computes 1 prompt token (a prefill token,
+        // 20 ms) and samples the first output token; then two 10 ms decode steps
+        assertThat(q.worker()).isEqualTo(1);
+        assertThat(q.ttftNanos()).isEqualTo(20 * MS + MS + 64_000 + 20 * MS);
+        assertThat(q.e2eNanos()).isEqualTo(q.ttftNanos() + 20 * MS);
+        assertThat(q.queueNanos()).isZero(); // the prefill started on arrival
+        assertThat(q.outputTokens()).isEqualTo(3);
+
+        Summary s = Summaries.of(r);
+        assertThat(s.pd().handoffs()).isEqualTo(1);
+        assertThat(s.pd().transfers()).isEqualTo(1);
+        assertThat(s.pd().bytes()).isEqualTo(64_000);
+        assertThat(s.pd().transferMs().mean()).isEqualTo(1.064);
+        assertThat(s.pd().prefillMs().mean()).isEqualTo(20.0);
+        assertThat(s.pd().decodeFirstTokenMs().mean()).isEqualTo(20.0);
+        // the prompt is prefilled (and counted) once, on the prefill worker
+        assertThat(s.tokenCounts().firstAdmissionTokens()).isEqualTo(64);
+    }
+
+    @Test
+    void delayedFree_holdsThePrefillBlocksExactlyUntilTheReadEnds() {
+        Simulation sim = new Simulation(load());
+        sim.runUntil(21 * MS + 63_999);
+        // all 4 prompt blocks (the partial-free last one too) are still held by the finished prefill
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isEqualTo(4);
+        assertThat(sim.rank(0).scheduler().pool().usedBlocks()).isEqualTo(4);
+        // the decode side allocated them on admission and waits off the running list (WAITING_FOR_REMOTE_KVS)
+        assertThat(sim.rank(1).scheduler().numLoading()).isEqualTo(1);
+        assertThat(sim.rank(1).scheduler().numRunning()).isZero();
+        sim.runUntil(21 * MS + 64_000);
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isZero();
+        assertThat(sim.rank(0).scheduler().pool().usedBlocks()).isZero();
+        assertThat(sim.rank(1).scheduler().numLoading()).isZero();
+    }
+
+    @Test
+    void twoConcurrentTransfersOnOneNic_shareIt_andTakeTwiceAsLong() {
+        // two requests arrive together, prefill in one step and are pulled over the prefill worker's one NIC at once
+        RunResult r = Simulation.run(load(
+                "workload.synthetic.requests=2", "workload.arrival={type: concurrency, concurrency: 2, rate: null}"));
+        for (int id = 0; id < 2; id++) {
+            PdFacts pd = row(r, id).pd();
+            assertThat(pd.transferStartNanos()).isEqualTo(20 * MS);
+            // first byte, then 64,000 bytes each at half of 1 byte/ns
+            assertThat(pd.transferNanos()).isEqualTo(MS + 2 * 64_000);
+        }
+        assertThat(Summaries.of(r).pd().movingPeak()).isEqualTo(2);
+    }
+
+    @Test
+    void theFabricCap_bindsTransfersOnSeparateNics() {
+        // two prefill and two decode workers, 10 GB/s NICs: each transfer has its own NIC pair, but a 1 GB/s fabric is
+        // shared by both moving transfers (0.5 byte/ns each)
+        List<String> sets = new ArrayList<>(List.of(
+                "workload.synthetic.requests=2",
+                "workload.arrival={type: concurrency, concurrency: 2, rate: null}",
+                "cluster.prefill.workers=2",
+                "cluster.decode.workers=2",
+                "cluster.disagg.transfer.nic_gbytes_per_s=10.0"));
+        RunResult free = Simulation.run(load(sets.toArray(String[]::new)));
+        sets.add("cluster.disagg.transfer.fabric_gbytes_per_s=1.0");
+        RunResult capped = Simulation.run(load(sets.toArray(String[]::new)));
+        for (int id = 0; id < 2; id++) {
+            assertThat(row(free, id).pd().prefillWorker()).isEqualTo(id);
+            assertThat(row(free, id).pd().transferNanos()).isEqualTo(MS + 6_400);
+            assertThat(row(capped, id).pd().transferNanos()).isEqualTo(MS + 128_000);
+        }
+    }
+
+    /** Two requests whose prompts share their first 48 tokens (3 blocks), one second apart. */
+    private static final String[] SHARED_PREFIX = {
+        "workload.synthetic.requests=2",
+        "workload.synthetic.shared_prefix_tokens=48",
+        "workload.synthetic.prefix_groups=1"
+    };
+
+    @Test
+    void destinationMissing_movesOnlyWhatTheDecodeWorkerLacks_fullPromptMovesEverything() {
+        RunResult missing = Simulation.run(load(SHARED_PREFIX));
+        // the second prompt's first 3 blocks are cached on the decode worker since the first request: 16 tokens move
+        assertThat(row(missing, 0).pd().transferTokens()).isEqualTo(64);
+        assertThat(row(missing, 1).pd().transferTokens()).isEqualTo(16);
+        assertThat(row(missing, 1).pd().transferBytes()).isEqualTo(16_000);
+        assertThat(row(missing, 1).pd().transferNanos()).isEqualTo(MS + 16_000);
+        // the prefill worker's own cache hit the shared prefix too (reported as the request's cached tokens)
+        assertThat(row(missing, 1).cachedTokens()).isEqualTo(48);
+
+        List<String> full = new ArrayList<>(List.of(SHARED_PREFIX));
+        full.add("cluster.disagg.transfer.mode=full_prompt");
+        RunResult whole = Simulation.run(load(full.toArray(String[]::new)));
+        assertThat(row(whole, 1).pd().transferTokens()).isEqualTo(64);
+        assertThat(row(whole, 1).pd().transferBytes()).isEqualTo(64_000);
+    }
+
+    @Test
+    void conditionalDisaggregation_prefillsLocallyWhenWhatTheDecodeWorkerLacksIsAtMostTheThreshold() {
+        List<String> sets = new ArrayList<>(List.of(SHARED_PREFIX));
+        sets.add("cluster.disagg.max_local_prefill_tokens=32");
+        RunResult r = Simulation.run(load(sets.toArray(String[]::new)));
+        // request 0: 64 uncached tokens > 32: remote prefill; request 1: 64 - 48 cached = 16 <= 32: on the decode
+        // worker
+        assertThat(row(r, 0).pd().localPrefill()).isFalse();
+        assertThat(row(r, 0).pd().prefillWorker()).isZero();
+        PdFacts local = row(r, 1).pd();
+        assertThat(local.localPrefill()).isTrue();
+        assertThat(local.prefillWorker()).isEqualTo(1);
+        assertThat(local.transferBytes()).isZero();
+        // one 16-token prefill step on the decode worker, then two decode steps
+        assertThat(row(r, 1).ttftNanos()).isEqualTo(20 * MS);
+        assertThat(row(r, 1).cachedTokens()).isEqualTo(48);
+        assertThat(Summaries.of(r).pd().localPrefills()).isEqualTo(1);
+        assertThat(Summaries.of(r).pd().handoffs()).isEqualTo(1);
+    }
+
+    @Test
+    void aPrefillWorkerFailingMidTransfer_abortsThePull_andTheDecodeWorkerRecomputes() {
+        // the prefill worker fails at 20.5 ms, while the pull waits for its first byte
+        RunResult r = Simulation.run(load("cluster.events=[{at_ms: 20.5, worker: 0, action: fail}]"));
+        RequestRecord q = row(r, 0);
+        assertThat(q.status().status()).isEqualTo("completed");
+        assertThat(q.pd().reprefilled()).isTrue();
+        assertThat(q.pd().transferEndNanos()).isEqualTo(-1);
+        // the decode worker recomputes the whole prompt at once: 20.5 + 20 ms to the first token
+        assertThat(q.ttftNanos()).isEqualTo(40 * MS + MS / 2);
+        Summary s = Summaries.of(r);
+        assertThat(s.pd().aborted()).isEqualTo(1);
+        assertThat(s.pd().reprefills()).isEqualTo(1);
+    }
+
+    @Test
+    void aDecodeWorkerFailing_releasesThePrefillHold_andTheRequestStartsOverThroughDispatch() {
+        // two decode workers; the first request's decode worker (1) fails while its pull waits for the first byte
+        Simulation sim = new Simulation(
+                load("cluster.decode.workers=2", "cluster.events=[{at_ms: 20.5, worker: 1, action: fail}]"));
+        Invariants checks = new Invariants(sim.config()).watch(sim);
+        RunResult r = sim.run();
+        checks.atEnd(sim, r, sim.config());
+        assertThat(checks.violations()).isEmpty();
+        RequestRecord q = row(r, 0);
+        assertThat(q.status().status()).isEqualTo("completed");
+        assertThat(q.restarts()).isEqualTo(1);
+        assertThat(q.worker()).isEqualTo(2);
+        assertThat(Summaries.of(r).pd().cancelled()).isEqualTo(1);
+        // it starts over at 20.5 ms: prefill again (its blocks are cached there: 3 full blocks hit, 16 tokens run)
+        assertThat(q.pd().prefillDoneNanos()).isEqualTo(40 * MS + MS / 2);
+    }
+
+    @Test
+    void config_namesWhatIsWrong() {
+        assertThatThrownBy(
+                        () -> ConfigLoader.fromYaml(PD.replace("  decode: {workers: 1}\n", ""), "pd.yaml", List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster.decode");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(
+                        PD.replace("mode: disaggregated", "mode: aggregated"), "pd.yaml", List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster.prefill")
+                .hasMessageContaining("disaggregated");
+        assertThatThrownBy(() -> load("engine.kvcr.enabled=true"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.kvcr.enabled");
+        assertThatThrownBy(() -> load("cluster.disagg.transfer.mode=half"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster.disagg.transfer.mode");
+        assertThatThrownBy(
+                        () -> ConfigLoader.fromYaml("cluster: {disagg: {max_local_prefill_tokens: 3}}", "x", List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster.disagg");
+    }
+
+    @Test
+    void aWrittenConfig_bindsBackToAnEqualOne() {
+        SimConfig c = load("cluster.decode.workers=3");
+        SimConfig again = ConfigLoader.fromYaml(ConfigLoader.toYaml(c), "again.yaml", List.of());
+        assertThat(again).isEqualTo(c);
+        assertThat(c.cluster().workers()).isEqualTo(4);
+        assertThat(c.cluster().pools()).extracting(p -> p.name()).containsExactly("prefill", "decode");
+    }
+}
