@@ -249,6 +249,11 @@ public final class PdTransfers {
         return n;
     }
 
+    /** Bytes charged by the transfers staged so far. */
+    public long bytesStaged() {
+        return bytes;
+    }
+
     /** Transfers moving now. */
     public int moving() {
         return transfers.movingJobs();

@@ -16,6 +16,18 @@ public final class TimeSeries {
     public static final String HEADER = "t_s,worker,running,waiting,kv_cache_pct,g2_cache_pct,prompt_throughput,"
             + "gen_throughput,completed,kvcr_moving,kvcr_bytes_per_s\n";
 
+    /**
+     * CSV columns of a disaggregated run: the last two count the prefill-to-decode transfers instead of KVCR pulls
+     * (KVCR is off there): transfers moving at the tick and bytes staged per second over the last tick.
+     */
+    public static final String HEADER_PD = "t_s,worker,running,waiting,kv_cache_pct,g2_cache_pct,prompt_throughput,"
+            + "gen_throughput,completed,pd_moving,pd_bytes_per_s\n";
+
+    /** The CSV header of a run, disaggregated or not. */
+    public static String header(boolean disaggregated) {
+        return disaggregated ? HEADER_PD : HEADER;
+    }
+
     private final LongArrayList timeNanos = new LongArrayList();
     private final IntArrayList worker = new IntArrayList();
     private final IntArrayList running = new IntArrayList();

@@ -67,7 +67,8 @@ public final class ReportWriter {
         AtomicFiles.write(dir.resolve("workers.csv"), w -> writeWorkersCsv(result, w));
         written.add("workers.csv");
         if (result.timeSeries().size() > 0) {
-            AtomicFiles.write(dir.resolve("timeseries.csv"), w -> writeTimeSeries(result.timeSeries(), w));
+            AtomicFiles.write(
+                    dir.resolve("timeseries.csv"), w -> writeTimeSeries(result.timeSeries(), result.pd() != null, w));
             written.add("timeseries.csv");
         } else {
             AtomicFiles.delete(dir.resolve("timeseries.csv"));
@@ -299,7 +300,13 @@ public final class ReportWriter {
 
     /** Writes timeseries.csv: the header, then one row per sample in time order (cluster row first). */
     public static void writeTimeSeries(io.servesim.metrics.TimeSeries ts, Writer w) throws IOException {
-        w.write(io.servesim.metrics.TimeSeries.HEADER);
+        writeTimeSeries(ts, false, w);
+    }
+
+    /** Writes timeseries.csv with the header of a run, disaggregated ({@code pd_*} columns) or not. */
+    public static void writeTimeSeries(io.servesim.metrics.TimeSeries ts, boolean disaggregated, Writer w)
+            throws IOException {
+        w.write(io.servesim.metrics.TimeSeries.header(disaggregated));
         StringBuilder sb = new StringBuilder(128);
         for (int i = 0; i < ts.size(); i++) {
             sb.setLength(0);

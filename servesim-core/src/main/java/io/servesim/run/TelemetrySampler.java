@@ -72,7 +72,10 @@ final class TelemetrySampler implements EventHandler {
         long prompt = counters.promptTokensComputed();
         long generated = counters.generatedTokens();
         long done = recorder.metrics().completed;
-        long pullBytes = cluster.kvcr() == null ? 0 : cluster.kvcr().bytesPulled();
+        // KVCR pulls, or in a disaggregated run (KVCR off) the prefill-to-decode transfers
+        long pullBytes = cluster.kvcr() != null
+                ? cluster.kvcr().bytesPulled()
+                : cluster.pd() != null ? cluster.pd().bytesStaged() : 0;
         long g2Capacity = cluster.g2().capacityBlocks();
         series.add(
                 now,
@@ -84,7 +87,7 @@ final class TelemetrySampler implements EventHandler {
                 (prompt - lastPrompt) / seconds,
                 (generated - lastGenerated) / seconds,
                 done - lastCompleted,
-                cluster.movingPulls(),
+                cluster.movingPulls() + (cluster.pd() == null ? 0 : cluster.pd().moving()),
                 (pullBytes - lastPullBytes) / seconds);
         lastPrompt = prompt;
         lastGenerated = generated;

@@ -131,17 +131,24 @@ public final class Sweeps {
             Result run = Servesim.run(c);
             RunResult r = run.raw();
             Summary s = run.summary();
-            int gpus = c.cluster().workers()
-                    * c.cluster().attentionDp()
-                    * c.timing().tensorParallel();
+            // GPUs and their price per hour, pool by pool in a heterogeneous or disaggregated fleet
+            int gpus = 0;
+            double fleetPerHour = 0;
+            java.util.List<io.servesim.config.PoolConfig> pools = c.cluster().pools();
+            for (int p = 0; p < Math.max(1, pools.size()); p++) {
+                io.servesim.config.TimingConfig t =
+                        pools.isEmpty() ? c.timing() : pools.get(p).timing();
+                int w = pools.isEmpty() ? c.cluster().workers() : pools.get(p).workers();
+                int g = w * c.cluster().attentionDp() * t.tensorParallel();
+                gpus += g;
+                fleetPerHour += g * spec.costPerGpuHour(t.gpu() == null ? "default" : t.gpu());
+            }
             double seconds = r.endNanos() / 1e9;
             long outputTokens = s.totalOutputTokens();
             long good = goodRequests(spec, r.log());
             double goodput = seconds > 0 ? good / seconds : 0;
             double tokS = s.outputThroughputTokS();
-            double perHour = spec.costPerGpuHour(
-                    c.timing().gpu() == null ? "default" : c.timing().gpu());
-            double cost = outputTokens > 0 ? gpus * perHour * seconds / 3600 / (outputTokens / 1e6) : Double.NaN;
+            double cost = outputTokens > 0 ? fleetPerHour * seconds / 3600 / (outputTokens / 1e6) : Double.NaN;
             boolean pass = true;
             for (SweepSpec.Slo slo : spec.slos()) {
                 pass &= percentile(s, slo) <= slo.thresholdMs();

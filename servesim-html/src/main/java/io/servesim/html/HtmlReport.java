@@ -12,7 +12,8 @@ import tools.jackson.databind.JsonNode;
 /**
  * {@code report.html}: one self-contained page (inline SVG and CSS, no JavaScript, no network) with the run's
  * header, its summary table and charts: CDFs of TTFT, TPOT and E2E; TTFT and E2E percentiles over arrival time;
- * running/waiting and KV usage over time; throughput over time; per-worker load; reuse by tier; KVCR pull latency.
+ * running/waiting and KV usage over time; throughput over time; per-worker load; reuse by tier; KVCR pull latency;
+ * in a disaggregated run, the transfer link over time and the P/D phases per pool.
  * Every chart is an {@code <svg>} whose id starts with {@code chart-}.
  */
 public final class HtmlReport {
@@ -210,11 +211,46 @@ public final class HtmlReport {
                                     new Charts.Line("prompt", x, col(d, "prompt_throughput")),
                                     new Charts.Line("generation", x, col(d, "gen_throughput")))),
                     "chart-throughput"));
+            if (d.timeseries.containsKey("pd_moving")) {
+                out.add(Charts.svg(
+                        Charts.lines(
+                                "P/D transfer link: transfers moving",
+                                "virtual time (s)",
+                                "transfers",
+                                List.of(new Charts.Line("moving", x, col(d, "pd_moving")))),
+                        "chart-pd-moving"));
+                double[] gbps = col(d, "pd_bytes_per_s");
+                for (int i = 0; i < gbps.length; i++) {
+                    gbps[i] /= 1e9;
+                }
+                out.add(Charts.svg(
+                        Charts.lines(
+                                "P/D transfer link: bytes staged",
+                                "virtual time (s)",
+                                "GB/s",
+                                List.of(new Charts.Line("staged", x, gbps))),
+                        "chart-pd-bytes"));
+            }
+        }
+        if (!d.pdTransferMs.isEmpty()) {
+            out.add(Charts.svg(
+                    Charts.cdf(
+                            "P/D phases of completed requests",
+                            "time (ms)",
+                            List.of(
+                                    "prefill pool: arrival → prefill end",
+                                    "transfer",
+                                    "decode pool: landing → first token"),
+                            List.of(
+                                    d.pdPrefillMs.toDoubleArray(),
+                                    d.pdTransferMs.toDoubleArray(),
+                                    d.pdDecodeFirstTokenMs.toDoubleArray())),
+                    "chart-pd-phases"));
         }
         if (!d.workerBusyFraction.isEmpty()) {
             out.add(Charts.svg(
                     Charts.bars(
-                            "Per-worker load (" + d.workerBusyFraction.size() + " workers)",
+                            "Per-worker load (" + d.workerBusyFraction.size() + " workers" + poolRanges(d) + ")",
                             "worker",
                             "busy fraction",
                             d.workerBusyFraction.toDoubleArray()),
@@ -248,6 +284,26 @@ public final class HtmlReport {
                     "chart-kvcr-pull"));
         }
         return out;
+    }
+
+    /** "; pools a 0–3, b 4–7" from summary.json's pools (empty without pools). */
+    private static String poolRanges(RunData d) {
+        JsonNode pools = d.summary.get("pools");
+        if (pools == null || pools.isEmpty()) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder("; pools");
+        for (JsonNode p : pools) {
+            int first = p.get("first_worker").asInt();
+            int last = first + p.get("workers").asInt() - 1;
+            sb.append(' ')
+                    .append(p.get("name").asString())
+                    .append(' ')
+                    .append(first)
+                    .append('–')
+                    .append(last);
+        }
+        return sb.toString();
     }
 
     private static double[] col(RunData d, String name) {

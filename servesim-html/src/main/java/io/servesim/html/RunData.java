@@ -34,6 +34,11 @@ public final class RunData {
     final DoubleArrayList tpotMs = new DoubleArrayList();
     final DoubleArrayList e2eMs = new DoubleArrayList();
     final DoubleArrayList pullMs = new DoubleArrayList();
+    /** Disaggregated runs: arrival → prefill end, transfer time, landing → first token, of completed requests. */
+    final DoubleArrayList pdPrefillMs = new DoubleArrayList();
+
+    final DoubleArrayList pdTransferMs = new DoubleArrayList();
+    final DoubleArrayList pdDecodeFirstTokenMs = new DoubleArrayList();
     long inputTokens;
     long g1Tokens;
     long g2Tokens;
@@ -193,6 +198,11 @@ public final class RunData {
                 remoteTokens += q.remoteTokens();
                 if (q.pullNanos() >= 0) {
                     pullMs.add(q.pullNanos() / 1e6);
+                }
+                if (q.pd() != null && q.pd().transferEndNanos() >= 0) {
+                    pdPrefillMs.add((q.pd().prefillDoneNanos() - q.arrivalNanos()) / 1e6);
+                    pdTransferMs.add(q.pd().transferNanos() / 1e6);
+                    pdDecodeFirstTokenMs.add((q.firstTokenNanos() - q.pd().transferEndNanos()) / 1e6);
                 }
             }
         }

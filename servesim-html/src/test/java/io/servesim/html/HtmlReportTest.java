@@ -46,6 +46,31 @@ class HtmlReportTest {
     }
 
     @Test
+    void aDisaggregatedRun_addsTheTransferLinkAndThePdPhases_andNamesThePools() throws IOException {
+        Path dir = tmp.resolve("pd");
+        RunResult r = Simulation.run(ConfigLoader.fromYaml(
+                "",
+                "t",
+                List.of(
+                        "workload.type=sessions",
+                        "workload.sessions.sessions=40",
+                        "workload.sessions.turns=2",
+                        "workload.arrival.rate=20",
+                        "timing.type=polynomial",
+                        "cluster.mode=disaggregated",
+                        "cluster.prefill={workers: 1}",
+                        "cluster.decode={workers: 3, router: {policy: least_loaded}}",
+                        "output.timeseries_tick_s=0.5")));
+        ReportWriter.writeAll(r, Summaries.of(r), dir);
+        assertThat(Files.readAllLines(dir.resolve("timeseries.csv")).get(0)).endsWith(",pd_moving,pd_bytes_per_s");
+        String html = Files.readString(HtmlReport.write(dir));
+        for (String id : List.of("chart-pd-moving", "chart-pd-bytes", "chart-pd-phases", "chart-workers")) {
+            assertThat(html).as(id).contains("<svg id='" + id + "'");
+        }
+        assertThat(html).contains("pools prefill 0–0 decode 1–3").contains("decode pool: landing → first token");
+    }
+
+    @Test
     void aTruncatedSummary_isAOneLineErrorNamingTheFile_notAJacksonStackTrace() throws IOException {
         Path dir = run(tmp.resolve("t"));
         Path summary = dir.resolve("summary.json");

@@ -26,8 +26,11 @@ import java.util.Locale;
  * this class; {@link #config} adds the cell's size and the arm's keys.
  */
 public final class Fixture {
-    /** The arms, in table order. */
-    public static final List<String> ARMS = List.of("g2-only", "kvcr-off", "kvcr-idle", "kvcr-hinted");
+    /**
+     * The arms, in table order: four KVCR arms, and {@code pd}: the same workload on a disaggregated cluster (a
+     * quarter of the workers prefill, the rest decode; G2 and KVCR off; docs/pd.md).
+     */
+    public static final List<String> ARMS = List.of("g2-only", "kvcr-off", "kvcr-idle", "kvcr-hinted", "pd");
 
     /** Sessions per worker. */
     public static final int SESSIONS_PER_WORKER = 8;
@@ -61,6 +64,25 @@ public final class Fixture {
         boolean migrate = arm.equals("kvcr-off") || arm.equals("kvcr-hinted");
         if (!ARMS.contains(arm)) {
             throw new IllegalArgumentException("unknown arm '" + arm + "' (known: " + String.join(", ", ARMS) + ")");
+        }
+        if (arm.equals("pd")) {
+            if (workers < 2) {
+                throw new IllegalArgumentException("arm pd needs at least 2 workers (a prefill and a decode pool)");
+            }
+            int prefill = Math.max(1, workers / 4);
+            return ConfigLoader.fromYaml(
+                    yaml(),
+                    "fixture.yaml",
+                    List.of(
+                            "cluster.workers=" + workers,
+                            "cluster.attention_dp=" + dp,
+                            "workload.sessions.sessions=" + SESSIONS_PER_WORKER * workers,
+                            String.format(Locale.ROOT, "workload.arrival.rate=%s", workers * 200.0 / TURNS),
+                            "engine.kv_cache.host_offload.num_host_blocks=0",
+                            "cluster.mode=disaggregated",
+                            "cluster.prefill={workers: " + prefill + ", router: {policy: least_loaded}}",
+                            "cluster.decode={workers: " + (workers - prefill) + "}",
+                            "cluster.disagg.transfer={nic_gbytes_per_s: 50.0, first_byte_ms: 1.0}"));
         }
         return ConfigLoader.fromYaml(
                 yaml(),

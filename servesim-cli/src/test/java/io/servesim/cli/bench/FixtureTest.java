@@ -28,7 +28,9 @@ class FixtureTest {
             "8/g2-only", "e91a5bbe2341bc1b98f035d6c5645c5c8007aa8beceb5cc0d6aa094d8c0895ce",
             "8/kvcr-off", "5d9e15f0119f72be6584bdbaa98f24e0a2d18770b20232637568b60d0231c30b",
             "8/kvcr-idle", "5bd436cfd0ad43c8083dc07654923ee411990771ee3f1dcb445f382060a71ea8",
-            "8/kvcr-hinted", "3b0cc2989f6631b3cccdf8ec3a78d5a69fd208d4146fad8f18bcd37ba425f934");
+            "8/kvcr-hinted", "3b0cc2989f6631b3cccdf8ec3a78d5a69fd208d4146fad8f18bcd37ba425f934",
+            "1/pd", "4e58b50815c22006d50b5b8e53adac6a1e15cce22ca6bc9e841768e3ca7b022c",
+            "8/pd", "5614ebe03fa65bc521798603f99bd6f8f68dc9f0b8001628f4671afacd97717f");
 
     @Test
     void w8CellDigests_arePinned() {
