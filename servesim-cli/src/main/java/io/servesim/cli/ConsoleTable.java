@@ -89,9 +89,10 @@ final class ConsoleTable {
                     s.pools().get(i); // disaggregated: requests end on the decode pool, prefills run on the other
             sb.append(String.format(
                     Locale.ROOT,
-                    "pool %s: %d worker(s) from %d, timing %s, requests routed %d%n",
+                    "pool %s: %d worker(s) x %d rank(s) from %d, timing %s, requests routed %d%n",
                     p.name(),
                     p.workers(),
+                    c.cluster().attentionDpOfPool(i),
                     p.firstWorker(),
                     timing(p.deployment(), c.cluster().pools().get(i).timing()),
                     p.requestsRouted()));

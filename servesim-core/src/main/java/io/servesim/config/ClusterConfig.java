@@ -115,9 +115,15 @@ public record ClusterConfig(
         Check.present("dp_mode", dpMode);
         Check.atLeast("workers", workers, 1);
         Check.atLeast("attention_dp", attentionDp, 1);
-        if ((long) workers * attentionDp > 1L << 24) {
-            throw new ConfigException(
-                    "workers", "workers x attention_dp must be <= 16777216, got " + (long) workers * attentionDp);
+        long ranks = (long) workers * attentionDp;
+        if (pools != null && !pools.isEmpty()) {
+            ranks = 0;
+            for (PoolConfig p : pools) {
+                ranks += (long) p.workers() * (p.attentionDp() == null ? attentionDp : p.attentionDp());
+            }
+        }
+        if (ranks > 1L << 24) {
+            throw new ConfigException("workers", "workers x attention_dp must be <= 16777216, got " + ranks);
         }
         Check.present("router", router);
         Check.present("events", events);
@@ -181,6 +187,43 @@ public record ClusterConfig(
 
     /** The decode pool's index in {@code pools} (disaggregated mode). */
     public static final int DECODE_POOL = 1;
+
+    /** Attention-DP ranks per worker of pool {@code p} (its own in a disaggregated cluster, else the cluster's). */
+    public int attentionDpOfPool(int p) {
+        Integer own = pools.isEmpty() ? null : pools.get(p).attentionDp();
+        return own == null ? attentionDp : own;
+    }
+
+    /** Attention-DP ranks of worker {@code worker}. */
+    public int ranksOf(int worker) {
+        return pools.isEmpty() ? attentionDp : attentionDpOfPool(poolOf(worker));
+    }
+
+    /** Ranks over all workers. */
+    public long totalRanks() {
+        if (pools.isEmpty()) {
+            return (long) workers * attentionDp;
+        }
+        long n = 0;
+        for (int p = 0; p < pools.size(); p++) {
+            n += (long) pools.get(p).workers() * attentionDpOfPool(p);
+        }
+        return n;
+    }
+
+    /** The fewest attention-DP ranks any worker has (an authored {@code dp_rank} must be below it). */
+    public int minAttentionDp() {
+        int min = attentionDp;
+        for (int p = 0; p < pools.size(); p++) {
+            min = p == 0 ? attentionDpOfPool(p) : Math.min(min, attentionDpOfPool(p));
+        }
+        return min;
+    }
+
+    /** The same cluster with {@code attention_dp} replaced (a pool's view, {@code SimConfig.forPool}). */
+    public ClusterConfig withAttentionDp(int dp) {
+        return new ClusterConfig(workers, dp, dpMode, router, events, pools, mode, disagg);
+    }
 
     /** The pool worker {@code worker} belongs to (0 without pools). */
     public int poolOf(int worker) {

@@ -17,6 +17,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param role the pool's role in a disaggregated cluster, or null (aggregated: left out of written configs)
  * @param router the pool's own router in a disaggregated cluster (the top-level one with its keys merged over it), or
  *     null (aggregated: every pool is behind the cluster's router)
+ * @param attentionDp the pool's attention-DP ranks per worker in a disaggregated cluster, or null for {@code
+ *     cluster.attention_dp} (left out of written configs when null)
  */
 public record PoolConfig(
         String name,
@@ -24,7 +26,8 @@ public record PoolConfig(
         EngineConfig engine,
         TimingConfig timing,
         @JsonInclude(JsonInclude.Include.NON_NULL) Role role,
-        @JsonInclude(JsonInclude.Include.NON_NULL) RouterConfig router) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) RouterConfig router,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Integer attentionDp) {
     /** Validates the pool on its own (ClusterConfig and SimConfig check it against the others). */
     public PoolConfig {
         Check.present("name", name);
@@ -34,6 +37,15 @@ public record PoolConfig(
         Check.atLeast("workers", workers, 1);
         Check.present("engine", engine);
         Check.present("timing", timing);
+        if (attentionDp != null) {
+            Check.atLeast("attention_dp", attentionDp, 1);
+            if (role == null) {
+                throw new ConfigException(
+                        "attention_dp",
+                        "only the pools of a disaggregated cluster have their own attention_dp (aggregated pools share"
+                                + " cluster.attention_dp behind one router)");
+            }
+        }
         if ((role == null) != (router == null)) {
             throw new ConfigException(
                     role == null ? "router" : "role",

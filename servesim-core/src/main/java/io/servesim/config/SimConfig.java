@@ -87,7 +87,8 @@ public record SimConfig(
     /** The config pool {@code i} of {@code cluster.pools} runs: its engine and timing in place of the top-level ones. */
     public SimConfig forPool(int i) {
         PoolConfig p = cluster.pools().get(i);
-        return new SimConfig(workload, cluster, p.engine(), p.timing(), limits, output, baseDir);
+        ClusterConfig c = p.attentionDp() == null ? cluster : cluster.withAttentionDp(p.attentionDp());
+        return new SimConfig(workload, c, p.engine(), p.timing(), limits, output, baseDir);
     }
 
     /** The same config with relative paths resolved against {@code dir} (null: the working directory). */

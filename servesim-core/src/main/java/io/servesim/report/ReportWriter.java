@@ -320,9 +320,8 @@ public final class ReportWriter {
         w.write("worker,requests,busy_ms,busy_fraction\n");
         long[] busy = result.workerBusyNanos();
         long[] reqs = result.workerRequests();
-        int ranks = result.config().cluster().attentionDp();
-        double span = (double) result.endNanos() * ranks;
         for (int i = 0; i < busy.length; i++) {
+            double span = (double) result.endNanos() * result.config().cluster().ranksOf(i);
             w.write(i + "," + reqs[i] + "," + Numbers.nanosAsMillis(busy[i]) + ","
                     + Numbers.fixedString(span > 0 ? busy[i] / span : 0, 6) + "\n");
         }

@@ -46,6 +46,8 @@ final class Cluster {
     private final Worker[] workers;
     private final EngineRank[] ranks;
     private final int ranksPerWorker;
+    private final int[] rankBase;
+    private final int[] workerOfRank;
     private final RouterGroup[] groups;
     private final RouterGroup[] groupOfWorker;
     private final PdTransfers pd;
@@ -90,7 +92,7 @@ final class Cluster {
         for (int p = 0; p < numPools; p++) {
             SimConfig pc = pools.isEmpty() ? config : config.forPool(p);
             Deployment d = deployments.get(p);
-            timings[p] = d.timingModel(pc.timing(), dp, config.baseDir());
+            timings[p] = d.timingModel(pc.timing(), pc.cluster().attentionDp(), config.baseDir());
             settingsOf[p] = SchedulerSettings.of(pc.engine(), d.numGpuBlocks(), d.maxModelLen());
             usableBlocksPerRank[p] = d.numGpuBlocks() - 1;
             longest = Math.max(longest, d.maxModelLen());
@@ -112,13 +114,22 @@ final class Cluster {
         this.ranksPerWorker = dp;
         this.blockSize = config.engine().kvCache().blockSize();
         this.workers = new Worker[w];
-        this.ranks = new EngineRank[w * dp];
+        // global rank indices: worker i's ranks are [rankBase[i], rankBase[i + 1]) (a disaggregated cluster's pools
+        // may differ in attention_dp; elsewhere rankBase[i] = i x attention_dp)
+        this.rankBase = new int[w + 1];
         for (int i = 0; i < w; i++) {
-            EngineRank[] rs = new EngineRank[dp];
+            rankBase[i + 1] = rankBase[i] + config.cluster().ranksOf(i);
+        }
+        this.workerOfRank = new int[rankBase[w]];
+        this.ranks = new EngineRank[rankBase[w]];
+        for (int i = 0; i < w; i++) {
+            int rpw = rankBase[i + 1] - rankBase[i];
+            EngineRank[] rs = new EngineRank[rpw];
             TimingModel timing = timings[poolOfWorker[i]];
             SchedulerSettings settings = settingsOf[poolOfWorker[i]];
-            for (int r = 0; r < dp; r++) {
-                int g = i * dp + r;
+            for (int r = 0; r < rpw; r++) {
+                int g = rankBase[i] + r;
+                workerOfRank[g] = i;
                 rs[r] = switch (config.engine().kind()) { // the engine registry: one rank per engine kind
                     case VLLM ->
                         new EngineRank(i, r, g, settings, timing, queue, listener, schedulerCounters, offloadCounters);
@@ -139,7 +150,7 @@ final class Cluster {
                         pool.router(),
                         first,
                         pool.workers(),
-                        dp,
+                        cc.attentionDpOfPool(p),
                         streams,
                         queue,
                         p == io.servesim.config.ClusterConfig.PREFILL_POOL
@@ -184,9 +195,10 @@ final class Cluster {
                     cc.disaggregated() ? pools.get(g == groups[0] ? 0 : 1).router() : cc.router();
             if (g.router() instanceof KvEventSink sink && rc.needsKvEvents()) {
                 kvEvents = true;
-                for (int i = g.firstWorker() * dp; i < (g.firstWorker() + g.workers()) * dp; i++) {
+                int from = rankBase[g.firstWorker()];
+                for (int i = from; i < rankBase[g.firstWorker() + g.workers()]; i++) {
                     // engines publish stored/removed events, under the router's local rank index
-                    ranks[i].scheduler().pool().eventSink(sink, i - g.firstWorker() * dp);
+                    ranks[i].scheduler().pool().eventSink(sink, i - from);
                 }
             }
         }
@@ -245,7 +257,7 @@ final class Cluster {
                 rc.policy(),
                 new RouterContext(
                         workers, dp, load, streams, rc.affinityLoadCap(), rc.kv(), blockSize, queue, streamDomain));
-        return new RouterGroup(router, load, firstWorker, workers, dp);
+        return new RouterGroup(router, load, firstWorker, workers, dp, rankBase[firstWorker]);
     }
 
     /** G2 host tiers: one pool per rank, or one shared pool, each rank with its own GPU endpoint. */
@@ -304,9 +316,24 @@ final class Cluster {
         return workers[w];
     }
 
-    /** Attention-DP ranks per worker. */
+    /** Attention-DP ranks per worker ({@code cluster.attention_dp}; a disaggregated pool may have its own). */
     int ranksPerWorker() {
         return ranksPerWorker;
+    }
+
+    /** Worker {@code w}'s first global rank index. */
+    int firstRankOf(int w) {
+        return rankBase[w];
+    }
+
+    /** Attention-DP ranks of worker {@code w}. */
+    int ranksOf(int w) {
+        return rankBase[w + 1] - rankBase[w];
+    }
+
+    /** The worker of global rank {@code g}. */
+    int workerOfRank(int g) {
+        return workerOfRank[g];
     }
 
     /** Ranks over all workers. */

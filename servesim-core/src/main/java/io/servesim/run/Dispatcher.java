@@ -179,7 +179,7 @@ final class Dispatcher implements RequestSink {
             return;
         }
         int g = h.preferredDecodeRank();
-        if (g < 0 || !cluster.isAccepting(g / cluster.ranksPerWorker())) {
+        if (g < 0 || !cluster.isAccepting(cluster.workerOfRank(g))) {
             g = pick(decode, request, h.promptHashes());
         }
         submit(g, request, h.promptHashes(), h, false, s.routing().restarts());
@@ -187,26 +187,26 @@ final class Dispatcher implements RequestSink {
 
     /** The group's router's choice, stepped around failed workers, with an authored {@code dp_rank} applied. */
     private int pick(RouterGroup g, Request request, long[] hashes) {
-        int dp = cluster.ranksPerWorker();
         int rank = g.route(request, hashes);
-        int w = rank / dp;
+        int w = cluster.workerOfRank(rank);
         if (cluster.isFailed(w)) {
             // every live worker of the group drains, so the router fell back to a failed one: take the next live one
+            int r = rank - cluster.firstRankOf(w);
             do {
                 w = g.firstWorker() + (w - g.firstWorker() + 1) % g.workers();
             } while (cluster.isFailed(w));
-            rank = w * dp + rank % dp;
+            rank = cluster.firstRankOf(w) + r;
         }
         if (request.dpRank() >= 0) {
-            rank = (rank / dp) * dp + request.dpRank();
+            rank = cluster.firstRankOf(w) + request.dpRank();
         }
         return rank;
     }
 
     private void submit(
             int g, Request request, long[] hashes, io.servesim.engine.Handoff h, boolean prefillOnly, int restarts) {
-        int dp = cluster.ranksPerWorker();
-        RoutingDecision decision = new RoutingDecision(g / dp, g % dp, false, -1, -1, 0, restarts);
+        int w = cluster.workerOfRank(g);
+        RoutingDecision decision = new RoutingDecision(w, g - cluster.firstRankOf(w), false, -1, -1, 0, restarts);
         EngineRank rank = cluster.rank(g);
         workerRequests[rank.workerId()]++;
         rank.submit(request, decision, hashes, h, prefillOnly);

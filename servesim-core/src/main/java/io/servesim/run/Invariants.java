@@ -163,7 +163,7 @@ public final class Invariants implements StepObserver {
         for (String p : sim.transferProblems(true)) {
             violation("transfers: " + p); // every byte submitted was delivered or cancelled, nothing left moving
         }
-        int ranks = config.cluster().workers() * config.cluster().attentionDp();
+        long ranks = config.cluster().totalRanks();
         for (int g = 0; g < ranks && !limited; g++) {
             if (sim.rank(g).failed()) {
                 continue; // a failed worker's pool is gone with it

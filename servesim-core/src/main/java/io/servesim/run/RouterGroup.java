@@ -15,15 +15,22 @@ final class RouterGroup {
     private final int firstWorker;
     private final int workers;
     private final int firstRank;
+    private final int ranksPerWorker;
     private int acceptingWorkers;
 
-    RouterGroup(Router router, LoadIndex load, int firstWorker, int workers, int ranksPerWorker) {
+    RouterGroup(Router router, LoadIndex load, int firstWorker, int workers, int ranksPerWorker, int firstRank) {
         this.router = router;
         this.load = load;
         this.firstWorker = firstWorker;
         this.workers = workers;
-        this.firstRank = firstWorker * ranksPerWorker;
+        this.ranksPerWorker = ranksPerWorker;
+        this.firstRank = firstRank;
         this.acceptingWorkers = workers;
+    }
+
+    /** Attention-DP ranks per worker of the group. */
+    int ranksPerWorker() {
+        return ranksPerWorker;
     }
 
     /** The router (local indices). */

@@ -58,7 +58,7 @@ public final class Simulation {
      * it (16,777,216 workers used to end in an OutOfMemoryError's stack trace).
      */
     static void checkClusterFits(SimConfig config, long maxHeapBytes) {
-        long ranks = (long) config.cluster().workers() * config.cluster().attentionDp();
+        long ranks = config.cluster().totalRanks();
         long need = ranks * BYTES_PER_RANK;
         if (need > maxHeapBytes * 0.8) {
             throw new io.servesim.config.ConfigException(
@@ -127,7 +127,7 @@ public final class Simulation {
                 recorder,
                 fleet);
         this.workload =
-                Workloads.create(config.workload(), streams, config.cluster().attentionDp(), config.baseDir());
+                Workloads.create(config.workload(), streams, config.cluster().minAttentionDp(), config.baseDir());
         dispatcher.onLost(workload::onRequestLost);
     }
 

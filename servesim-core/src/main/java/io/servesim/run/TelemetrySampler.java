@@ -53,7 +53,7 @@ final class TelemetrySampler implements EventHandler {
         this.fleet = fleet;
         long usable = 0;
         for (int w = 0; w < cluster.numWorkers(); w++) {
-            usable += (long) cluster.ranksPerWorker() * cluster.usableBlocksPerRank(w);
+            usable += (long) cluster.ranksOf(w) * cluster.usableBlocksPerRank(w);
         }
         this.usableBlocksTotal = usable;
     }
@@ -116,15 +116,16 @@ final class TelemetrySampler implements EventHandler {
             lastWorkerGenerated = new long[workers];
             lastWorkerCompleted = new long[workers];
         }
-        int dp = cluster.ranksPerWorker();
         for (int w = 0; w < workers; w++) {
+            int dp = cluster.ranksOf(w);
+            int first = cluster.firstRankOf(w);
             int run = 0;
             int wait = 0;
             long used = 0;
             long prompt = 0;
             long decode = 0;
             for (int r = 0; r < dp; r++) {
-                int g = w * dp + r;
+                int g = first + r;
                 run += load.running(g);
                 wait += load.waiting(g);
                 used += load.usedBlocks(g);

@@ -139,7 +139,7 @@ public final class Sweeps {
                 io.servesim.config.TimingConfig t =
                         pools.isEmpty() ? c.timing() : pools.get(p).timing();
                 int w = pools.isEmpty() ? c.cluster().workers() : pools.get(p).workers();
-                int g = w * c.cluster().attentionDp() * t.tensorParallel();
+                int g = w * c.cluster().attentionDpOfPool(p) * t.tensorParallel();
                 gpus += g;
                 fleetPerHour += g * spec.costPerGpuHour(t.gpu() == null ? "default" : t.gpu());
             }

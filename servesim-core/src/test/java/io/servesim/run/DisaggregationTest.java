@@ -216,6 +216,33 @@ class DisaggregationTest {
     }
 
     @Test
+    void aPoolMayHaveItsOwnAttentionDp_andTransfersIntoOneWorkerShareItsNic() {
+        // the decode worker has 2 attention-DP ranks; round robin puts the two requests on ranks 0 and 1 of worker 1,
+        // so both pulls enter worker 1's one NIC together (and leave the prefill worker's together)
+        SimConfig c = load(
+                "workload.synthetic.requests=2",
+                "workload.arrival={type: concurrency, concurrency: 2, rate: null}",
+                "cluster.decode.attention_dp=2");
+        assertThat(c.cluster().totalRanks()).isEqualTo(3);
+        Simulation sim = new Simulation(c);
+        Invariants checks = new Invariants(c).watch(sim);
+        RunResult r = sim.run();
+        checks.atEnd(sim, r, c);
+        assertThat(checks.violations()).isEmpty();
+        assertThat(row(r, 0).worker()).isEqualTo(1);
+        assertThat(row(r, 1).worker()).isEqualTo(1);
+        assertThat(List.of(row(r, 0).rank(), row(r, 1).rank())).containsExactlyInAnyOrder(0, 1);
+        for (int id = 0; id < 2; id++) {
+            assertThat(row(r, id).pd().transferNanos()).isEqualTo(MS + 2 * 64_000);
+            assertThat(row(r, id).status().status()).isEqualTo("completed");
+        }
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(
+                        "cluster: {pools: [{name: a, workers: 1, attention_dp: 2}]}", "x", List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("attention_dp");
+    }
+
+    @Test
     void config_namesWhatIsWrong() {
         assertThatThrownBy(
                         () -> ConfigLoader.fromYaml(PD.replace("  decode: {workers: 1}\n", ""), "pd.yaml", List.of()))

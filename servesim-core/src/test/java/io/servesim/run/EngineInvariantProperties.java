@@ -134,7 +134,7 @@ class EngineInvariantProperties {
                         }
                         all.add("cluster.mode=disaggregated");
                         all.add("cluster.prefill={workers: 1, router: {policy: " + r + "}}");
-                        all.add("cluster.decode={workers: " + (w - 1)
+                        all.add("cluster.decode={workers: " + (w - 1) + ", attention_dp: " + (1 + s % 3)
                                 + ", timing: {type: fixed, fixed: {prefill_ms: 7, decode_ms: 3}}}");
                         all.add("cluster.disagg.max_local_prefill_tokens=" + (s % 4 == 0 ? 0 : 40));
                         all.add("cluster.disagg.transfer={nic_gbytes_per_s: 0.001, bytes_per_token: 1000,"
