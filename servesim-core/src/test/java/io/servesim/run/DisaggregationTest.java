@@ -243,6 +243,32 @@ class DisaggregationTest {
     }
 
     @Test
+    void aDecodePoolWithoutFreeBlocks_backPressures_andThePrefillKeepsHoldingUntilThePullCanStart() {
+        // the decode worker holds 5 usable blocks of 16 tokens: one request (64 prompt + 3 output tokens) at a time
+        SimConfig c = load(
+                "workload.synthetic.requests=2",
+                "workload.arrival={type: concurrency, concurrency: 2, rate: null}",
+                "cluster.decode.engine={kv_cache: {num_gpu_blocks: 6}, max_model_len: 80}");
+        Simulation sim = new Simulation(c);
+        sim.runUntil(50 * MS);
+        // request 0 landed at 21.064 ms and runs; request 1 waits at the head (4 blocks needed, 1 free), unstaged,
+        // while the prefill worker still holds its 4 blocks
+        assertThat(sim.rank(1).scheduler().numRunning()).isEqualTo(1);
+        assertThat(sim.rank(1).scheduler().numWaiting()).isEqualTo(1);
+        assertThat(sim.rank(1).scheduler().numLoading()).isZero();
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isEqualTo(4);
+        RunResult r = sim.run();
+        // request 0: first token 21.064 + 20 ms, then two 10 ms decode steps: it ends (freeing 5 blocks) at 61.064 ms;
+        // only then is request 1's pull staged: 1 ms + 64 us, then its one-token step
+        assertThat(row(r, 0).lastTokenNanos()).isEqualTo(61 * MS + 64_000);
+        PdFacts late = row(r, 1).pd();
+        assertThat(late.transferStartNanos()).isEqualTo(61 * MS + 64_000);
+        assertThat(late.transferEndNanos()).isEqualTo(62 * MS + 128_000);
+        assertThat(row(r, 1).ttftNanos()).isEqualTo(82 * MS + 128_000);
+        assertThat(Summaries.of(r).pd().transferWaitMs().max()).isEqualTo(41.064);
+    }
+
+    @Test
     void config_namesWhatIsWrong() {
         assertThatThrownBy(
                         () -> ConfigLoader.fromYaml(PD.replace("  decode: {workers: 1}\n", ""), "pd.yaml", List.of()))
