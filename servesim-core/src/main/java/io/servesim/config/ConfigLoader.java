@@ -386,11 +386,28 @@ public final class ConfigLoader {
         absolute(tree, config, "workload", "trace", "path");
         absolute(tree, config, "timing", "profile", "path");
         absolute(tree, config, "timing", null, "calibration");
-        String model = config.timing().model();
+        absoluteModel(tree, config, config.timing().model());
+        // each pool's timing section names its own files (a pool's profile, calibration or model file)
+        if (tree.path("cluster").get("pools") instanceof tools.jackson.databind.node.ArrayNode pools) {
+            for (int i = 0; i < pools.size(); i++) {
+                if (pools.get(i) instanceof ObjectNode pool) {
+                    absolute(pool, config, "timing", "profile", "path");
+                    absolute(pool, config, "timing", null, "calibration");
+                    absoluteModel(
+                            pool,
+                            config,
+                            config.cluster().pools().get(i).timing().model());
+                }
+            }
+        }
+        return MAPPER.writeValueAsString(tree);
+    }
+
+    /** A {@code timing.model} that names a file (a path or a .json), made absolute under {@code tree}. */
+    private static void absoluteModel(ObjectNode tree, SimConfig config, String model) {
         if (model != null && (model.contains("/") || model.endsWith(".json"))) {
             absolute(tree, config, "timing", null, "model");
         }
-        return MAPPER.writeValueAsString(tree);
     }
 
     private static void absolute(ObjectNode tree, SimConfig config, String section, String sub, String key) {

@@ -137,4 +137,22 @@ class ConfigPathsTest {
         assertThat(Path.of(best.workload().trace().path())).isAbsolute();
         assertThat(Simulation.run(best).log().size()).isEqualTo(3);
     }
+
+    @Test
+    void aPoolsFiles_areMadeAbsoluteInAWrittenConfig_likeTheTopLevelOnes() throws IOException {
+        Path config = write("runs/pools.yaml", """
+                timing: {type: fixed, calibration: top.yaml}
+                cluster:
+                  pools:
+                    - {name: a, workers: 1}
+                    - {name: b, workers: 1, timing: {calibration: cal/b.yaml}}
+                """);
+        SimConfig c = ConfigLoader.load(config, List.of());
+        String yaml = ConfigLoader.toYamlWithAbsolutePaths(c);
+        String dir = tmp.resolve("runs").toAbsolutePath().normalize().toString();
+        assertThat(yaml)
+                .contains(Path.of(dir, "top.yaml").toString())
+                .contains(Path.of(dir, "cal", "b.yaml").toString());
+        assertThat(yaml).doesNotContain("calibration: \"cal/b.yaml\"").doesNotContain("calibration: cal/b.yaml");
+    }
 }
