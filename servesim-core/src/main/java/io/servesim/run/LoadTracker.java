@@ -28,7 +28,9 @@ final class LoadTracker {
     void changed(EngineRank rank) {
         VllmScheduler s = rank.scheduler();
         int g = rank.globalIndex();
-        int waiting = s.numWaiting();
+        // vLLM's waiting queue keeps requests whose KV is being loaded (WAITING_FOR_REMOTE_KVS: G2 loads, KVCR and
+        // P/D pulls), so its num_requests_waiting and the DP balancer's 4 x waiting + running count them
+        int waiting = s.numWaiting() + s.numLoading();
         int running = s.numRunning();
         int used = s.pool().usedBlocks();
         totalWaiting += waiting - rankWaiting[g];

@@ -79,7 +79,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "399b921bd8d83b8fee54c46e0dd3282fe2d0d9380ddce200b6057d7c6fcde375";
+    static final String KVCR_CANONICAL_SHA256 = "61d88fedf242487fc6c0fcb29b89bf676fd30fea3605c4d299dea8af924ef05d";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

@@ -24,13 +24,13 @@ class FixtureTest {
             "1/g2-only", "fb68effc3ea7531242ef4000bf744c6a1e719e5705f0025c2600c2f7606a9f53",
             "1/kvcr-off", "f9cd91bbc1671e786d8e9bc853c78e2e80eb19dbd10fc7203020163b1f30f048",
             "1/kvcr-idle", "fbe107bc45392045305f798cdd521272e1cb97e43fe74d184a790b21577e001c",
-            "1/kvcr-hinted", "182cff4f1385ce59e7faece42bca7c61c876ce4ac943d165bd65627b00f0b23e",
+            "1/kvcr-hinted", "e67047852184353b1c5dae54c89fc58a981c8782d88b25c68e1dcfb104cc113d",
             "8/g2-only", "e91a5bbe2341bc1b98f035d6c5645c5c8007aa8beceb5cc0d6aa094d8c0895ce",
             "8/kvcr-off", "5d9e15f0119f72be6584bdbaa98f24e0a2d18770b20232637568b60d0231c30b",
             "8/kvcr-idle", "5bd436cfd0ad43c8083dc07654923ee411990771ee3f1dcb445f382060a71ea8",
-            "8/kvcr-hinted", "3b0cc2989f6631b3cccdf8ec3a78d5a69fd208d4146fad8f18bcd37ba425f934",
-            "1/pd", "4e58b50815c22006d50b5b8e53adac6a1e15cce22ca6bc9e841768e3ca7b022c",
-            "8/pd", "5614ebe03fa65bc521798603f99bd6f8f68dc9f0b8001628f4671afacd97717f");
+            "8/kvcr-hinted", "a6a0db847853f5f17874b038176e872978e3d5dad20763029c2f70eb9745b233",
+            "1/pd", "ce4ddb5ca256954f4097d364b8bbcc0996cc0a3b23bc52935abcd2a47aa5f0a6",
+            "8/pd", "f2a09b328d3746440e9950c9e8657f6a212dc474cfd66cfaa0d08232af96bf95");
 
     @Test
     void w8CellDigests_arePinned() {
