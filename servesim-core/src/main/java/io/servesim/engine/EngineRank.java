@@ -15,7 +15,7 @@ public final class EngineRank {
     private final int workerId;
     private final int rankId;
     private final int globalIndex;
-    private final VllmScheduler scheduler;
+    private final RankScheduler scheduler;
     private final TimingModel timing;
     private final SimClock clock;
     private final EngineListener listener;
@@ -51,10 +51,37 @@ public final class EngineRank {
             EngineListener listener,
             SchedulerCounters schedulerCounters,
             OffloadCounters offloadCounters) {
+        this(
+                workerId,
+                rankId,
+                globalIndex,
+                new VllmScheduler(settings, schedulerCounters),
+                timing,
+                clock,
+                listener,
+                offloadCounters);
+    }
+
+    /**
+     * Creates a rank around the scheduler of its engine kind (the engine registry in the cluster picks it).
+     *
+     * @param workerId the worker's id
+     * @param rankId the rank's index within its worker
+     * @param globalIndex a cluster-wide stable index (event tie-breaker)
+     */
+    public EngineRank(
+            int workerId,
+            int rankId,
+            int globalIndex,
+            RankScheduler scheduler,
+            TimingModel timing,
+            SimClock clock,
+            EngineListener listener,
+            OffloadCounters offloadCounters) {
         this.workerId = workerId;
         this.rankId = rankId;
         this.globalIndex = globalIndex;
-        this.scheduler = new VllmScheduler(settings, schedulerCounters);
+        this.scheduler = scheduler;
         this.timing = timing;
         this.clock = clock;
         this.listener = listener;
@@ -77,7 +104,7 @@ public final class EngineRank {
     }
 
     /** The rank's scheduler. */
-    public VllmScheduler scheduler() {
+    public RankScheduler scheduler() {
         return scheduler;
     }
 

@@ -37,7 +37,7 @@ import java.util.Arrays;
  * loop share one token budget and one block pool; splitting them would scatter a rule across files that the
  * conformance oracle compares line by line with vLLM's.
  */
-public final class VllmScheduler {
+public final class VllmScheduler extends RankScheduler {
     private final SchedulerSettings settings;
     private final BlockPool pool;
     private final KvCacheManager kv;
@@ -73,46 +73,55 @@ public final class VllmScheduler {
     }
 
     /** The settings. */
+    @Override
     public SchedulerSettings settings() {
         return settings;
     }
 
     /** The rank's KV block pool. */
+    @Override
     public BlockPool pool() {
         return pool;
     }
 
     /** Requests waiting (new, preempted). */
+    @Override
     public int numWaiting() {
         return waiting.size();
     }
 
     /** Requests running. */
+    @Override
     public int numRunning() {
         return running.size();
     }
 
     /** Whether any request is waiting or running (requests loading from G2 wake the rank when they land). */
+    @Override
     public boolean hasWork() {
         return !running.isEmpty() || !waiting.isEmpty();
     }
 
     /** Requests waiting for a G2 load (holding blocks, not running). */
+    @Override
     public int numLoading() {
         return loading.size();
     }
 
     /** The i-th request waiting for a G2 load. */
+    @Override
     public Sequence loading(int i) {
         return loading.get(i);
     }
 
     /** G1 blocks held by waiting requests whose G2 load landed (they wait at the head to be scheduled). */
+    @Override
     public long heldByWaiting() {
         return heldByWaiting;
     }
 
     /** A one-line description of the waiting head, for diagnostics. */
+    @Override
     String describeHead() {
         Sequence h = waiting.peekFirst();
         if (h == null) {
@@ -124,36 +133,43 @@ public final class VllmScheduler {
     }
 
     /** Blocks of finished P/D prefills held until their decode worker has read them (vLLM NIXL's delayed free). */
+    @Override
     public long heldForHandoffs() {
         return heldForHandoffs;
     }
 
     /** The decode side has read (or can no longer read) the blocks of finished prefill {@code s}: free them. */
+    @Override
     void releaseHandoff(Sequence s) {
         heldForHandoffs -= s.table().numBlocks();
         kv.free(s.table());
     }
 
     /** Blocks of this rank held as the source of KVCR pulls in flight. */
+    @Override
     public int heldForPulls() {
         return connector == null ? 0 : connector.heldForPulls();
     }
 
     /** G1 blocks pinned by G2 stores in flight. */
+    @Override
     public int pinnedForStore() {
         return connector == null ? 0 : connector.pinnedForStore();
     }
 
+    @Override
     KvCacheManager kv() {
         return kv;
     }
 
     /** Installs the KV connector (G2 host tier and/or KVCR) this rank's scheduler talks to. */
+    @Override
     void connector(KvConnector kvConnector) {
         this.connector = kvConnector;
     }
 
     /** One copy (G2 load or KVCR pull) of a waiting request landed; when all have, it can be scheduled. */
+    @Override
     void copyLanded(Sequence s) {
         if (s.copyLanded()) {
             loadLanded(s, s.targetBlocks());
@@ -165,6 +181,7 @@ public final class VllmScheduler {
      * the blocks meant for it are freed and the request will recompute those tokens; any G2 load it also waits for
      * still lands.
      */
+    @Override
     void pullAborted(Sequence s, int from) {
         kv.freeTail(s.table(), from);
         s.pullAborted(from);
@@ -172,6 +189,7 @@ public final class VllmScheduler {
     }
 
     /** Adds every request this rank holds (running, then copying, then waiting) to {@code out}, leaving them. */
+    @Override
     public void inFlight(ObjectArrayList<Sequence> out) {
         out.addAll(running);
         out.addAll(loading);
@@ -182,6 +200,7 @@ public final class VllmScheduler {
      * The rank failed: every request it holds (running in admission order, then copying, then waiting in queue
      * order) is moved to {@code out}, and the rank forgets them. Its KV pool is gone with it, so nothing is freed.
      */
+    @Override
     void abandon(ObjectArrayList<Sequence> out) {
         out.addAll(running);
         out.addAll(loading);
@@ -211,11 +230,13 @@ public final class VllmScheduler {
     }
 
     /** The running request at position i (admission order). */
+    @Override
     public Sequence running(int i) {
         return running.get(i);
     }
 
     /** The waiting request at the head of the queue, or null. */
+    @Override
     public Sequence waitingHead() {
         return waiting.isEmpty() ? null : waiting.peekFirst();
     }
@@ -224,6 +245,7 @@ public final class VllmScheduler {
      * The latest step reaches the GPU at {@code nanos} (after the scheduling CPU time): requests first admitted in it
      * count as scheduled then (the time vLLM's oracle calls {@code first_scheduled_ns}).
      */
+    @Override
     void firstScheduledAt(long nanos) {
         for (int k = 0; k < latest.count; k++) {
             if (latest.firstAdmission[k]) {
@@ -236,36 +258,43 @@ public final class VllmScheduler {
      * Whether the step just scheduled may finish a request when its outputs are applied: a request it samples for
      * reaches its output length once every token in flight for it has landed (an over-approximation).
      */
+    @Override
     public boolean latestStepMayFinish() {
         return lastStepTokens > 0 && latest.mayFinish;
     }
 
     /** Number of requests scheduled in the latest step. */
+    @Override
     public int scheduledCount() {
         return latest.count;
     }
 
     /** The i-th request scheduled in the latest step. */
+    @Override
     public Sequence scheduled(int i) {
         return latest.seqs[i];
     }
 
     /** Tokens given to the i-th scheduled request in the latest step. */
+    @Override
     public int scheduledTokens(int i) {
         return latest.tokens[i];
     }
 
     /** Total tokens scheduled in the latest step. */
+    @Override
     public int lastStepTokens() {
         return lastStepTokens;
     }
 
     /** Preemptions on this rank so far. */
+    @Override
     public long preemptions() {
         return preemptions;
     }
 
     /** Whether the latest step preempted. */
+    @Override
     public boolean preemptedLastStep() {
         return preemptedLastStep;
     }
@@ -274,6 +303,7 @@ public final class VllmScheduler {
      * Indexes every cached block, also those only their own request could look up ({@link BlockTable#markPrivate}
      * is then never used); results are the same either way, which tests check by comparing the two.
      */
+    @Override
     public void indexEveryBlock() {
         privateBlocks = false;
     }
@@ -284,11 +314,13 @@ public final class VllmScheduler {
      * arriving prompts' hashes, and a private block's hash belongs to a prompt that was routed before the block
      * existed; a preempted request still publishes its blocks (and their events) before it looks them up.
      */
+    @Override
     public void privateBlocksWithEvents() {
         privateBlocksWithEvents = true;
     }
 
     /** Appends a new request to the waiting queue. */
+    @Override
     public void addRequest(Sequence s) {
         if (privateBlocks
                 && settings.prefixCaching()
@@ -313,6 +345,7 @@ public final class VllmScheduler {
      * Prompt tokens not yet computed, summed over this rank's requests that have not produced their first token
      * (Dynamo's "active prefill tokens").
      */
+    @Override
     public long pendingPromptTokens() {
         return pendingPromptTokens;
     }
@@ -324,6 +357,7 @@ public final class VllmScheduler {
      * @param batch receives the step composition for the timing model
      * @return tokens scheduled (0 means nothing could run)
      */
+    @Override
     public int schedule(long nowNanos, StepBatch batch) {
         final int blockSize = settings.blockSize();
         final int threshold = settings.longPrefillTokenThreshold();
@@ -552,6 +586,7 @@ public final class VllmScheduler {
      * @param nowNanos the step's end time (token timestamps)
      * @param finishedOut receives the requests that finished, in schedule order
      */
+    @Override
     public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
         finishedOut.clear();
         Batch step = inFlight.pollFirst();

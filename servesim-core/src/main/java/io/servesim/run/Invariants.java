@@ -2,8 +2,8 @@ package io.servesim.run;
 
 import io.servesim.config.SimConfig;
 import io.servesim.engine.EngineRank;
+import io.servesim.engine.RankScheduler;
 import io.servesim.engine.StepObserver;
-import io.servesim.engine.VllmScheduler;
 import io.servesim.kv.BlockPool;
 import io.servesim.metrics.RequestLog;
 import io.servesim.timing.StepBatch;
@@ -66,7 +66,7 @@ public final class Invariants implements StepObserver {
     @Override
     public void afterSchedule(EngineRank rank, StepBatch batch) {
         steps++;
-        VllmScheduler s = rank.scheduler();
+        RankScheduler s = rank.scheduler();
         int budget = s.settings().maxNumBatchedTokens();
         int maxSeqs = s.settings().maxNumSeqs();
         blocks(s);
@@ -102,7 +102,7 @@ public final class Invariants implements StepObserver {
         blocks(rank.scheduler());
     }
 
-    private void blocks(VllmScheduler s) {
+    private void blocks(RankScheduler s) {
         BlockPool pool = s.pool();
         if (pool.anyNegativeRefCount()) {
             violation("negative ref count");

@@ -1,7 +1,7 @@
 package io.servesim.run;
 
 import io.servesim.engine.EngineRank;
-import io.servesim.engine.VllmScheduler;
+import io.servesim.engine.RankScheduler;
 
 /**
  * Keeps per-rank queue lengths and KV use, and their cluster totals, up to date as ranks report changes, and feeds
@@ -26,7 +26,7 @@ final class LoadTracker {
 
     /** A rank's waiting or running count, pending prompt tokens or used blocks changed. */
     void changed(EngineRank rank) {
-        VllmScheduler s = rank.scheduler();
+        RankScheduler s = rank.scheduler();
         int g = rank.globalIndex();
         // vLLM's waiting queue keeps requests whose KV is being loaded (WAITING_FOR_REMOTE_KVS: G2 loads, KVCR and
         // P/D pulls), so its num_requests_waiting and the DP balancer's 4 x waiting + running count them

@@ -1,0 +1,123 @@
+package io.servesim.engine;
+
+import io.servesim.kv.BlockPool;
+import io.servesim.kv.KvCacheManager;
+import io.servesim.timing.StepBatch;
+import it.unimi.dsi.fastutil.objects.ObjectArrayList;
+
+/**
+ * One rank's scheduler, whatever the engine ({@code engine.kind}): its queues, its KV pool, one step's schedule and
+ * the outputs of a step. {@link EngineRank}, the step drivers, the KV connectors and the run's observers see a rank
+ * only through this, so an engine family is a subclass ({@link VllmScheduler} for vLLM v1) chosen by the engine
+ * registry in the cluster.
+ */
+public abstract class RankScheduler {
+    /** The settings. */
+    public abstract SchedulerSettings settings();
+
+    /** The rank's KV block pool. */
+    public abstract BlockPool pool();
+
+    /** Requests waiting (new, preempted or paused). */
+    public abstract int numWaiting();
+
+    /** Requests running. */
+    public abstract int numRunning();
+
+    /** Whether any request is waiting or running. */
+    public abstract boolean hasWork();
+
+    /** Requests waiting for KV copies (holding blocks, not running). */
+    public abstract int numLoading();
+
+    /** The i-th request waiting for KV copies. */
+    public abstract Sequence loading(int i);
+
+    /** G1 blocks held by waiting requests whose copies landed. */
+    public abstract long heldByWaiting();
+
+    /** Blocks of finished P/D prefills held until their decode worker has read them. */
+    public abstract long heldForHandoffs();
+
+    /** Blocks of this rank held as the source of KVCR pulls in flight. */
+    public abstract int heldForPulls();
+
+    /** G1 blocks pinned by G2 stores in flight. */
+    public abstract int pinnedForStore();
+
+    /** Adds every request this rank holds (running, then copying, then waiting) to {@code out}, leaving them. */
+    public abstract void inFlight(ObjectArrayList<Sequence> out);
+
+    /** The running request at position i. */
+    public abstract Sequence running(int i);
+
+    /** The waiting request at the head of the queue, or null. */
+    public abstract Sequence waitingHead();
+
+    /** Whether the step just scheduled may finish a request when its outputs are applied. */
+    public abstract boolean latestStepMayFinish();
+
+    /** Number of requests scheduled in the latest step. */
+    public abstract int scheduledCount();
+
+    /** The i-th request scheduled in the latest step. */
+    public abstract Sequence scheduled(int i);
+
+    /** Tokens given to the i-th scheduled request in the latest step. */
+    public abstract int scheduledTokens(int i);
+
+    /** Total tokens scheduled in the latest step. */
+    public abstract int lastStepTokens();
+
+    /** Preemptions (or pauses) on this rank so far. */
+    public abstract long preemptions();
+
+    /** Whether the latest step preempted (or paused) a request. */
+    public abstract boolean preemptedLastStep();
+
+    /** Indexes every cached block, also private ones (tests compare both ways). */
+    public abstract void indexEveryBlock();
+
+    /** Lets requests keep private blocks when the pool publishes KV events (see {@link VllmScheduler}). */
+    public abstract void privateBlocksWithEvents();
+
+    /** Appends a new request. */
+    public abstract void addRequest(Sequence s);
+
+    /** Prompt tokens not yet computed of requests without a first token. */
+    public abstract long pendingPromptTokens();
+
+    /**
+     * Schedules one step: fills {@code batch} and advances computed tokens.
+     *
+     * @return tokens scheduled (0: nothing could run)
+     */
+    public abstract int schedule(long nowNanos, StepBatch batch);
+
+    /** Applies the outputs of the oldest step in flight at its end; finished requests go to {@code finishedOut}. */
+    public abstract void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut);
+
+    /** A one-line description of the waiting head, for diagnostics. */
+    abstract String describeHead();
+
+    /** The KV manager over this rank's pool. */
+    abstract KvCacheManager kv();
+
+    /** Installs the KV connector (G2 host tier, KVCR, P/D transfers). */
+    abstract void connector(KvConnector kvConnector);
+
+    /** One copy of a waiting request landed. */
+    abstract void copyLanded(Sequence s);
+
+    /** A pull into blocks [{@code from}, target) of waiting request {@code s} was aborted. */
+    abstract void pullAborted(Sequence s, int from);
+
+    /** The rank failed: every request it holds moves to {@code out}. */
+    abstract void abandon(ObjectArrayList<Sequence> out);
+
+    /** The blocks of finished P/D prefill {@code s} are read (or can no longer be): free them. */
+    abstract void releaseHandoff(Sequence s);
+
+    /** The latest step reaches the GPU at {@code nanos}. */
+    abstract void firstScheduledAt(long nanos);
+}
