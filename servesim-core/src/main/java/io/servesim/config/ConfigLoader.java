@@ -184,13 +184,45 @@ public final class ConfigLoader {
         for (String override : overrides) {
             workersGiven |= override.startsWith("cluster.workers=") || override.startsWith("cluster=");
         }
-        boolean disaggGiven = user != null && user.path("cluster").has("disagg");
+        // given = present and different from the defaults (an override may have set a whole section)
+        JsonNode disagg = tree.path("cluster").path("disagg");
+        boolean disaggGiven = !disagg.isMissingNode()
+                && !disagg.equals(defaults().path("cluster").path("disagg"));
+        JsonNode trtllmNode = tree.path("engine").path("trtllm");
+        boolean trtllmGiven = !trtllmNode.isMissingNode()
+                && !trtllmNode.equals(defaults().path("engine").path("trtllm"));
+        boolean asyncGiven =
+                user != null && user.path("engine").path("scheduler").has("async_scheduling");
         for (String override : overrides) {
-            disaggGiven |= override.startsWith("cluster.disagg") || override.startsWith("cluster=");
+            asyncGiven |= override.startsWith("engine") && override.contains("async_scheduling");
         }
+        expandEngineKind(tree, trtllmGiven, asyncGiven);
         expandDisaggregation(tree, disaggGiven);
         expandPools(tree, workersGiven);
         return new Loaded(bind(tree), new ArrayList<>(warnings));
+    }
+
+    /**
+     * {@code engine.kind}: the {@code engine.trtllm} defaults stay only with {@code kind: trtllm} (given with another
+     * kind, the section is an error), and a TensorRT-LLM engine runs its synchronous loop unless the config asked for
+     * async scheduling (then {@link EngineConfig} explains that TRT-LLM's overlap scheduler is not modelled).
+     */
+    private static void expandEngineKind(ObjectNode tree, boolean trtllmGiven, boolean asyncGiven) {
+        if (!(tree.get("engine") instanceof ObjectNode engine)) {
+            return;
+        }
+        JsonNode kind = engine.get("kind");
+        boolean trtllm = kind != null && kind.isString() && kind.stringValue().equals("trtllm");
+        if (!trtllm) {
+            if (trtllmGiven) {
+                throw new ConfigException("engine.trtllm", "is read only with engine.kind: trtllm (docs/engines.md)");
+            }
+            engine.remove("trtllm");
+            return;
+        }
+        if (!asyncGiven && engine.get("scheduler") instanceof ObjectNode scheduler) {
+            scheduler.put("async_scheduling", false);
+        }
     }
 
     /**

@@ -13,6 +13,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param kvCache the KV cache
  * @param maxModelLen the context limit, or null
  * @param kvcr cross-worker KV pulls
+ * @param trtllm TensorRT-LLM's scheduler settings, present exactly with {@code kind: trtllm} (left out of written
+ *     configs otherwise)
  */
 public record EngineConfig(
         @JsonInclude(value = JsonInclude.Include.CUSTOM, valueFilter = DefaultKind.class)
@@ -21,13 +23,36 @@ public record EngineConfig(
         SchedulerConfig scheduler,
         KvCacheConfig kvCache,
         Integer maxModelLen,
-        KvcrConfig kvcr) {
+        KvcrConfig kvcr,
+        @JsonInclude(JsonInclude.Include.NON_NULL) TrtllmConfig trtllm) {
     /** Validates sections and the context limit against the KV pool. */
     public EngineConfig {
         kind = kind == null ? EngineKind.VLLM : kind;
         Check.present("scheduler", scheduler);
         Check.present("kv_cache", kvCache);
         Check.present("kvcr", kvcr);
+        if ((kind == EngineKind.TRTLLM) != (trtllm != null)) {
+            throw new ConfigException("trtllm", "is read exactly with engine.kind: trtllm");
+        }
+        if (kind == EngineKind.TRTLLM) {
+            if (scheduler.asyncScheduling()) {
+                throw new ConfigException(
+                        "scheduler.async_scheduling",
+                        "TensorRT-LLM's overlap scheduler is not modelled yet: set it false with engine.kind: trtllm");
+            }
+            if (trtllm.enableChunkedPrefill() && trtllm.maxNumTokens() < kvCache.blockSize()) {
+                // a trimmed chunk is rounded down to the chunk unit (tokens_per_block): it would always be 0
+                throw new ConfigException(
+                        "trtllm.max_num_tokens",
+                        "is " + trtllm.maxNumTokens() + " but chunked context needs at least one block of "
+                                + kvCache.blockSize() + " tokens (chunks are multiples of kv_cache.block_size)");
+            }
+            if (kvcr.enabled() || kvCache.hostOffload().enabled()) {
+                throw new ConfigException(
+                        kvcr.enabled() ? "kvcr.enabled" : "kv_cache.host_offload",
+                        "KVCR pulls and the G2 host tier are modelled for engine.kind: vllm only");
+            }
+        }
         if (kvcr.enabled() && !kvCache.prefixCaching()) {
             throw new ConfigException("kvcr.enabled", "KVCR pulls need kv_cache.prefix_caching: true");
         }
@@ -40,7 +65,10 @@ public record EngineConfig(
         long effective = maxModelLen != null
                 ? maxModelLen
                 : kvCache.numGpuBlocks() != null ? (long) (kvCache.numGpuBlocks() - 1) * kvCache.blockSize() : 0;
-        if (!scheduler.enableChunkedPrefill() && effective > 0 && scheduler.maxNumBatchedTokens() < effective) {
+        if (kind == EngineKind.VLLM
+                && !scheduler.enableChunkedPrefill()
+                && effective > 0
+                && scheduler.maxNumBatchedTokens() < effective) {
             // vLLM's SchedulerConfig rejects this too: without chunking a prompt must fit one step's budget.
             throw new ConfigException(
                     "scheduler.max_num_batched_tokens",

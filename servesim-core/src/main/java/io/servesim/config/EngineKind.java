@@ -3,12 +3,16 @@ package io.servesim.config;
 import com.fasterxml.jackson.annotation.JsonCreator;
 
 /**
- * The engine family ({@code engine.kind}): which serving engine each rank runs. Only {@code vllm} exists; the
- * {@code engine} section's other keys are its settings.
+ * The engine family ({@code engine.kind}): which serving engine each rank runs (docs/engines.md). The {@code engine}
+ * section's other keys are its settings; {@code trtllm} reads {@code engine.trtllm} instead of vLLM's scheduler keys.
  */
 public enum EngineKind implements Named {
     /** vLLM v1. */
-    VLLM("vllm", "vLLM v1: its scheduler (running loop, then waiting loop) over a paged, prefix-cached KV pool");
+    VLLM("vllm", "vLLM v1: its scheduler (running loop, then waiting loop) over a paged, prefix-cached KV pool"),
+    /** TensorRT-LLM (PyTorch backend). */
+    TRTLLM(
+            "trtllm",
+            "TensorRT-LLM: capacity scheduler (no-evict or max-utilization) then micro-batch scheduler, block reuse");
 
     private final String configName;
     private final String description;

@@ -37,6 +37,12 @@ public record SimConfig(
      */
     private static void checkPools(ClusterConfig cluster, EngineConfig engine) {
         if (cluster.disaggregated()) {
+            if (engine.kind() != EngineKind.VLLM
+                    || cluster.pools().stream().anyMatch(p -> p.engine().kind() != EngineKind.VLLM)) {
+                throw new ConfigException(
+                        "engine.kind",
+                        "disaggregated clusters run engine.kind: vllm for now (docs/pd.md, docs/engines.md)");
+            }
             if (engine.kvcr().enabled()) {
                 throw new ConfigException(
                         "engine.kvcr.enabled",

@@ -295,7 +295,7 @@ public final class EngineRank {
         if (handoff != null && !prefillOnly && connector != null && connector.pd() != null) {
             connector.pd().decodeSubmitted(handoff, this, s);
         }
-        if (request.promptLength() >= maxModelLen) {
+        if (request.promptLength() >= maxModelLen || scheduler.rejectsPrompt(request.promptLength())) {
             s.finish();
             listener.onRequestFinished(this, s, true);
             return;

@@ -81,6 +81,14 @@ public abstract class RankScheduler {
     /** Lets requests keep private blocks when the pool publishes KV events (see {@link VllmScheduler}). */
     public abstract void privateBlocksWithEvents();
 
+    /**
+     * Whether the engine fails a prompt of this length at once, beyond the context limit every engine applies
+     * (TRT-LLM without chunked context: a prompt longer than {@code max_num_tokens}).
+     */
+    public boolean rejectsPrompt(int promptLength) {
+        return false;
+    }
+
     /** Appends a new request. */
     public abstract void addRequest(Sequence s);
 

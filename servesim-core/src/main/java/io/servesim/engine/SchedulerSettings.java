@@ -31,6 +31,19 @@ public record SchedulerSettings(
      * vLLM refuses at start-up (see {@link #checkAsVllmDoes}).
      */
     public static SchedulerSettings of(EngineConfig c, int numGpuBlocks, int maxModelLen) {
+        if (c.kind() == io.servesim.config.EngineKind.TRTLLM) {
+            // TRT-LLM's limits in vLLM's slots: max_batch_size requests and max_num_tokens tokens per iteration
+            return new SchedulerSettings(
+                    c.trtllm().maxBatchSize(),
+                    c.trtllm().maxNumTokens(),
+                    0,
+                    c.trtllm().enableChunkedPrefill(),
+                    maxModelLen,
+                    c.kvCache().blockSize(),
+                    numGpuBlocks,
+                    c.kvCache().prefixCaching(),
+                    false);
+        }
         SchedulerSettings s = new SchedulerSettings(
                 c.scheduler().maxNumSeqs(),
                 c.scheduler().maxNumBatchedTokens(),

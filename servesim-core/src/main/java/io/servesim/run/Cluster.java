@@ -133,6 +133,19 @@ final class Cluster {
                 rs[r] = switch (config.engine().kind()) { // the engine registry: one rank per engine kind
                     case VLLM ->
                         new EngineRank(i, r, g, settings, timing, queue, listener, schedulerCounters, offloadCounters);
+                    case TRTLLM ->
+                        new EngineRank(
+                                i,
+                                r,
+                                g,
+                                new io.servesim.engine.TrtllmScheduler(
+                                        settings,
+                                        config.engine().trtllm().capacitySchedulerPolicy(),
+                                        schedulerCounters),
+                                timing,
+                                queue,
+                                listener,
+                                offloadCounters);
                 };
                 ranks[g] = rs[r];
             }

@@ -85,7 +85,11 @@ public final class Invariants implements StepObserver {
                 lastTokenInFlight++;
             }
         }
-        if (!s.preemptedLastStep() && s.scheduledCount() + lastTokenInFlight < s.numRunning()) {
+        if (s instanceof io.servesim.engine.VllmScheduler
+                && !s.preemptedLastStep()
+                && s.scheduledCount() + lastTokenInFlight < s.numRunning()) {
+            // vLLM serves every running request in a step that preempts nothing (its running loop ends only when the
+            // budget does); TRT-LLM's micro-batch scheduler may leave started requests out (docs/engines.md)
             violation("a running request got no token in a step without preemption");
         }
         long sum = 0;

@@ -34,7 +34,18 @@ class NamedTest {
             new Key("timing.type", TimingType.class, List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm")),
             new Key("timing.weight_dtype", TimingConfig.Dtype.class, List.of()),
             new Key("timing.kv_dtype", TimingConfig.Dtype.class, List.of()),
-            new Key("timing.profile.method", ProfileTimingConfig.Method.class, List.of()));
+            new Key("timing.profile.method", ProfileTimingConfig.Method.class, List.of()),
+            new Key(
+                    "engine.trtllm.capacity_scheduler_policy",
+                    TrtllmConfig.Policy.class,
+                    List.of("engine.kind=trtllm")),
+            new Key(
+                    "cluster.disagg.transfer.mode",
+                    DisaggConfig.Mode.class,
+                    List.of(
+                            "cluster.mode=disaggregated",
+                            "cluster.prefill={workers: 1}",
+                            "cluster.decode={workers: 1}")));
 
     private static List<Named> constants(Class<? extends Enum<?>> type) {
         List<Named> out = new ArrayList<>();
@@ -88,6 +99,8 @@ class NamedTest {
         KEYS.forEach(k -> types.add(k.type()));
         types.add(ClusterEventConfig.Action.class);
         types.add(EngineKind.class);
+        types.add(ClusterConfig.Mode.class);
+        types.add(PoolConfig.Role.class);
         for (Class<? extends Enum<?>> type : types) {
             List<String> seen = new ArrayList<>();
             for (Named n : constants(type)) {
@@ -112,7 +125,7 @@ class NamedTest {
         assertThat(ConfigLoader.fromYaml("", "t", List.of()).engine().kind()).isEqualTo(EngineKind.VLLM);
         assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("engine.kind=sglang")))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("engine.kind: unknown engine 'sglang' (known: vllm)");
+                .hasMessage("engine.kind: unknown engine 'sglang' (known: vllm, trtllm)");
     }
 
     @Test
@@ -161,6 +174,8 @@ class NamedTest {
         KEYS.forEach(k -> types.add(k.type()));
         types.add(ClusterEventConfig.Action.class);
         types.add(EngineKind.class);
+        types.add(ClusterConfig.Mode.class);
+        types.add(PoolConfig.Role.class);
         for (Class<? extends Enum<?>> type : types) {
             for (Named n : constants(type)) {
                 assertThat(doc).as(type.getSimpleName()).contains("`" + n.configName() + "`");

@@ -20,7 +20,8 @@ import net.jqwik.api.Provide;
  * budget, {@code max_num_seqs}, every running request served when nothing was preempted, and every request ending
  * completed or rejected, also when a worker drains or fails mid-run; with the synchronous and the async engine loop,
  * in heterogeneous fleets (pools with their own limits, KV pools and timing) and in disaggregated prefill/decode
- * clusters (KV transfers, delayed frees, faults on either side).
+ * clusters (KV transfers, delayed frees, faults on either side), and on TensorRT-LLM ranks (its three capacity
+ * policies, with and without chunked context).
  */
 class EngineInvariantProperties {
 
@@ -140,6 +141,20 @@ class EngineInvariantProperties {
                         all.add("cluster.disagg.transfer={nic_gbytes_per_s: 0.001, bytes_per_token: 1000,"
                                 + " fabric_gbytes_per_s: " + (s % 2 == 0 ? 0.0 : 0.0005) + ", mode: "
                                 + (s % 8 < 4 ? "destination_missing" : "full_prompt") + "}");
+                    }
+                    if (s % 7 == 6) {
+                        // TensorRT-LLM ranks: one of its capacity policies, its own batch and token limits
+                        all.removeIf(o -> o.startsWith("engine.kvcr.")
+                                || o.startsWith("engine.kv_cache.host_offload.")
+                                || o.startsWith("engine.scheduler.async_scheduling"));
+                        int seqs = Integer.parseInt(engine.get(5).substring("engine.scheduler.max_num_seqs=".length()));
+                        int tokens = Integer.parseInt(
+                                engine.get(6).substring("engine.scheduler.max_num_batched_tokens=".length()));
+                        String[] policies = {"guaranteed_no_evict", "max_utilization", "static_batch"};
+                        all.add("engine.kind=trtllm");
+                        all.add("engine.trtllm={capacity_scheduler_policy: " + policies[(int) (s % 3)]
+                                + ", max_batch_size: " + seqs + ", max_num_tokens: " + Math.max(tokens, 16)
+                                + ", enable_chunked_prefill: " + (s % 2 == 0) + "}");
                     }
                     all.add("cluster.router.policy=" + r);
                     all.add("workload.type=" + wl);

@@ -1,0 +1,60 @@
+package io.servesim.config;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+
+/**
+ * TensorRT-LLM's scheduler settings ({@code engine.trtllm}, read only with {@code engine.kind: trtllm}; defaults are
+ * TRT-LLM's PyTorch LLM API ones, {@code tensorrt_llm/llmapi/llm_args.py}). The KV block size is {@code
+ * engine.kv_cache.block_size} (TRT-LLM's {@code tokens_per_block}, 32 by default there) and block reuse is {@code
+ * engine.kv_cache.prefix_caching} ({@code enable_block_reuse}); vLLM's {@code engine.scheduler} keys are not read.
+ *
+ * @param capacitySchedulerPolicy which requests may run, and what they reserve
+ * @param maxBatchSize requests scheduled per iteration at most
+ * @param maxNumTokens tokens per iteration at most (and the longest context chunk)
+ * @param enableChunkedPrefill whether context requests may be split across iterations (chunked context)
+ */
+public record TrtllmConfig(
+        Policy capacitySchedulerPolicy, int maxBatchSize, int maxNumTokens, boolean enableChunkedPrefill) {
+    /** Validates the settings. */
+    public TrtllmConfig {
+        Check.present("capacity_scheduler_policy", capacitySchedulerPolicy);
+        Check.atLeast("max_batch_size", maxBatchSize, 1);
+        Check.atLeast("max_num_tokens", maxNumTokens, 1);
+    }
+
+    /** TRT-LLM's {@code CapacitySchedulerPolicy}. */
+    public enum Policy implements Named {
+        /** Reserve every request's blocks to completion; never pause (TRT-LLM's default). */
+        GUARANTEED_NO_EVICT(
+                "guaranteed_no_evict", "admit a request only if its blocks to completion fit; never pause one"),
+        /** Charge only the next step's blocks; pause the latest started request when they do not fit. */
+        MAX_UTILIZATION(
+                "max_utilization", "admit on the next step's blocks; pause the latest started request when short"),
+        /** As guaranteed_no_evict, but new contexts only when nothing is generating. */
+        STATIC_BATCH("static_batch", "start new requests only when no request is generating");
+
+        private final String configName;
+        private final String description;
+
+        Policy(String configName, String description) {
+            this.configName = configName;
+            this.description = description;
+        }
+
+        /** Looks a name up. */
+        @JsonCreator
+        public static Policy of(String name) {
+            return Named.parse(Policy.class, name);
+        }
+
+        @Override
+        public String configName() {
+            return configName;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+    }
+}

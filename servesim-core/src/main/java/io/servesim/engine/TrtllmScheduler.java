@@ -1,0 +1,640 @@
+package io.servesim.engine;
+
+import io.servesim.config.TrtllmConfig;
+import io.servesim.kv.BlockPool;
+import io.servesim.kv.KvCacheManager;
+import io.servesim.timing.StepBatch;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.objects.ObjectArrayList;
+
+/**
+ * One rank's TensorRT-LLM scheduler (PyTorch backend, inflight batching, the executor loop without the overlap
+ * scheduler), after {@code tensorrt_llm/_torch/pyexecutor/py_executor.py} and the C++ schedulers it binds,
+ * {@code cpp/tensorrt_llm/batch_manager/capacityScheduler.cpp} and {@code microBatchScheduler.cpp} (read in 2026;
+ * docs/engines.md lists the versions). Each iteration:
+ *
+ * <ol>
+ *   <li><b>Active requests</b> in arrival order (new requests are appended; a paused one keeps its place).
+ *   <li><b>Capacity scheduler</b> ({@code capacity_scheduler_policy}):
+ *       <ul>
+ *         <li>{@code guaranteed_no_evict} ({@code GuaranteedNoEvictScheduler}): starting from the free blocks, every
+ *             request in generation is scheduled and reserves its blocks to completion ({@code
+ *             getRemainingBlocksToCompletion}: blocks for prompt + max new tokens, less what it holds); then the
+ *             context requests in order, each only if its own to-completion blocks fit what is left, stopping at
+ *             the first that does not (head-of-line). Never pauses anything.
+ *         <li>{@code static_batch}: the same, but new contexts are scheduled only when no request is in
+ *             generation.
+ *         <li>{@code max_utilization} ({@code MaxUtilizationScheduler}): requests in order, each charged only the
+ *             blocks of its next step ({@code getNeededBlocksOneStep}: the whole prompt for a first chunk, 0 for a
+ *             later chunk, one block when a generation token crosses a block boundary); when one does not fit, the
+ *             last started request not behind the scheduling point is paused (its blocks are released; they stay
+ *             cached for reuse) and it and every request after it sit out this iteration; a paused request later
+ *             recomputes its prompt and the tokens it generated.
+ *       </ul>
+ *       At most {@code max_batch_size} requests are scheduled.
+ *   <li><b>Micro-batch scheduler</b>, over the scheduled requests in order, within {@code max_batch_size} and
+ *       {@code max_num_tokens}: a generation request costs one token and stops the loop if it does not fit; a
+ *       context request without chunking costs its uncached prompt (at least one token) and stops the loop if it
+ *       does not fit (so generation requests behind it wait); with chunking, contexts are sized after the loop
+ *       (first come, first served): each gets the rest of its prompt, or what budget is left rounded down to a
+ *       multiple of the block size; a request with a 0-token chunk sits out.
+ *   <li><b>Resources</b>: a request's first context chunk allocates the blocks of its <em>whole</em> prompt, after
+ *       the blocks it reuses (full blocks of the prompt less its last token, {@code enable_block_reuse}); a
+ *       generation token allocates a block when it crosses a boundary. A prompt's blocks become reusable when its
+ *       context ends, a generated block when it fills.
+ * </ol>
+ *
+ * Not modelled: partial-block reuse ({@code enable_partial_reuse}), the duplicate-prefix deferral ({@code
+ * beneficialToSkip}), beam search, draft tokens, the overlap scheduler, two-step lookahead (pipeline parallelism only).
+ */
+public final class TrtllmScheduler extends RankScheduler {
+    private final SchedulerSettings settings;
+    private final TrtllmConfig.Policy policy;
+    private final BlockPool pool;
+    private final KvCacheManager kv;
+    private final SchedulerCounters counters;
+    /** Active requests in arrival order (TRT-LLM's {@code active_requests}). */
+    private final ObjectArrayList<Sequence> active = new ObjectArrayList<>();
+    /** Active requests holding blocks (started: a context past its first chunk, or in generation), in order. */
+    private final ObjectArrayList<Sequence> started = new ObjectArrayList<>();
+
+    private final ObjectArrayList<Sequence> fitting = new ObjectArrayList<>();
+    private final ObjectArrayList<Sequence> pending = new ObjectArrayList<>();
+    private final ObjectArrayList<Sequence> toChunk = new ObjectArrayList<>();
+    private final IntArrayList hits = new IntArrayList();
+    private final IntArrayList noHits = new IntArrayList();
+    private Sequence[] stepSeqs = new Sequence[16];
+    private int[] stepTokens = new int[16];
+    /** Per scheduled request: first admitted in this step; a context chunk (not a generation token). */
+    private boolean[] stepFirst = new boolean[16];
+
+    private boolean[] stepContext = new boolean[16];
+    private int stepCount;
+    private int lastStepTokens;
+    private boolean pausedLastStep;
+    private boolean stepMayFinish;
+    private long pauses;
+    private long pendingPromptTokens;
+    private long gapValue = -1;
+    private long gapCount;
+
+    /** Creates a scheduler with its own KV pool. */
+    public TrtllmScheduler(SchedulerSettings settings, TrtllmConfig.Policy policy, SchedulerCounters counters) {
+        this.settings = settings;
+        this.policy = policy;
+        this.pool = new BlockPool(settings.numGpuBlocks());
+        this.kv = new KvCacheManager(pool, settings.blockSize(), settings.prefixCaching());
+        this.counters = counters;
+    }
+
+    @Override
+    public SchedulerSettings settings() {
+        return settings;
+    }
+
+    @Override
+    public BlockPool pool() {
+        return pool;
+    }
+
+    /** Active requests not started (holding no blocks). */
+    @Override
+    public int numWaiting() {
+        return active.size() - started.size();
+    }
+
+    /** Active requests holding blocks. */
+    @Override
+    public int numRunning() {
+        return started.size();
+    }
+
+    @Override
+    public boolean hasWork() {
+        return !active.isEmpty();
+    }
+
+    @Override
+    public int numLoading() {
+        return 0;
+    }
+
+    @Override
+    public Sequence loading(int i) {
+        throw new IndexOutOfBoundsException("no TRT-LLM request loads KV");
+    }
+
+    @Override
+    public long heldByWaiting() {
+        return 0;
+    }
+
+    @Override
+    public long heldForHandoffs() {
+        return 0;
+    }
+
+    @Override
+    public int heldForPulls() {
+        return 0;
+    }
+
+    @Override
+    public int pinnedForStore() {
+        return 0;
+    }
+
+    @Override
+    public void inFlight(ObjectArrayList<Sequence> out) {
+        out.addAll(started);
+        for (Sequence s : active) {
+            if (s.table().numBlocks() == 0) {
+                out.add(s);
+            }
+        }
+    }
+
+    @Override
+    public Sequence running(int i) {
+        return started.get(i);
+    }
+
+    @Override
+    public Sequence waitingHead() {
+        for (Sequence s : active) {
+            if (s.table().numBlocks() == 0) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public boolean latestStepMayFinish() {
+        return lastStepTokens > 0 && stepMayFinish;
+    }
+
+    @Override
+    public int scheduledCount() {
+        return stepCount;
+    }
+
+    @Override
+    public Sequence scheduled(int i) {
+        return stepSeqs[i];
+    }
+
+    @Override
+    public int scheduledTokens(int i) {
+        return stepTokens[i];
+    }
+
+    @Override
+    public int lastStepTokens() {
+        return lastStepTokens;
+    }
+
+    /** Requests paused by {@code max_utilization} so far. */
+    @Override
+    public long preemptions() {
+        return pauses;
+    }
+
+    @Override
+    public boolean preemptedLastStep() {
+        return pausedLastStep;
+    }
+
+    @Override
+    public void indexEveryBlock() {
+        // every block is indexed already (TRT-LLM's radix tree holds every stored block)
+    }
+
+    @Override
+    public void privateBlocksWithEvents() {
+        // no private blocks here
+    }
+
+    /** Without chunked context a prompt longer than {@code max_num_tokens} fails ({@code microBatchScheduler.cpp}). */
+    @Override
+    public boolean rejectsPrompt(int promptLength) {
+        return !settings.chunkedPrefill() && promptLength > settings.maxNumBatchedTokens();
+    }
+
+    @Override
+    public void addRequest(Sequence s) {
+        active.add(s);
+        pendingPromptTokens += s.promptLength();
+    }
+
+    @Override
+    public long pendingPromptTokens() {
+        return pendingPromptTokens;
+    }
+
+    /** In generation: it has output tokens and its KV is complete up to the last one (which the next step computes). */
+    private boolean inGeneration(Sequence r) {
+        return r.numOutputTokens() > 0 && r.numComputedTokens() == r.numTokens() - 1;
+    }
+
+    private static int ceilDiv(int a, int b) {
+        return (a + b - 1) / b;
+    }
+
+    /** Tokens the request holds when it completes: prompt + max new tokens, capped by the context limit. */
+    private int completionTokens(Sequence r) {
+        return Math.min(r.promptLength() + r.maxTokens(), settings.maxModelLen());
+    }
+
+    /**
+     * {@code getRemainingBlocksToCompletion}: blocks for its whole life less what it holds; a request not yet started
+     * also counts as held the prefix blocks it will reuse that other requests hold (they are not taken from the free
+     * blocks).
+     */
+    private int remainingBlocksToCompletion(Sequence r) {
+        int held = r.table().numBlocks();
+        if (held == 0) {
+            held = referencedHits(r);
+        }
+        return Math.max(0, ceilDiv(completionTokens(r), settings.blockSize()) - held);
+    }
+
+    /** The prompt's reusable prefix blocks that other requests hold right now (cost no free block). */
+    private int referencedHits(Sequence r) {
+        int n = prefixHit(r);
+        int referenced = 0;
+        for (int i = 0; i < n; i++) {
+            if (pool.refCount(hits.getInt(i)) > 0) {
+                referenced++;
+            }
+        }
+        return referenced;
+    }
+
+    /** Looks up the reusable prefix (full blocks of the prompt less its last token) into {@link #hits}. */
+    private int prefixHit(Sequence r) {
+        if (!settings.prefixCaching()) {
+            hits.clear();
+            return 0;
+        }
+        r.ensureHashes(settings.blockSize());
+        return kv.findPrefixHit(r.table(), r.numTokens(), hits);
+    }
+
+    /** {@code getNeededBlocksOneStep}: the next step's new blocks. */
+    private int neededBlocksOneStep(Sequence r) {
+        int bs = settings.blockSize();
+        if (r.table().numBlocks() == 0) {
+            return ceilDiv(r.numTokens(), bs) - referencedHits(r); // a first chunk allocates the whole prompt
+        }
+        if (!inGeneration(r)) {
+            return 0; // a later chunk: the prompt's blocks are allocated
+        }
+        int cur = r.numComputedTokens();
+        if (cur + 1 > completionTokens(r)) {
+            return 0;
+        }
+        return ceilDiv(cur + 1, bs) - ceilDiv(cur, bs);
+    }
+
+    @Override
+    public int schedule(long nowNanos, StepBatch batch) {
+        fitting.clear();
+        pausedLastStep = false;
+        int maxRequests = settings.maxNumSeqs();
+        if (policy == TrtllmConfig.Policy.MAX_UTILIZATION) {
+            maxUtilization(maxRequests);
+        } else {
+            guaranteedNoEvict(maxRequests, policy == TrtllmConfig.Policy.STATIC_BATCH);
+        }
+        microBatch(nowNanos);
+        batch.reset((long) pool.usableBlocks() * settings.blockSize());
+        int total = 0;
+        stepMayFinish = false;
+        for (int k = 0; k < stepCount; k++) {
+            Sequence r = stepSeqs[k];
+            int n = stepTokens[k];
+            int context = r.numComputedTokens();
+            int prompt = r.promptLength();
+            boolean decode = n == 1 && context >= prompt && context == r.numTokens() - 1;
+            batch.add(n, context, decode);
+            r.computedTo(context + n);
+            if (r.awaitingFirstToken()) {
+                pendingPromptTokens -= Math.max(0, Math.min(context + n, prompt) - Math.min(context, prompt));
+            }
+            if (context + n >= r.numTokens() && r.mayFinishWithin(1)) {
+                stepMayFinish = true;
+            }
+            total += n;
+        }
+        lastStepTokens = total;
+        counters.stepScheduled(total, batch.prefillTokens());
+        return total;
+    }
+
+    /** GUARANTEED_NO_EVICT and STATIC_BATCH ({@code GuaranteedNoEvictScheduler::impl}). */
+    private void guaranteedNoEvict(int maxRequests, boolean staticBatch) {
+        long avail = pool.freeBlocks();
+        pending.clear();
+        for (int i = 0, n = active.size(); i < n; i++) {
+            if (fitting.size() >= maxRequests) {
+                break;
+            }
+            Sequence r = active.get(i);
+            if (inGeneration(r)) {
+                fitting.add(r);
+                avail -= remainingBlocksToCompletion(r);
+            } else {
+                pending.add(r);
+            }
+        }
+        if (staticBatch && !fitting.isEmpty()) {
+            return; // a static batch takes new contexts only when nothing is generating
+        }
+        for (int i = 0, n = pending.size(); i < n; i++) {
+            if (fitting.size() >= maxRequests) {
+                break;
+            }
+            Sequence r = pending.get(i);
+            int need = remainingBlocksToCompletion(r);
+            if (need > avail) {
+                break; // head-of-line: later contexts wait too
+            }
+            fitting.add(r);
+            avail -= need;
+        }
+    }
+
+    /** MAX_UTILIZATION ({@code MaxUtilizationScheduler::operator()}). */
+    private void maxUtilization(int maxRequests) {
+        long free = pool.freeBlocks();
+        long claimed = 0;
+        int end = active.size();
+        int i = 0;
+        while (i < end) {
+            Sequence r = active.get(i);
+            int need = neededBlocksOneStep(r);
+            if (fitting.size() < maxRequests && claimed + need <= free) {
+                fitting.add(r);
+                claimed += need;
+                i++;
+                continue;
+            }
+            int victim = -1;
+            for (int j = end - 1; j >= i; j--) {
+                if (active.get(j).table().numBlocks() > 0) {
+                    victim = j;
+                    break;
+                }
+            }
+            if (victim < 0) {
+                break;
+            }
+            Sequence v = active.get(victim);
+            int released = 0;
+            for (int b = 0, nb = v.table().numBlocks(); b < nb; b++) {
+                if (pool.refCount(v.table().block(b)) == 1) {
+                    released++; // shared blocks stay with their other holders
+                }
+            }
+            free += released;
+            pause(v);
+            end = victim; // it and every request after it sit out this iteration
+        }
+    }
+
+    /**
+     * A paused request gives its blocks back (full ones stay cached for reuse) and goes back to context: it recomputes
+     * its prompt and the tokens it generated ({@code LlmRequest::pause}).
+     */
+    private void pause(Sequence v) {
+        if (v.awaitingFirstToken()) {
+            pendingPromptTokens += Math.min(v.numComputedTokens(), v.promptLength());
+        }
+        kv.free(v.table());
+        started.remove(v);
+        v.preempted();
+        counters.preempted();
+        pauses++;
+        pausedLastStep = true;
+    }
+
+    /** The micro-batch scheduler over {@link #fitting}, then the resources of what it chose. */
+    private void microBatch(long nowNanos) {
+        stepCount = 0;
+        toChunk.clear();
+        int maxTokens = settings.maxNumBatchedTokens();
+        int maxBatch = settings.maxNumSeqs();
+        boolean chunking = settings.chunkedPrefill();
+        int batchTokens = 0;
+        int chunkTokens = 0;
+        boolean allFit = true;
+        for (int k = 0, n = fitting.size(); k < n; k++) {
+            Sequence r = fitting.get(k);
+            if (inGeneration(r)) {
+                if (batchTokens + 1 > maxTokens) {
+                    break;
+                }
+                add(r, 1);
+                batchTokens += 1;
+            } else {
+                int remaining = contextRemaining(r);
+                if (!chunking) {
+                    int cost = Math.max(1, remaining);
+                    if (batchTokens + cost > maxTokens) {
+                        break; // the whole loop stops: generation requests behind it wait too
+                    }
+                    add(r, remaining);
+                    batchTokens += cost;
+                } else {
+                    toChunk.add(r);
+                    int cost = Math.min(remaining, maxTokens);
+                    allFit &= cost == remaining;
+                    chunkTokens += cost;
+                }
+            }
+            if (stepCount + toChunk.size() >= maxBatch) {
+                break;
+            }
+        }
+        if (chunking && !toChunk.isEmpty()) {
+            int capacity = maxTokens - batchTokens;
+            allFit &= chunkTokens <= capacity;
+            int unit = settings.blockSize();
+            for (int k = 0, n = toChunk.size(); k < n; k++) {
+                Sequence r = toChunk.get(k);
+                int remaining = contextRemaining(r);
+                int chunk = remaining;
+                if (!allFit && chunk > capacity) {
+                    chunk = capacity / unit * unit; // trimmed: a multiple of the chunk unit (FIRST_COME_FIRST_SERVED)
+                }
+                if (chunk > 0) {
+                    add(r, chunk);
+                    capacity -= chunk;
+                }
+            }
+        }
+        for (int k = 0; k < stepCount; k++) {
+            stepFirst[k] = allocate(stepSeqs[k], stepTokens[k], nowNanos);
+        }
+    }
+
+    /** Context tokens still to compute; for a request not started, the prompt less its reusable prefix. */
+    private int contextRemaining(Sequence r) {
+        if (r.table().numBlocks() == 0) {
+            return r.numTokens() - prefixHit(r) * settings.blockSize();
+        }
+        return r.numTokens() - r.numComputedTokens();
+    }
+
+    private void add(Sequence r, int tokens) {
+        if (stepCount == stepSeqs.length) {
+            stepSeqs = java.util.Arrays.copyOf(stepSeqs, stepCount * 2);
+            stepTokens = java.util.Arrays.copyOf(stepTokens, stepCount * 2);
+            stepFirst = java.util.Arrays.copyOf(stepFirst, stepCount * 2);
+            stepContext = java.util.Arrays.copyOf(stepContext, stepCount * 2);
+        }
+        stepSeqs[stepCount] = r;
+        stepTokens[stepCount] = tokens;
+        stepFirst[stepCount] = false;
+        stepContext[stepCount] = !inGeneration(r);
+        stepCount++;
+    }
+
+    /**
+     * {@code prepare_resources}: a first chunk claims the reused prefix blocks and allocates the rest of the whole
+     * prompt (nothing new is reusable until the context ends); a generation token allocates across a block boundary.
+     *
+     * @return whether this was the request's first admission
+     */
+    private boolean allocate(Sequence r, int tokens, long nowNanos) {
+        if (r.table().numBlocks() == 0) {
+            int hit = prefixHit(r);
+            int computed = hit * settings.blockSize();
+            int blocks = ceilDiv(r.numTokens(), settings.blockSize()) - hit;
+            if (!kv.allocateForLoad(r.table(), hits, blocks)) {
+                throw new IllegalStateException(
+                        "TRT-LLM capacity check admitted request " + r.request().id() + " but its " + blocks
+                                + " blocks do not fit (" + pool.freeBlocks() + " free)");
+            }
+            r.lookedUp(computed);
+            boolean first = r.admitted(nowNanos, computed, 0, 0);
+            counters.admitted(r.numTokens(), computed);
+            if (first) {
+                counters.firstAdmission(r.promptLength(), computed, 0, 0);
+            }
+            if (r.awaitingFirstToken()) {
+                pendingPromptTokens -= Math.min(computed, r.promptLength());
+            }
+            insertStarted(r);
+            return first;
+        }
+        if (inGeneration(r)) {
+            int cur = r.numComputedTokens();
+            if (settings.prefixCaching()) {
+                r.ensureHashes(settings.blockSize());
+            }
+            if (!kv.allocateSlots(r.table(), cur, noHits, tokens, r.numTokens(), settings.maxModelLen())) {
+                throw new IllegalStateException("TRT-LLM capacity check scheduled request "
+                        + r.request().id() + " but its next block does not fit");
+            }
+        }
+        return false;
+    }
+
+    /** Keeps {@link #started} in arrival order (a re-admitted paused request goes back to its place). */
+    private void insertStarted(Sequence r) {
+        int at = started.size();
+        while (at > 0 && started.get(at - 1).request().id() > r.request().id()) {
+            at--;
+        }
+        started.add(at, r);
+    }
+
+    @Override
+    public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
+        finishedOut.clear();
+        int bs = settings.blockSize();
+        for (int k = 0; k < stepCount; k++) {
+            Sequence r = stepSeqs[k];
+            if (r.numComputedTokens() < r.numTokens()) {
+                continue; // a context chunk that is not the last samples nothing
+            }
+            if (stepContext[k] && settings.prefixCaching()) {
+                kv.cacheLoaded(r.table(), (r.numTokens() - 1) / bs); // storeContextBlocks: its context less one token
+            }
+            counters.tokenSampled();
+            long gap = r.tokenSampled(nowNanos);
+            if (gap >= 0) {
+                if (gap != gapValue) {
+                    counters.gaps(gapValue, gapCount);
+                    gapValue = gap;
+                    gapCount = 0;
+                }
+                gapCount++;
+            }
+            if (r.reachedTarget()) {
+                r.finish();
+                kv.free(r.table());
+                started.remove(r);
+                active.remove(r);
+                finishedOut.add(r);
+            }
+        }
+        counters.gaps(gapValue, gapCount);
+        gapCount = 0;
+        for (int k = 0; k < stepCount; k++) {
+            stepSeqs[k] = null;
+        }
+        stepCount = 0;
+    }
+
+    @Override
+    String describeHead() {
+        Sequence h = waitingHead();
+        return h == null ? "none" : "tokens=" + h.numTokens() + " computed=" + h.numComputedTokens();
+    }
+
+    @Override
+    KvCacheManager kv() {
+        return kv;
+    }
+
+    @Override
+    void connector(KvConnector kvConnector) {
+        throw new UnsupportedOperationException("TRT-LLM ranks have no KV connector (G2, KVCR, P/D) yet");
+    }
+
+    @Override
+    void copyLanded(Sequence s) {
+        throw new UnsupportedOperationException("TRT-LLM ranks load no KV");
+    }
+
+    @Override
+    void pullAborted(Sequence s, int from) {
+        throw new UnsupportedOperationException("TRT-LLM ranks pull no KV");
+    }
+
+    @Override
+    void abandon(ObjectArrayList<Sequence> out) {
+        inFlight(out);
+        active.clear();
+        started.clear();
+        stepCount = 0;
+        pendingPromptTokens = 0;
+    }
+
+    @Override
+    void releaseHandoff(Sequence s) {
+        throw new UnsupportedOperationException("TRT-LLM ranks hold no P/D handoffs");
+    }
+
+    @Override
+    void firstScheduledAt(long nanos) {
+        for (int k = 0; k < stepCount; k++) {
+            if (stepFirst[k]) {
+                stepSeqs[k].firstScheduledAt(nanos); // its GPU start is after the step's CPU part
+            }
+        }
+    }
+}

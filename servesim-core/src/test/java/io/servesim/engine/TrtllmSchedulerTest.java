@@ -1,0 +1,180 @@
+package io.servesim.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.servesim.config.ConfigException;
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.SimConfig;
+import io.servesim.metrics.RequestLog;
+import io.servesim.metrics.RequestRecord;
+import io.servesim.run.Invariants;
+import io.servesim.run.RunResult;
+import io.servesim.run.Simulation;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * TensorRT-LLM's scheduling rules (docs/engines.md), each hand-computed on one worker with fixed step times: 20 ms for
+ * a step with context tokens, 10 ms for a step with generation tokens (both when it has both), blocks of 16 tokens.
+ */
+class TrtllmSchedulerTest {
+    private static final long MS = 1_000_000L;
+
+    /** Two requests arriving together, each a 32-token prompt (2 blocks) and 64 output tokens (6 blocks in all). */
+    private static final String TWO = """
+            workload:
+              type: synthetic
+              synthetic:
+                requests: 2
+                input_tokens: {type: fixed, value: 32}
+                output_tokens: {type: fixed, value: 64}
+              arrival: {type: concurrency, concurrency: 2}
+            engine:
+              kind: trtllm
+              kv_cache: {block_size: 16, num_gpu_blocks: 9}
+            timing:
+              type: fixed
+              fixed: {prefill_ms: 20, decode_ms: 10}
+            """;
+
+    private static RunResult run(String yaml, String... sets) {
+        SimConfig c = ConfigLoader.fromYaml(yaml, "trtllm.yaml", List.of(sets));
+        Simulation sim = new Simulation(c);
+        Invariants checks = new Invariants(c).watch(sim);
+        RunResult r = sim.run();
+        checks.atEnd(sim, r, c);
+        assertThat(checks.violations()).isEmpty();
+        return r;
+    }
+
+    private static RequestRecord row(RunResult r, int id) {
+        RequestLog log = r.log();
+        return log.get(log.indicesByRequestId()[id]);
+    }
+
+    @Test
+    void guaranteedNoEvict_startsARequestOnlyIfItsBlocksToCompletionFit_andNeverPauses() {
+        // 8 usable blocks: A reserves 6 to completion, 2 are left, B needs 6: B waits until A has finished
+        RunResult r = run(TWO);
+        RequestRecord a = row(r, 0);
+        RequestRecord b = row(r, 1);
+        assertThat(a.ttftNanos()).isEqualTo(20 * MS); // its 32-token context alone
+        assertThat(a.e2eNanos()).isEqualTo(20 * MS + 63 * 10 * MS); // then 63 generation steps
+        assertThat(b.ttftNanos()).isEqualTo(a.e2eNanos() + 20 * MS);
+        assertThat(a.preemptions() + b.preemptions()).isZero();
+    }
+
+    @Test
+    void maxUtilization_chargesOnlyTheNextStep_andPausesTheLatestStartedRequestWhenShort() {
+        // both contexts start together (2 blocks each); when their generation needs more blocks than are left, B (the
+        // latest started) is paused and recomputes later, while A runs through
+        RunResult r = run(TWO, "engine.trtllm.capacity_scheduler_policy=max_utilization");
+        RequestRecord a = row(r, 0);
+        RequestRecord b = row(r, 1);
+        assertThat(a.ttftNanos()).isEqualTo(20 * MS);
+        assertThat(b.ttftNanos()).isEqualTo(20 * MS);
+        assertThat(a.preemptions()).isZero();
+        assertThat(b.preemptions()).isPositive();
+        assertThat(b.status().status()).isEqualTo("completed");
+        assertThat(b.outputTokens()).isEqualTo(64);
+    }
+
+    @Test
+    void staticBatch_startsNewRequestsOnlyWhenNothingIsGenerating() {
+        // a pool large enough for both: they start together; a third, arriving while they generate, waits for both
+        RunResult r = run(
+                TWO,
+                "engine.trtllm.capacity_scheduler_policy=static_batch",
+                "engine.kv_cache.num_gpu_blocks=100",
+                "workload.synthetic.requests=3",
+                "workload.arrival={type: constant, rate: 50}");
+        // arrivals at 0, 20 and 40 ms: request 0 starts alone at 0; 1 and 2 wait for its last token at 650 ms
+        assertThat(row(r, 0).e2eNanos()).isEqualTo(650 * MS);
+        assertThat(row(r, 1).arrivalNanos() + row(r, 1).ttftNanos()).isEqualTo(670 * MS);
+        assertThat(row(r, 2).arrivalNanos() + row(r, 2).ttftNanos()).isEqualTo(670 * MS);
+    }
+
+    @Test
+    void withoutChunking_aContextThatDoesNotFitMaxNumTokens_endsTheMicroBatch() {
+        // max_num_tokens 40: A's 32-token context fits, B's would make 64: B starts next iteration, beside A's first
+        // generation token (1 + 32 = 33 tokens; a step with both: 20 + 10 ms)
+        RunResult r = run(TWO, "engine.kv_cache.num_gpu_blocks=100", "engine.trtllm.max_num_tokens=40");
+        assertThat(row(r, 0).ttftNanos()).isEqualTo(20 * MS);
+        assertThat(row(r, 1).ttftNanos()).isEqualTo(50 * MS);
+    }
+
+    @Test
+    void withoutChunking_aPromptLongerThanMaxNumTokens_isRejected() {
+        RunResult r = run(TWO, "engine.kv_cache.num_gpu_blocks=100", "engine.trtllm.max_num_tokens=31");
+        assertThat(row(r, 0).status().status()).isEqualTo("rejected");
+        assertThat(row(r, 0).status().reason()).isEqualTo("prompt_too_long");
+    }
+
+    @Test
+    void chunkedContext_sharesTheBudgetFirstComeFirstServed_inMultiplesOfTheBlockSize() {
+        // one 100-token prompt, max_num_tokens 40: a trimmed chunk is rounded down to the 16-token unit, so 32, 32,
+        // then the last 36 fit whole (vLLM would take 40, 40, 20)
+        SimConfig c = ConfigLoader.fromYaml(
+                TWO,
+                "t",
+                List.of(
+                        "engine.kv_cache.num_gpu_blocks=100",
+                        "workload.synthetic.requests=1",
+                        "workload.synthetic.input_tokens={type: fixed, value: 100}",
+                        "engine.trtllm.max_num_tokens=40",
+                        "engine.trtllm.enable_chunked_prefill=true"));
+        List<Long> prefillTokens = new ArrayList<>();
+        Simulation sim = new Simulation(c).observeSteps(new StepObserver() {
+            @Override
+            public void afterSchedule(EngineRank rank, io.servesim.timing.StepBatch batch) {
+                prefillTokens.add(batch.prefillTokens());
+            }
+
+            @Override
+            public void afterOutputs(EngineRank rank) {}
+        });
+        RunResult r = sim.run();
+        assertThat(prefillTokens.subList(0, 4)).containsExactly(32L, 32L, 36L, 0L);
+        assertThat(row(r, 0).ttftNanos()).isEqualTo(60 * MS);
+    }
+
+    @Test
+    void blockReuse_reusesFullBlocksOfThePromptLessItsLastToken() {
+        // two identical 32-token prompts one second apart: the second reuses 1 block (16 tokens), not 2, as the
+        // last prompt token's block is never reused
+        RunResult r = run(
+                TWO,
+                "engine.kv_cache.num_gpu_blocks=100",
+                "workload.synthetic.shared_prefix_tokens=32",
+                "workload.synthetic.prefix_groups=1",
+                "workload.arrival={type: constant, rate: 1}");
+        assertThat(row(r, 0).cachedTokens()).isZero();
+        assertThat(row(r, 1).cachedTokens()).isEqualTo(16);
+        assertThat(row(r, 1).ttftNanos()).isEqualTo(20 * MS);
+    }
+
+    @Test
+    void config_namesWhatTrtllmDoesNotModel() {
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(TWO, "t", List.of("engine.scheduler.async_scheduling=true")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.scheduler.async_scheduling")
+                .hasMessageContaining("overlap scheduler");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("engine: {trtllm: {max_batch_size: 4}}", "t", List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.trtllm");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(TWO, "t", List.of("engine.kvcr.enabled=true")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.kvcr.enabled");
+        List<String> pd = new ArrayList<>(
+                List.of("cluster.mode=disaggregated", "cluster.prefill={workers: 1}", "cluster.decode={workers: 1}"));
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(TWO, "t", pd))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.kind");
+        SimConfig c = ConfigLoader.fromYaml(TWO, "t", List.of());
+        assertThat(c.engine().scheduler().asyncScheduling()).isFalse();
+        assertThat(ConfigLoader.fromYaml(ConfigLoader.toYaml(c), "again", List.of()))
+                .isEqualTo(c);
+    }
+}
