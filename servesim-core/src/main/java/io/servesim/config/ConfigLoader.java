@@ -203,6 +203,33 @@ public final class ConfigLoader {
     }
 
     /**
+     * A pool's merged engine section under its own {@code kind}: a TensorRT-LLM pool gets the {@code trtllm} defaults
+     * and the synchronous loop (unless it names them), a vLLM pool drops a {@code trtllm} section inherited from the
+     * top level (and refuses one of its own).
+     */
+    private static void poolEngineKind(ObjectNode merged, JsonNode own, JsonNode top, String at) {
+        JsonNode kind = merged.get("kind");
+        boolean trtllm = kind != null && kind.isString() && kind.stringValue().equals("trtllm");
+        boolean ownTrtllm = own != null && own.has("trtllm");
+        if (!trtllm) {
+            if (ownTrtllm) {
+                throw new ConfigException(at + "engine.trtllm", "is read only with engine.kind: trtllm");
+            }
+            merged.remove("trtllm");
+            return;
+        }
+        if (!merged.has("trtllm")) {
+            merged.set("trtllm", defaults().path("engine").path("trtllm").deepCopy());
+        }
+        boolean topTrtllm =
+                top.path("kind").isString() && top.path("kind").stringValue().equals("trtllm");
+        boolean ownAsync = own != null && own.path("scheduler").has("async_scheduling");
+        if (!topTrtllm && !ownAsync && merged.get("scheduler") instanceof ObjectNode scheduler) {
+            scheduler.put("async_scheduling", false);
+        }
+    }
+
+    /**
      * {@code engine.kind}: the {@code engine.trtllm} defaults stay only with {@code kind: trtllm} (given with another
      * kind, the section is an error), and a TensorRT-LLM engine runs its synchronous loop unless the config asked for
      * async scheduling (then {@link EngineConfig} explains that TRT-LLM's overlap scheduler is not modelled).
@@ -329,6 +356,9 @@ public final class ConfigLoader {
                                         + " section");
                     }
                     merge(merged, o, at + section);
+                }
+                if (section.equals("engine")) {
+                    poolEngineKind(merged, over, tree.path("engine"), at);
                 }
                 pool.set(section, merged);
             }

@@ -65,9 +65,6 @@ public record SimConfig(
                         "is " + p.timing().model() + " but pool '" + first.name() + "' serves "
                                 + first.timing().model() + "; every pool serves the same model");
             }
-            if (p.engine().kind() != first.engine().kind()) {
-                throw new ConfigException(at + "engine.kind", "every pool runs the same engine kind for now");
-            }
             if (p.engine().kvCache().blockSize() != first.engine().kvCache().blockSize()) {
                 throw new ConfigException(
                         at + "engine.kv_cache.block_size",

@@ -87,6 +87,7 @@ final class Cluster {
         int numPools = Math.max(1, pools.size());
         TimingModel[] timings = new TimingModel[numPools];
         SchedulerSettings[] settingsOf = new SchedulerSettings[numPools];
+        io.servesim.config.EngineConfig[] engineOf = new io.servesim.config.EngineConfig[numPools];
         this.usableBlocksPerRank = new int[numPools];
         int longest = 0;
         for (int p = 0; p < numPools; p++) {
@@ -94,6 +95,7 @@ final class Cluster {
             Deployment d = deployments.get(p);
             timings[p] = d.timingModel(pc.timing(), pc.cluster().attentionDp(), config.baseDir());
             settingsOf[p] = SchedulerSettings.of(pc.engine(), d.numGpuBlocks(), d.maxModelLen());
+            engineOf[p] = pc.engine(); // a pool may run its own engine kind
             usableBlocksPerRank[p] = d.numGpuBlocks() - 1;
             longest = Math.max(longest, d.maxModelLen());
             if (d.bytesPerToken() != deployment.bytesPerToken()
@@ -127,10 +129,11 @@ final class Cluster {
             EngineRank[] rs = new EngineRank[rpw];
             TimingModel timing = timings[poolOfWorker[i]];
             SchedulerSettings settings = settingsOf[poolOfWorker[i]];
+            io.servesim.config.EngineConfig engine = engineOf[poolOfWorker[i]];
             for (int r = 0; r < rpw; r++) {
                 int g = rankBase[i] + r;
                 workerOfRank[g] = i;
-                rs[r] = switch (config.engine().kind()) { // the engine registry: one rank per engine kind
+                rs[r] = switch (engine.kind()) { // the engine registry: one rank per engine kind
                     case VLLM ->
                         new EngineRank(i, r, g, settings, timing, queue, listener, schedulerCounters, offloadCounters);
                     case TRTLLM ->
@@ -139,9 +142,7 @@ final class Cluster {
                                 r,
                                 g,
                                 new io.servesim.engine.TrtllmScheduler(
-                                        settings,
-                                        config.engine().trtllm().capacitySchedulerPolicy(),
-                                        schedulerCounters),
+                                        settings, engine.trtllm().capacitySchedulerPolicy(), schedulerCounters),
                                 timing,
                                 queue,
                                 listener,

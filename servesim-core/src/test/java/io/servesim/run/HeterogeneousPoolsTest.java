@@ -184,4 +184,29 @@ class HeterogeneousPoolsTest {
                         .pools())
                 .isEmpty();
     }
+
+    @Test
+    void aPoolMayRunItsOwnEngineKind_withThatEnginesDefaults() {
+        // pool "slow" runs TensorRT-LLM: it gets engine.trtllm's defaults and the synchronous loop; each request runs
+        // alone, so both engines take the same steps here
+        SimConfig c = load(TWO_POOLS.replace("engine: {scheduler: {max_num_seqs: 8}}", "engine: {kind: trtllm}"));
+        assertThat(c.cluster().pools().get(0).engine().kind()).isEqualTo(io.servesim.config.EngineKind.VLLM);
+        assertThat(c.cluster().pools().get(0).engine().trtllm()).isNull();
+        assertThat(c.cluster().pools().get(1).engine().kind()).isEqualTo(io.servesim.config.EngineKind.TRTLLM);
+        assertThat(c.cluster().pools().get(1).engine().trtllm().maxBatchSize()).isEqualTo(2048);
+        assertThat(c.cluster().pools().get(1).engine().scheduler().asyncScheduling())
+                .isFalse();
+        assertThat(ConfigLoader.fromYaml(ConfigLoader.toYaml(c), "again.yaml", List.of()))
+                .isEqualTo(c);
+        RunResult r = Simulation.run(c);
+        RequestLog log = r.log();
+        int b = log.indicesByRequestId()[1];
+        assertThat(log.worker(b)).isEqualTo(1);
+        assertThat(log.firstTokenNanos(b) - log.arrivalNanos(b)).isEqualTo(40 * MS);
+        assertThat(log.lastTokenNanos(b) - log.arrivalNanos(b)).isEqualTo(80 * MS);
+        assertThatThrownBy(() -> load(TWO_POOLS.replace(
+                        "engine: {scheduler: {max_num_seqs: 8}}", "engine: {trtllm: {max_batch_size: 4}}")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster.pools[1].engine.trtllm");
+    }
 }
