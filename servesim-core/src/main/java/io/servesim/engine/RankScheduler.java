@@ -12,11 +12,57 @@ import it.unimi.dsi.fastutil.objects.ObjectArrayList;
  * registry in the cluster.
  */
 public abstract class RankScheduler {
-    /** The settings. */
-    public abstract SchedulerSettings settings();
+    /** The rank's limits. */
+    protected final SchedulerSettings settings;
 
     /** The rank's KV block pool. */
-    public abstract BlockPool pool();
+    protected final BlockPool pool;
+
+    /** Request-level KV operations on {@link #pool}. */
+    protected final KvCacheManager kv;
+
+    /** The cluster's scheduler counters (this rank adds to them). */
+    protected final SchedulerCounters counters;
+
+    private long gapValue = -1;
+    private long gapCount;
+
+    /** A scheduler with its own KV pool of {@code settings.numGpuBlocks()} blocks. */
+    protected RankScheduler(SchedulerSettings settings, SchedulerCounters counters) {
+        this.settings = settings;
+        this.pool = new BlockPool(settings.numGpuBlocks());
+        this.kv = new KvCacheManager(pool, settings.blockSize(), settings.prefixCaching());
+        this.counters = counters;
+    }
+
+    /** The settings. */
+    public final SchedulerSettings settings() {
+        return settings;
+    }
+
+    /** The rank's KV block pool. */
+    public final BlockPool pool() {
+        return pool;
+    }
+
+    /**
+     * Records a token's inter-token gap (ns); most tokens of a step share one gap (the pass time), so runs of equal
+     * gaps reach the counters as one entry ({@link #flushGaps}).
+     */
+    protected final void recordGap(long gap) {
+        if (gap != gapValue) {
+            counters.gaps(gapValue, gapCount);
+            gapValue = gap;
+            gapCount = 0;
+        }
+        gapCount++;
+    }
+
+    /** Hands the current run of equal gaps to the counters (at the end of each step's outputs). */
+    protected final void flushGaps() {
+        counters.gaps(gapValue, gapCount);
+        gapCount = 0;
+    }
 
     /** Requests waiting (new, preempted or paused). */
     public abstract int numWaiting();
@@ -109,7 +155,9 @@ public abstract class RankScheduler {
     abstract String describeHead();
 
     /** The KV manager over this rank's pool. */
-    abstract KvCacheManager kv();
+    final KvCacheManager kv() {
+        return kv;
+    }
 
     /** Installs the KV connector (G2 host tier, KVCR, P/D transfers). */
     abstract void connector(KvConnector kvConnector);

@@ -1,8 +1,6 @@
 package io.servesim.engine;
 
 import io.servesim.config.TrtllmConfig;
-import io.servesim.kv.BlockPool;
-import io.servesim.kv.KvCacheManager;
 import io.servesim.timing.StepBatch;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.objects.ObjectArrayList;
@@ -48,11 +46,7 @@ import it.unimi.dsi.fastutil.objects.ObjectArrayList;
  * beneficialToSkip}), beam search, draft tokens, the overlap scheduler, two-step lookahead (pipeline parallelism only).
  */
 public final class TrtllmScheduler extends RankScheduler {
-    private final SchedulerSettings settings;
     private final TrtllmConfig.Policy policy;
-    private final BlockPool pool;
-    private final KvCacheManager kv;
-    private final SchedulerCounters counters;
     /** Active requests in arrival order (TRT-LLM's {@code active_requests}). */
     private final ObjectArrayList<Sequence> active = new ObjectArrayList<>();
     /** Active requests holding blocks (started: a context past its first chunk, or in generation), in order. */
@@ -75,26 +69,11 @@ public final class TrtllmScheduler extends RankScheduler {
     private boolean stepMayFinish;
     private long pauses;
     private long pendingPromptTokens;
-    private long gapValue = -1;
-    private long gapCount;
 
     /** Creates a scheduler with its own KV pool. */
     public TrtllmScheduler(SchedulerSettings settings, TrtllmConfig.Policy policy, SchedulerCounters counters) {
-        this.settings = settings;
+        super(settings, counters);
         this.policy = policy;
-        this.pool = new BlockPool(settings.numGpuBlocks());
-        this.kv = new KvCacheManager(pool, settings.blockSize(), settings.prefixCaching());
-        this.counters = counters;
-    }
-
-    @Override
-    public SchedulerSettings settings() {
-        return settings;
-    }
-
-    @Override
-    public BlockPool pool() {
-        return pool;
     }
 
     /** Active requests not started (holding no blocks). */
@@ -566,12 +545,7 @@ public final class TrtllmScheduler extends RankScheduler {
             counters.tokenSampled();
             long gap = r.tokenSampled(nowNanos);
             if (gap >= 0) {
-                if (gap != gapValue) {
-                    counters.gaps(gapValue, gapCount);
-                    gapValue = gap;
-                    gapCount = 0;
-                }
-                gapCount++;
+                recordGap(gap);
             }
             if (r.reachedTarget()) {
                 r.finish();
@@ -581,8 +555,7 @@ public final class TrtllmScheduler extends RankScheduler {
                 finishedOut.add(r);
             }
         }
-        counters.gaps(gapValue, gapCount);
-        gapCount = 0;
+        flushGaps();
         for (int k = 0; k < stepCount; k++) {
             stepSeqs[k] = null;
         }
@@ -593,11 +566,6 @@ public final class TrtllmScheduler extends RankScheduler {
     String describeHead() {
         Sequence h = waitingHead();
         return h == null ? "none" : "tokens=" + h.numTokens() + " computed=" + h.numComputedTokens();
-    }
-
-    @Override
-    KvCacheManager kv() {
-        return kv;
     }
 
     @Override

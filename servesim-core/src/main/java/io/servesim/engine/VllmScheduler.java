@@ -1,8 +1,6 @@
 package io.servesim.engine;
 
-import io.servesim.kv.BlockPool;
 import io.servesim.kv.BlockTable;
-import io.servesim.kv.KvCacheManager;
 import io.servesim.timing.StepBatch;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.objects.ObjectArrayList;
@@ -38,10 +36,6 @@ import java.util.Arrays;
  * conformance oracle compares line by line with vLLM's.
  */
 public final class VllmScheduler extends RankScheduler {
-    private final SchedulerSettings settings;
-    private final BlockPool pool;
-    private final KvCacheManager kv;
-    private final SchedulerCounters counters;
     private final ObjectArrayList<Sequence> running = new ObjectArrayList<>();
     private final java.util.ArrayDeque<Sequence> waiting = new java.util.ArrayDeque<>();
     private final ObjectArrayList<Sequence> loading = new ObjectArrayList<>();
@@ -57,8 +51,6 @@ public final class VllmScheduler extends RankScheduler {
     private long preemptions;
     private long pendingPromptTokens;
     private boolean preemptedLastStep;
-    private long gapValue = -1;
-    private long gapCount;
     private boolean privateBlocks = true;
 
     /** {@link #privateBlocksWithEvents}. */
@@ -66,22 +58,7 @@ public final class VllmScheduler extends RankScheduler {
 
     /** Creates a scheduler with its own KV pool. */
     public VllmScheduler(SchedulerSettings settings, SchedulerCounters counters) {
-        this.settings = settings;
-        this.pool = new BlockPool(settings.numGpuBlocks());
-        this.kv = new KvCacheManager(pool, settings.blockSize(), settings.prefixCaching());
-        this.counters = counters;
-    }
-
-    /** The settings. */
-    @Override
-    public SchedulerSettings settings() {
-        return settings;
-    }
-
-    /** The rank's KV block pool. */
-    @Override
-    public BlockPool pool() {
-        return pool;
+        super(settings, counters);
     }
 
     /** Requests waiting (new, preempted). */
@@ -155,11 +132,6 @@ public final class VllmScheduler extends RankScheduler {
     @Override
     public int pinnedForStore() {
         return connector == null ? 0 : connector.pinnedForStore();
-    }
-
-    @Override
-    KvCacheManager kv() {
-        return kv;
     }
 
     /** Installs the KV connector (G2 host tier and/or KVCR) this rank's scheduler talks to. */
@@ -608,13 +580,7 @@ public final class VllmScheduler extends RankScheduler {
             }
             long gap = r.tokenSampled(nowNanos);
             if (gap >= 0) {
-                if (gap != gapValue) {
-                    // most decodes of a step share one gap (the pass time): record runs, not tokens
-                    counters.gaps(gapValue, gapCount);
-                    gapValue = gap;
-                    gapCount = 0;
-                }
-                gapCount++;
+                recordGap(gap);
             }
             if (async) {
                 // AsyncScheduler._update_request_with_output: the placeholder is filled; a running request caches
@@ -636,8 +602,7 @@ public final class VllmScheduler extends RankScheduler {
                 finishedWaiting |= !wasRunning;
             }
         }
-        counters.gaps(gapValue, gapCount);
-        gapCount = 0;
+        flushGaps();
         if (!finishedOut.isEmpty()) {
             int w = 0;
             for (int k = 0, n = running.size(); k < n; k++) {
