@@ -191,12 +191,7 @@ public final class ConfigLoader {
         JsonNode trtllmNode = tree.path("engine").path("trtllm");
         boolean trtllmGiven = !trtllmNode.isMissingNode()
                 && !trtllmNode.equals(defaults().path("engine").path("trtllm"));
-        boolean asyncGiven =
-                user != null && user.path("engine").path("scheduler").has("async_scheduling");
-        for (String override : overrides) {
-            asyncGiven |= override.startsWith("engine") && override.contains("async_scheduling");
-        }
-        expandEngineKind(tree, trtllmGiven, asyncGiven);
+        expandEngineKind(tree, trtllmGiven);
         expandDisaggregation(tree, disaggGiven);
         expandPools(tree, workersGiven);
         return new Loaded(bind(tree), new ArrayList<>(warnings));
@@ -204,10 +199,10 @@ public final class ConfigLoader {
 
     /**
      * A pool's merged engine section under its own {@code kind}: a TensorRT-LLM pool gets the {@code trtllm} defaults
-     * and the synchronous loop (unless it names them), a vLLM pool drops a {@code trtllm} section inherited from the
-     * top level (and refuses one of its own).
+     * (unless it names them), a vLLM pool drops a {@code trtllm} section inherited from the top level (and refuses one
+     * of its own).
      */
-    private static void poolEngineKind(ObjectNode merged, JsonNode own, JsonNode top, String at) {
+    private static void poolEngineKind(ObjectNode merged, JsonNode own, String at) {
         JsonNode kind = merged.get("kind");
         boolean trtllm = kind != null && kind.isString() && kind.stringValue().equals("trtllm");
         boolean ownTrtllm = own != null && own.has("trtllm");
@@ -221,20 +216,13 @@ public final class ConfigLoader {
         if (!merged.has("trtllm")) {
             merged.set("trtllm", defaults().path("engine").path("trtllm").deepCopy());
         }
-        boolean topTrtllm =
-                top.path("kind").isString() && top.path("kind").stringValue().equals("trtllm");
-        boolean ownAsync = own != null && own.path("scheduler").has("async_scheduling");
-        if (!topTrtllm && !ownAsync && merged.get("scheduler") instanceof ObjectNode scheduler) {
-            scheduler.put("async_scheduling", false);
-        }
     }
 
     /**
      * {@code engine.kind}: the {@code engine.trtllm} defaults stay only with {@code kind: trtllm} (given with another
-     * kind, the section is an error), and a TensorRT-LLM engine runs its synchronous loop unless the config asked for
-     * async scheduling (then {@link EngineConfig} explains that TRT-LLM's overlap scheduler is not modelled).
+     * kind, the section is an error).
      */
-    private static void expandEngineKind(ObjectNode tree, boolean trtllmGiven, boolean asyncGiven) {
+    private static void expandEngineKind(ObjectNode tree, boolean trtllmGiven) {
         if (!(tree.get("engine") instanceof ObjectNode engine)) {
             return;
         }
@@ -245,10 +233,6 @@ public final class ConfigLoader {
                 throw new ConfigException("engine.trtllm", "is read only with engine.kind: trtllm (docs/engines.md)");
             }
             engine.remove("trtllm");
-            return;
-        }
-        if (!asyncGiven && engine.get("scheduler") instanceof ObjectNode scheduler) {
-            scheduler.put("async_scheduling", false);
         }
     }
 
@@ -358,7 +342,7 @@ public final class ConfigLoader {
                     merge(merged, o, at + section);
                 }
                 if (section.equals("engine")) {
-                    poolEngineKind(merged, over, tree.path("engine"), at);
+                    poolEngineKind(merged, over, at);
                 }
                 pool.set(section, merged);
             }

@@ -35,11 +35,6 @@ public record EngineConfig(
             throw new ConfigException("trtllm", "is read exactly with engine.kind: trtllm");
         }
         if (kind == EngineKind.TRTLLM) {
-            if (scheduler.asyncScheduling()) {
-                throw new ConfigException(
-                        "scheduler.async_scheduling",
-                        "TensorRT-LLM's overlap scheduler is not modelled yet: set it false with engine.kind: trtllm");
-            }
             if (trtllm.enableChunkedPrefill() && trtllm.maxNumTokens() < kvCache.blockSize()) {
                 // a trimmed chunk is rounded down to the chunk unit (tokens_per_block): it would always be 0
                 throw new ConfigException(

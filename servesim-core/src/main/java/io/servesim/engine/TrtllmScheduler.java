@@ -6,8 +6,8 @@ import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.objects.ObjectArrayList;
 
 /**
- * One rank's TensorRT-LLM scheduler (PyTorch backend, inflight batching, the executor loop without the overlap
- * scheduler), after {@code tensorrt_llm/_torch/pyexecutor/py_executor.py} and the C++ schedulers it binds,
+ * One rank's TensorRT-LLM scheduler (PyTorch backend, inflight batching; with {@code async_scheduling} its overlap
+ * scheduler, on the same two-batch engine loop as vLLM's async scheduling), after {@code tensorrt_llm/_torch/pyexecutor/py_executor.py} and the C++ schedulers it binds,
  * {@code cpp/tensorrt_llm/batch_manager/capacityScheduler.cpp} and {@code microBatchScheduler.cpp} (read in 2026;
  * docs/engines.md lists the versions). Each iteration:
  *
@@ -43,7 +43,7 @@ import it.unimi.dsi.fastutil.objects.ObjectArrayList;
  * </ol>
  *
  * Not modelled: partial-block reuse ({@code enable_partial_reuse}), the duplicate-prefix deferral ({@code
- * beneficialToSkip}), beam search, draft tokens, the overlap scheduler, two-step lookahead (pipeline parallelism only).
+ * beneficialToSkip}), beam search, draft tokens, two-step lookahead (pipeline parallelism only).
  */
 public final class TrtllmScheduler extends RankScheduler {
     private final TrtllmConfig.Policy policy;
@@ -57,16 +57,13 @@ public final class TrtllmScheduler extends RankScheduler {
     private final ObjectArrayList<Sequence> toChunk = new ObjectArrayList<>();
     private final IntArrayList hits = new IntArrayList();
     private final IntArrayList noHits = new IntArrayList();
-    private Sequence[] stepSeqs = new Sequence[16];
-    private int[] stepTokens = new int[16];
-    /** Per scheduled request: first admitted in this step; a context chunk (not a generation token). */
-    private boolean[] stepFirst = new boolean[16];
+    private Step latest = new Step();
+    /** Steps scheduled whose outputs are not applied yet (two with the overlap scheduler), oldest first. */
+    private final java.util.ArrayDeque<Step> inFlight = new java.util.ArrayDeque<>(2);
 
-    private boolean[] stepContext = new boolean[16];
-    private int stepCount;
+    private final java.util.ArrayDeque<Step> spare = new java.util.ArrayDeque<>(2);
     private int lastStepTokens;
     private boolean pausedLastStep;
-    private boolean stepMayFinish;
     private long pauses;
     private long pendingPromptTokens;
 
@@ -150,22 +147,22 @@ public final class TrtllmScheduler extends RankScheduler {
 
     @Override
     public boolean latestStepMayFinish() {
-        return lastStepTokens > 0 && stepMayFinish;
+        return lastStepTokens > 0 && latest.mayFinish;
     }
 
     @Override
     public int scheduledCount() {
-        return stepCount;
+        return latest.count;
     }
 
     @Override
     public Sequence scheduled(int i) {
-        return stepSeqs[i];
+        return latest.seqs[i];
     }
 
     @Override
     public int scheduledTokens(int i) {
-        return stepTokens[i];
+        return latest.tokens[i];
     }
 
     @Override
@@ -211,9 +208,21 @@ public final class TrtllmScheduler extends RankScheduler {
         return pendingPromptTokens;
     }
 
-    /** In generation: it has output tokens and its KV is complete up to the last one (which the next step computes). */
+    /**
+     * In generation: it has output tokens (sampled, or in flight with the overlap scheduler) and its KV is complete up
+     * to the last one, which the next step computes.
+     */
     private boolean inGeneration(Sequence r) {
-        return r.numOutputTokens() > 0 && r.numComputedTokens() == r.numTokens() - 1;
+        return r.numOutputTokens() + r.placeholders() > 0
+                && r.numComputedTokens() == r.numTokens() + r.placeholders() - 1;
+    }
+
+    /**
+     * Overlap scheduler: the step in flight samples its last token ({@code GENERATION_TO_COMPLETE}): it keeps its
+     * capacity but the micro-batch scheduler leaves it out.
+     */
+    private boolean toComplete(Sequence r) {
+        return r.placeholders() > 0 && r.mayFinishWithin(r.placeholders());
     }
 
     private static int ceilDiv(int a, int b) {
@@ -286,27 +295,40 @@ public final class TrtllmScheduler extends RankScheduler {
         } else {
             guaranteedNoEvict(maxRequests, policy == TrtllmConfig.Policy.STATIC_BATCH);
         }
+        Step step = spare.isEmpty() ? new Step() : spare.pollFirst();
+        latest = step;
         microBatch(nowNanos);
         batch.reset((long) pool.usableBlocks() * settings.blockSize());
+        boolean overlap = settings.asyncScheduling();
         int total = 0;
-        stepMayFinish = false;
-        for (int k = 0; k < stepCount; k++) {
-            Sequence r = stepSeqs[k];
-            int n = stepTokens[k];
+        for (int k = 0; k < step.count; k++) {
+            Sequence r = step.seqs[k];
+            int n = step.tokens[k];
             int context = r.numComputedTokens();
             int prompt = r.promptLength();
-            boolean decode = n == 1 && context >= prompt && context == r.numTokens() - 1;
+            int known = r.numTokens() + r.placeholders();
+            boolean decode = n == 1 && context >= prompt && context == known - 1;
             batch.add(n, context, decode);
             r.computedTo(context + n);
+            boolean samples = context + n >= known; // a context chunk that is not the last samples nothing
+            step.samples[k] = samples;
+            if (overlap && samples) {
+                r.placeholderAdded(); // the next step is scheduled before this token is known
+            }
             if (r.awaitingFirstToken()) {
                 pendingPromptTokens -= Math.max(0, Math.min(context + n, prompt) - Math.min(context, prompt));
             }
-            if (context + n >= r.numTokens() && r.mayFinishWithin(1)) {
-                stepMayFinish = true;
+            if (samples && r.mayFinishWithin(overlap ? r.placeholders() : 1)) {
+                step.mayFinish = true;
             }
             total += n;
         }
         lastStepTokens = total;
+        if (total > 0) {
+            inFlight.addLast(step); // its outputs come back with applyOutputs, in schedule order
+        } else {
+            spare.addFirst(step);
+        }
         counters.stepScheduled(total, batch.prefillTokens());
         return total;
     }
@@ -400,7 +422,7 @@ public final class TrtllmScheduler extends RankScheduler {
 
     /** The micro-batch scheduler over {@link #fitting}, then the resources of what it chose. */
     private void microBatch(long nowNanos) {
-        stepCount = 0;
+        Step step = latest;
         toChunk.clear();
         int maxTokens = settings.maxNumBatchedTokens();
         int maxBatch = settings.maxNumSeqs();
@@ -411,6 +433,9 @@ public final class TrtllmScheduler extends RankScheduler {
         for (int k = 0, n = fitting.size(); k < n; k++) {
             Sequence r = fitting.get(k);
             if (inGeneration(r)) {
+                if (toComplete(r)) {
+                    continue; // outside the micro-batch scheduler's window
+                }
                 if (batchTokens + 1 > maxTokens) {
                     break;
                 }
@@ -432,7 +457,7 @@ public final class TrtllmScheduler extends RankScheduler {
                     chunkTokens += cost;
                 }
             }
-            if (stepCount + toChunk.size() >= maxBatch) {
+            if (step.count + toChunk.size() >= maxBatch) {
                 break;
             }
         }
@@ -453,8 +478,8 @@ public final class TrtllmScheduler extends RankScheduler {
                 }
             }
         }
-        for (int k = 0; k < stepCount; k++) {
-            stepFirst[k] = allocate(stepSeqs[k], stepTokens[k], nowNanos);
+        for (int k = 0; k < step.count; k++) {
+            step.first[k] = allocate(step.seqs[k], step.tokens[k], nowNanos);
         }
     }
 
@@ -467,17 +492,7 @@ public final class TrtllmScheduler extends RankScheduler {
     }
 
     private void add(Sequence r, int tokens) {
-        if (stepCount == stepSeqs.length) {
-            stepSeqs = java.util.Arrays.copyOf(stepSeqs, stepCount * 2);
-            stepTokens = java.util.Arrays.copyOf(stepTokens, stepCount * 2);
-            stepFirst = java.util.Arrays.copyOf(stepFirst, stepCount * 2);
-            stepContext = java.util.Arrays.copyOf(stepContext, stepCount * 2);
-        }
-        stepSeqs[stepCount] = r;
-        stepTokens[stepCount] = tokens;
-        stepFirst[stepCount] = false;
-        stepContext[stepCount] = !inGeneration(r);
-        stepCount++;
+        latest.add(r, tokens, !inGeneration(r));
     }
 
     /**
@@ -533,13 +548,19 @@ public final class TrtllmScheduler extends RankScheduler {
     @Override
     public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
         finishedOut.clear();
+        Step step = inFlight.pollFirst();
+        if (step == null) {
+            throw new IllegalStateException("outputs applied with no step in flight");
+        }
+        boolean overlap = settings.asyncScheduling();
         int bs = settings.blockSize();
-        for (int k = 0; k < stepCount; k++) {
-            Sequence r = stepSeqs[k];
-            if (r.numComputedTokens() < r.numTokens()) {
+        for (int k = 0; k < step.count; k++) {
+            Sequence r = step.seqs[k];
+            if (!step.samples[k] || r.finished()) {
                 continue; // a context chunk that is not the last samples nothing
             }
-            if (stepContext[k] && settings.prefixCaching()) {
+            boolean holds = r.table().numBlocks() > 0; // not paused since
+            if (step.context[k] && holds && settings.prefixCaching()) {
                 kv.cacheLoaded(r.table(), (r.numTokens() - 1) / bs); // storeContextBlocks: its context less one token
             }
             counters.tokenSampled();
@@ -547,19 +568,26 @@ public final class TrtllmScheduler extends RankScheduler {
             if (gap >= 0) {
                 recordGap(gap);
             }
+            if (overlap) {
+                r.placeholderFilled();
+                if (holds && settings.prefixCaching()) {
+                    r.ensureHashes(bs);
+                    kv.cacheBlocks(r.table(), r.numComputedTokens() - r.placeholders()); // blocks its token filled
+                }
+            }
             if (r.reachedTarget()) {
                 r.finish();
-                kv.free(r.table());
-                started.remove(r);
+                if (holds) {
+                    kv.free(r.table());
+                    started.remove(r);
+                }
                 active.remove(r);
                 finishedOut.add(r);
             }
         }
         flushGaps();
-        for (int k = 0; k < stepCount; k++) {
-            stepSeqs[k] = null;
-        }
-        stepCount = 0;
+        step.clear();
+        spare.addFirst(step);
     }
 
     @Override
@@ -588,7 +616,10 @@ public final class TrtllmScheduler extends RankScheduler {
         inFlight(out);
         active.clear();
         started.clear();
-        stepCount = 0;
+        while (!inFlight.isEmpty()) {
+            inFlight.pollFirst().clear();
+        }
+        latest.clear();
         pendingPromptTokens = 0;
     }
 
@@ -599,10 +630,43 @@ public final class TrtllmScheduler extends RankScheduler {
 
     @Override
     void firstScheduledAt(long nanos) {
-        for (int k = 0; k < stepCount; k++) {
-            if (stepFirst[k]) {
-                stepSeqs[k].firstScheduledAt(nanos); // its GPU start is after the step's CPU part
+        for (int k = 0; k < latest.count; k++) {
+            if (latest.first[k]) {
+                latest.seqs[k].firstScheduledAt(nanos); // its GPU start is after the step's CPU part
             }
+        }
+    }
+
+    /** One scheduled step, kept until its outputs are applied (two in flight with the overlap scheduler). */
+    private static final class Step {
+        Sequence[] seqs = new Sequence[16];
+        int[] tokens = new int[16];
+        boolean[] first = new boolean[16];
+        boolean[] context = new boolean[16];
+        boolean[] samples = new boolean[16];
+        int count;
+        boolean mayFinish;
+
+        void add(Sequence r, int n, boolean isContext) {
+            if (count == seqs.length) {
+                seqs = java.util.Arrays.copyOf(seqs, count * 2);
+                tokens = java.util.Arrays.copyOf(tokens, count * 2);
+                first = java.util.Arrays.copyOf(first, count * 2);
+                context = java.util.Arrays.copyOf(context, count * 2);
+                samples = java.util.Arrays.copyOf(samples, count * 2);
+            }
+            seqs[count] = r;
+            tokens[count] = n;
+            first[count] = false;
+            context[count] = isContext;
+            samples[count] = false;
+            count++;
+        }
+
+        void clear() {
+            java.util.Arrays.fill(seqs, 0, count, null);
+            count = 0;
+            mayFinish = false;
         }
     }
 }

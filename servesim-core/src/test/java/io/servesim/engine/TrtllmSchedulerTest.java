@@ -33,6 +33,7 @@ class TrtllmSchedulerTest {
               arrival: {type: concurrency, concurrency: 2}
             engine:
               kind: trtllm
+              scheduler: {async_scheduling: false}
               kv_cache: {block_size: 16, num_gpu_blocks: 9}
             timing:
               type: fixed
@@ -156,11 +157,30 @@ class TrtllmSchedulerTest {
     }
 
     @Test
+    void overlapScheduler_schedulesTheNextStepBeforeTheTokenIsKnown_andLeavesOutARequestWhoseLastTokenIsInFlight() {
+        // TRT-LLM's default executor loop: the next step is scheduled while one runs (the async engine loop). One
+        // request, 32-token prompt, 3 output tokens: the context step (20 ms) samples token 1; the generation steps
+        // for tokens 2 and 3 follow back to back (10 ms each); no fourth step is scheduled (token 3 was its last)
+        RunResult r = run(
+                TWO,
+                "engine.scheduler.async_scheduling=true",
+                "engine.kv_cache.num_gpu_blocks=100",
+                "workload.synthetic.requests=1",
+                "workload.synthetic.output_tokens={type: fixed, value: 3}");
+        RequestRecord a = row(r, 0);
+        assertThat(a.ttftNanos()).isEqualTo(20 * MS);
+        assertThat(a.e2eNanos()).isEqualTo(40 * MS);
+        assertThat(a.outputTokens()).isEqualTo(3);
+        assertThat(ConfigLoader.fromYaml("engine: {kind: trtllm}", "t", List.of())
+                        .engine()
+                        .scheduler()
+                        .asyncScheduling())
+                .as("TRT-LLM's overlap scheduler is on by default")
+                .isTrue();
+    }
+
+    @Test
     void config_namesWhatTrtllmDoesNotModel() {
-        assertThatThrownBy(() -> ConfigLoader.fromYaml(TWO, "t", List.of("engine.scheduler.async_scheduling=true")))
-                .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("engine.scheduler.async_scheduling")
-                .hasMessageContaining("overlap scheduler");
         assertThatThrownBy(() -> ConfigLoader.fromYaml("engine: {trtllm: {max_batch_size: 4}}", "t", List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("engine.trtllm");
@@ -173,7 +193,12 @@ class TrtllmSchedulerTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("engine.kind");
         SimConfig c = ConfigLoader.fromYaml(TWO, "t", List.of());
-        assertThat(c.engine().scheduler().asyncScheduling()).isFalse();
+        assertThat(ConfigLoader.fromYaml("engine: {kind: trtllm}", "t", List.of())
+                        .engine()
+                        .scheduler()
+                        .asyncScheduling())
+                .as("TRT-LLM's overlap scheduler is on by default, as vLLM's async scheduling")
+                .isTrue();
         assertThat(ConfigLoader.fromYaml(ConfigLoader.toYaml(c), "again", List.of()))
                 .isEqualTo(c);
     }

@@ -21,7 +21,7 @@ import net.jqwik.api.Provide;
  * completed or rejected, also when a worker drains or fails mid-run; with the synchronous and the async engine loop,
  * in heterogeneous fleets (pools with their own limits, KV pools and timing) and in disaggregated prefill/decode
  * clusters (KV transfers, delayed frees, faults on either side), and on TensorRT-LLM ranks (its three capacity
- * policies, with and without chunked context).
+ * policies, with and without chunked context and the overlap scheduler).
  */
 class EngineInvariantProperties {
 
@@ -144,9 +144,8 @@ class EngineInvariantProperties {
                     }
                     if (s % 7 == 6) {
                         // TensorRT-LLM ranks: one of its capacity policies, its own batch and token limits
-                        all.removeIf(o -> o.startsWith("engine.kvcr.")
-                                || o.startsWith("engine.kv_cache.host_offload.")
-                                || o.startsWith("engine.scheduler.async_scheduling"));
+                        all.removeIf(
+                                o -> o.startsWith("engine.kvcr.") || o.startsWith("engine.kv_cache.host_offload."));
                         int seqs = Integer.parseInt(engine.get(5).substring("engine.scheduler.max_num_seqs=".length()));
                         int tokens = Integer.parseInt(
                                 engine.get(6).substring("engine.scheduler.max_num_batched_tokens=".length()));
