@@ -188,10 +188,18 @@ public final class ConfigLoader {
         JsonNode disagg = tree.path("cluster").path("disagg");
         boolean disaggGiven = !disagg.isMissingNode()
                 && !disagg.equals(defaults().path("cluster").path("disagg"));
+        JsonNode sglangNode = tree.path("engine").path("sglang");
+        boolean sglangGiven = !sglangNode.isMissingNode()
+                && !sglangNode.equals(defaults().path("engine").path("sglang"));
+        boolean asyncGiven =
+                user != null && user.path("engine").path("scheduler").has("async_scheduling");
+        for (String override : overrides) {
+            asyncGiven |= override.startsWith("engine") && override.contains("async_scheduling");
+        }
         JsonNode trtllmNode = tree.path("engine").path("trtllm");
         boolean trtllmGiven = !trtllmNode.isMissingNode()
                 && !trtllmNode.equals(defaults().path("engine").path("trtllm"));
-        expandEngineKind(tree, trtllmGiven);
+        expandEngineKind(tree, trtllmGiven, sglangGiven, asyncGiven);
         expandDisaggregation(tree, disaggGiven);
         expandPools(tree, workersGiven);
         return new Loaded(bind(tree), new ArrayList<>(warnings));
@@ -204,17 +212,20 @@ public final class ConfigLoader {
      */
     private static void poolEngineKind(ObjectNode merged, JsonNode own, String at) {
         JsonNode kind = merged.get("kind");
-        boolean trtllm = kind != null && kind.isString() && kind.stringValue().equals("trtllm");
-        boolean ownTrtllm = own != null && own.has("trtllm");
-        if (!trtllm) {
-            if (ownTrtllm) {
-                throw new ConfigException(at + "engine.trtllm", "is read only with engine.kind: trtllm");
+        String k = kind != null && kind.isString() ? kind.stringValue() : "vllm";
+        for (String engine : new String[] {"trtllm", "sglang"}) {
+            if (!k.equals(engine)) {
+                if (own != null && own.has(engine)) {
+                    throw new ConfigException(at + "engine." + engine, "is read only with engine.kind: " + engine);
+                }
+                merged.remove(engine);
+            } else if (!merged.has(engine)) {
+                merged.set(engine, defaults().path("engine").path(engine).deepCopy());
             }
-            merged.remove("trtllm");
-            return;
         }
-        if (!merged.has("trtllm")) {
-            merged.set("trtllm", defaults().path("engine").path("trtllm").deepCopy());
+        boolean ownAsync = own != null && own.path("scheduler").has("async_scheduling");
+        if (k.equals("sglang") && !ownAsync && merged.get("scheduler") instanceof ObjectNode scheduler) {
+            scheduler.put("async_scheduling", false); // SGLang's overlap scheduler is not modelled yet
         }
     }
 
@@ -222,17 +233,26 @@ public final class ConfigLoader {
      * {@code engine.kind}: the {@code engine.trtllm} defaults stay only with {@code kind: trtllm} (given with another
      * kind, the section is an error).
      */
-    private static void expandEngineKind(ObjectNode tree, boolean trtllmGiven) {
+    private static void expandEngineKind(
+            ObjectNode tree, boolean trtllmGiven, boolean sglangGiven, boolean asyncGiven) {
         if (!(tree.get("engine") instanceof ObjectNode engine)) {
             return;
         }
         JsonNode kind = engine.get("kind");
-        boolean trtllm = kind != null && kind.isString() && kind.stringValue().equals("trtllm");
-        if (!trtllm) {
+        String k = kind != null && kind.isString() ? kind.stringValue() : "vllm";
+        if (!k.equals("trtllm")) {
             if (trtllmGiven) {
                 throw new ConfigException("engine.trtllm", "is read only with engine.kind: trtllm (docs/engines.md)");
             }
             engine.remove("trtllm");
+        }
+        if (!k.equals("sglang")) {
+            if (sglangGiven) {
+                throw new ConfigException("engine.sglang", "is read only with engine.kind: sglang (docs/engines.md)");
+            }
+            engine.remove("sglang");
+        } else if (!asyncGiven && engine.get("scheduler") instanceof ObjectNode scheduler) {
+            scheduler.put("async_scheduling", false); // SGLang's overlap scheduler is not modelled yet
         }
     }
 

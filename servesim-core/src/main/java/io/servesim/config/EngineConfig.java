@@ -15,6 +15,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param kvcr cross-worker KV pulls
  * @param trtllm TensorRT-LLM's scheduler settings, present exactly with {@code kind: trtllm} (left out of written
  *     configs otherwise)
+ * @param sglang SGLang's scheduler settings, present exactly with {@code kind: sglang} (left out of written configs
+ *     otherwise)
  */
 public record EngineConfig(
         @JsonInclude(value = JsonInclude.Include.CUSTOM, valueFilter = DefaultKind.class)
@@ -24,7 +26,8 @@ public record EngineConfig(
         KvCacheConfig kvCache,
         Integer maxModelLen,
         KvcrConfig kvcr,
-        @JsonInclude(JsonInclude.Include.NON_NULL) TrtllmConfig trtllm) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) TrtllmConfig trtllm,
+        @JsonInclude(JsonInclude.Include.NON_NULL) SglangConfig sglang) {
     /** Validates sections and the context limit against the KV pool. */
     public EngineConfig {
         kind = kind == null ? EngineKind.VLLM : kind;
@@ -33,6 +36,28 @@ public record EngineConfig(
         Check.present("kvcr", kvcr);
         if ((kind == EngineKind.TRTLLM) != (trtllm != null)) {
             throw new ConfigException("trtllm", "is read exactly with engine.kind: trtllm");
+        }
+        if ((kind == EngineKind.SGLANG) != (sglang != null)) {
+            throw new ConfigException("sglang", "is read exactly with engine.kind: sglang");
+        }
+        if (kind == EngineKind.SGLANG) {
+            if (sglang.chunkedPrefillSize() > 0 && sglang.chunkedPrefillSize() < kvCache.blockSize()) {
+                throw new ConfigException(
+                        "sglang.chunked_prefill_size",
+                        "is " + sglang.chunkedPrefillSize() + " but a chunk is a multiple of the page size ("
+                                + kvCache.blockSize() + ", kv_cache.block_size): use at least one page, or 0 for none");
+            }
+            if (scheduler.asyncScheduling()) {
+                throw new ConfigException(
+                        "scheduler.async_scheduling",
+                        "SGLang's overlap scheduler is not modelled yet: set it false with engine.kind: sglang (the"
+                                + " loader does unless the config asks for it)");
+            }
+            if (kvcr.enabled() || kvCache.hostOffload().enabled()) {
+                throw new ConfigException(
+                        kvcr.enabled() ? "kvcr.enabled" : "kv_cache.host_offload",
+                        "KVCR pulls and the G2 host tier are modelled for engine.kind: vllm only");
+            }
         }
         if (kind == EngineKind.TRTLLM) {
             if (trtllm.enableChunkedPrefill() && trtllm.maxNumTokens() < kvCache.blockSize()) {

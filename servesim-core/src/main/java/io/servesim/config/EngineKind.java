@@ -12,7 +12,11 @@ public enum EngineKind implements Named {
     /** TensorRT-LLM (PyTorch backend). */
     TRTLLM(
             "trtllm",
-            "TensorRT-LLM: capacity scheduler (no-evict or max-utilization) then micro-batch scheduler, block reuse");
+            "TensorRT-LLM: capacity scheduler (no-evict or max-utilization) then micro-batch scheduler, block reuse"),
+    /** SGLang. */
+    SGLANG(
+            "sglang",
+            "SGLang: prefill or decode batches, future-token reservation, retraction, page-granular radix cache");
 
     private final String configName;
     private final String description;

@@ -44,6 +44,31 @@ public record SchedulerSettings(
                     c.kvCache().prefixCaching(),
                     false);
         }
+        if (c.kind() == io.servesim.config.EngineKind.SGLANG) {
+            io.servesim.config.SglangConfig g = c.sglang();
+            int maxRunning = g.maxRunningRequests() != null
+                    ? g.maxRunningRequests()
+                    : (int) Math.max(
+                            1,
+                            Math.min(
+                                    Integer.MAX_VALUE,
+                                    (long) (numGpuBlocks - 1) * c.kvCache().blockSize() / 2));
+            // the most tokens one step can take: a decode batch of every running request, or a prefill batch
+            // (max_prefill_tokens, or a single request's chunk, or without chunking a whole prompt)
+            long bound = Math.max(
+                    maxRunning,
+                    Math.max(g.maxPrefillTokens(), g.chunkedPrefillSize() > 0 ? g.chunkedPrefillSize() : maxModelLen));
+            return new SchedulerSettings(
+                    maxRunning,
+                    (int) Math.min(Integer.MAX_VALUE, bound),
+                    0,
+                    g.chunkedPrefillSize() > 0,
+                    maxModelLen,
+                    c.kvCache().blockSize(),
+                    numGpuBlocks,
+                    c.kvCache().prefixCaching(),
+                    false);
+        }
         SchedulerSettings s = new SchedulerSettings(
                 c.scheduler().maxNumSeqs(),
                 c.scheduler().maxNumBatchedTokens(),

@@ -283,6 +283,11 @@ public final class Sequence {
         return numOutputTokens >= targetOutputTokens;
     }
 
+    /** Output tokens it will still generate (to its requested length, capped by the context limit). */
+    int remainingOutputTokens() {
+        return targetOutputTokens - numOutputTokens;
+    }
+
     /** Whether {@code moreTokens} more sampled tokens would reach its output length. */
     boolean mayFinishWithin(int moreTokens) {
         return numOutputTokens + moreTokens >= targetOutputTokens;

@@ -479,7 +479,7 @@ public final class TrtllmScheduler extends RankScheduler {
             }
         }
         for (int k = 0; k < step.count; k++) {
-            step.first[k] = allocate(step.seqs[k], step.tokens[k], nowNanos);
+            step.first[k] = allocate(step, k, nowNanos);
         }
     }
 
@@ -501,10 +501,15 @@ public final class TrtllmScheduler extends RankScheduler {
      *
      * @return whether this was the request's first admission
      */
-    private boolean allocate(Sequence r, int tokens, long nowNanos) {
+    private boolean allocate(Step step, int k, long nowNanos) {
+        Sequence r = step.seqs[k];
+        int tokens = step.tokens[k];
         if (r.table().numBlocks() == 0) {
             int hit = prefixHit(r);
             int computed = hit * settings.blockSize();
+            // the reused prefix is looked up again here, after the step's earlier allocations: never compute past the
+            // prompt's end if it grew since the chunk was sized
+            step.tokens[k] = Math.min(tokens, r.numTokens() - computed);
             int blocks = ceilDiv(r.numTokens(), settings.blockSize()) - hit;
             if (!kv.allocateForLoad(r.table(), hits, blocks)) {
                 throw new IllegalStateException(

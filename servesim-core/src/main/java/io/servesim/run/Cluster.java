@@ -147,6 +147,21 @@ final class Cluster {
                                 queue,
                                 listener,
                                 offloadCounters);
+                    case SGLANG ->
+                        new EngineRank(
+                                i,
+                                r,
+                                g,
+                                new io.servesim.engine.SglangScheduler(
+                                        settings,
+                                        engine.sglang(),
+                                        settings.maxNumSeqs(),
+                                        streams.stream(RandomStreams.ENGINE, g),
+                                        schedulerCounters),
+                                timing,
+                                queue,
+                                listener,
+                                offloadCounters);
                 };
                 ranks[g] = rs[r];
             }

@@ -27,6 +27,9 @@ public final class RandomStreams {
     /** Domain of a disaggregated cluster's prefill router. */
     public static final long PREFILL_ROUTER = 7;
 
+    /** Domain of engines' own draws (SGLang's {@code random} policy), one stream per rank. */
+    public static final long ENGINE = 8;
+
     private final long seed;
 
     /** Creates the streams of one run. */

@@ -35,6 +35,7 @@ class NamedTest {
             new Key("timing.weight_dtype", TimingConfig.Dtype.class, List.of()),
             new Key("timing.kv_dtype", TimingConfig.Dtype.class, List.of()),
             new Key("timing.profile.method", ProfileTimingConfig.Method.class, List.of()),
+            new Key("engine.sglang.schedule_policy", SglangConfig.Policy.class, List.of("engine.kind=sglang")),
             new Key(
                     "engine.trtllm.capacity_scheduler_policy",
                     TrtllmConfig.Policy.class,
@@ -123,9 +124,9 @@ class NamedTest {
         assertThat(ConfigLoader.toTree(c).path("engine").has("kind")).isFalse();
         assertThat(ConfigLoader.bind(ConfigLoader.toTree(c))).isEqualTo(c);
         assertThat(ConfigLoader.fromYaml("", "t", List.of()).engine().kind()).isEqualTo(EngineKind.VLLM);
-        assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("engine.kind=sglang")))
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("engine.kind=tgi")))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("engine.kind: unknown engine 'sglang' (known: vllm, trtllm)");
+                .hasMessage("engine.kind: unknown engine 'tgi' (known: vllm, trtllm, sglang)");
     }
 
     @Test

@@ -21,7 +21,8 @@ import net.jqwik.api.Provide;
  * completed or rejected, also when a worker drains or fails mid-run; with the synchronous and the async engine loop,
  * in heterogeneous fleets (pools with their own limits, KV pools and timing) and in disaggregated prefill/decode
  * clusters (KV transfers, delayed frees, faults on either side), and on TensorRT-LLM ranks (its three capacity
- * policies, with and without chunked context and the overlap scheduler).
+ * policies, with and without chunked context and the overlap scheduler) and SGLang ranks (its policies, chunked prefill,
+ * reservation and retraction).
  */
 class EngineInvariantProperties {
 
@@ -154,6 +155,21 @@ class EngineInvariantProperties {
                         all.add("engine.trtllm={capacity_scheduler_policy: " + policies[(int) (s % 3)]
                                 + ", max_batch_size: " + seqs + ", max_num_tokens: " + Math.max(tokens, 16)
                                 + ", enable_chunked_prefill: " + (s % 2 == 0) + "}");
+                    }
+                    if (s % 7 == 1) {
+                        // SGLang ranks: one of its policies, prefill XOR decode batches, reservation and retraction
+                        all.removeIf(o -> o.startsWith("engine.kvcr.")
+                                || o.startsWith("engine.kv_cache.host_offload.")
+                                || o.startsWith("engine.scheduler.async_scheduling"));
+                        int seqs = Integer.parseInt(engine.get(5).substring("engine.scheduler.max_num_seqs=".length()));
+                        int tokens = Integer.parseInt(
+                                engine.get(6).substring("engine.scheduler.max_num_batched_tokens=".length()));
+                        String[] policies = {"fcfs", "lpm", "lof", "random"};
+                        all.add("engine.kind=sglang");
+                        all.add("engine.sglang={schedule_policy: " + policies[(int) (s % 4)]
+                                + ", max_running_requests: " + seqs + ", max_prefill_tokens: " + tokens
+                                + ", chunked_prefill_size: " + (s % 2 == 0 ? 0 : Math.max(tokens, 16))
+                                + ", schedule_conservativeness: " + (s % 3 == 0 ? 0.05 : 1.0) + "}");
                     }
                     all.add("cluster.router.policy=" + r);
                     all.add("workload.type=" + wl);

@@ -1,0 +1,76 @@
+package io.servesim.config;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+
+/**
+ * SGLang's scheduler settings ({@code engine.sglang}, read only with {@code engine.kind: sglang}; defaults are
+ * SGLang's {@code server_args.py} ones for an H100-class GPU). The page size is {@code engine.kv_cache.block_size}
+ * (SGLang's {@code page_size}, 1 by default there: token-granular prefix hits) and the radix cache is {@code
+ * engine.kv_cache.prefix_caching}; vLLM's {@code engine.scheduler} limits are not read.
+ *
+ * @param schedulePolicy the order in which waiting requests are considered
+ * @param maxRunningRequests running requests at most, or null for half the KV pool's tokens (SGLang's derivation from
+ *     {@code max_total_tokens})
+ * @param maxPrefillTokens prompt tokens one prefill batch takes at most (a single longer request still runs)
+ * @param chunkedPrefillSize prompt tokens per prefill step and request at most (one request is chunked at a time);
+ *     0 disables chunking
+ * @param scheduleConservativeness scales the reservation for future decode tokens ({@code init_new_token_ratio = min(0.7
+ *     x conservativeness, 1)})
+ * @param clipMaxNewTokens the cap on a request's max new tokens in the admission estimate ({@code
+ *     CLIP_MAX_NEW_TOKENS})
+ */
+public record SglangConfig(
+        Policy schedulePolicy,
+        Integer maxRunningRequests,
+        int maxPrefillTokens,
+        int chunkedPrefillSize,
+        double scheduleConservativeness,
+        int clipMaxNewTokens) {
+    /** Validates the settings. */
+    public SglangConfig {
+        Check.present("schedule_policy", schedulePolicy);
+        if (maxRunningRequests != null) {
+            Check.atLeast("max_running_requests", maxRunningRequests, 1);
+        }
+        Check.atLeast("max_prefill_tokens", maxPrefillTokens, 1);
+        Check.atLeast("chunked_prefill_size", chunkedPrefillSize, 0);
+        Check.positive("schedule_conservativeness", scheduleConservativeness);
+        Check.atLeast("clip_max_new_tokens", clipMaxNewTokens, 1);
+    }
+
+    /** SGLang's {@code schedule_policy}. */
+    public enum Policy implements Named {
+        /** Arrival order. */
+        FCFS("fcfs", "first come, first served (SGLang's default)"),
+        /** Longest prefix match first. */
+        LPM("lpm", "longest cached prefix first (first come, first served above 128 waiting requests)"),
+        /** Longest output first. */
+        LOF("lof", "largest max_new_tokens first"),
+        /** Seeded random order. */
+        RANDOM("random", "a seeded shuffle of the waiting queue each step");
+
+        private final String configName;
+        private final String description;
+
+        Policy(String configName, String description) {
+            this.configName = configName;
+            this.description = description;
+        }
+
+        /** Looks a name up. */
+        @JsonCreator
+        public static Policy of(String name) {
+            return Named.parse(Policy.class, name);
+        }
+
+        @Override
+        public String configName() {
+            return configName;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+    }
+}

@@ -1,0 +1,578 @@
+package io.servesim.engine;
+
+import io.servesim.config.SglangConfig;
+import io.servesim.timing.StepBatch;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.objects.ObjectArrayList;
+import java.util.SplittableRandom;
+
+/**
+ * One rank's SGLang scheduler (the event loop without the overlap scheduler), after {@code
+ * python/sglang/srt/managers/scheduler.py} ({@code get_next_batch_to_run}, {@code get_new_batch_prefill}, {@code
+ * update_running_batch}), {@code schedule_policy.py} ({@code PrefillAdder}) and {@code schedule_batch.py} ({@code
+ * check_decode_mem}, {@code retract_decode}); vllm-semantics.md §5. Each iteration:
+ *
+ * <ol>
+ *   <li><b>Prefill batch</b> ({@code get_new_batch_prefill}): the one chunked request continues first, then waiting
+ *       requests in {@code schedule_policy} order while {@code max_running_requests} allows. Budgets: {@code
+ *       max_prefill_tokens} of prompt per batch (a single larger request still runs), {@code chunked_prefill_size}
+ *       per step, and the KV room: free (and evictable) tokens less a reservation for the running requests' future
+ *       tokens, {@code min(max_new - generated, clip) x new_token_ratio} each. A request is admitted if its uncached
+ *       prompt plus its whole clipped {@code max_new_tokens} fits that room (else admission stops); one that exceeds
+ *       the chunk budget is admitted as a page-aligned chunk and becomes the chunked request.
+ *   <li>If the prefill batch is not empty it runs alone: <b>decodes wait</b> for that iteration (mixed chunks are
+ *       off by default).
+ *   <li>Otherwise a <b>decode batch</b> of every running request. First {@code check_decode_mem}: if the pages the
+ *       step needs are not free, {@code retract_decode} takes back the request with the fewest generated tokens
+ *       (ties: the longest prompt) until 20 tokens per remaining request are free; retracted requests release their
+ *       KV (cached pages stay), go to the <em>end</em> of the waiting queue and recompute later; {@code
+ *       new_token_ratio} is then reset to {@code (generated + 20 x remaining) / max_new} of the remaining requests.
+ *       Without retraction the ratio decays by {@code (init - min) / 600} per decode step, down to {@code 0.14 x
+ *       init}.
+ * </ol>
+ *
+ * Prefix hits are whole pages of the prompt less its last token (page 1: token-granular, as SGLang's radix tree).
+ * Not modelled: the overlap scheduler, mixed chunked prefill, in-batch prefix deduplication, the {@code dfs-weight}
+ * and newer policies, priority scheduling, HiCache.
+ */
+public final class SglangScheduler extends RankScheduler {
+    /** {@code retract_decode_steps}: tokens per remaining request a retraction frees room for. */
+    static final int RETRACT_DECODE_STEPS = 20;
+
+    /** Above this many waiting requests {@code lpm} falls back to arrival order. */
+    static final int LPM_FALLBACK_QUEUE = 128;
+
+    private final SglangConfig config;
+    private final int maxRunning;
+    private final SplittableRandom rng;
+    private final double initRatio;
+    private final double minRatio;
+    private final double decay;
+    private double newTokenRatio;
+    private final ObjectArrayList<Sequence> waiting = new ObjectArrayList<>();
+    private final ObjectArrayList<Sequence> running = new ObjectArrayList<>();
+    private final ObjectArrayList<Sequence> order = new ObjectArrayList<>();
+    private final IntArrayList hits = new IntArrayList();
+    private final IntArrayList noHits = new IntArrayList();
+    private Sequence chunked;
+    private Sequence[] stepSeqs = new Sequence[16];
+    private int[] stepTokens = new int[16];
+    private boolean[] stepFirst = new boolean[16];
+    private int stepCount;
+    private boolean prefillStep;
+    private int lastStepTokens;
+    private boolean retractedLastStep;
+    private boolean mayFinish;
+    private long retractions;
+    private long pendingPromptTokens;
+
+    /**
+     * Creates a scheduler with its own KV pool.
+     *
+     * @param maxRunning {@code max_running_requests} resolved
+     * @param rng this rank's stream for the {@code random} policy
+     */
+    public SglangScheduler(
+            SchedulerSettings settings,
+            SglangConfig config,
+            int maxRunning,
+            SplittableRandom rng,
+            SchedulerCounters counters) {
+        super(settings, counters);
+        this.config = config;
+        this.maxRunning = maxRunning;
+        this.rng = rng;
+        this.initRatio = Math.min(0.7 * config.scheduleConservativeness(), 1.0);
+        this.minRatio = initRatio * 0.14;
+        this.decay = (initRatio - minRatio) / 600;
+        this.newTokenRatio = initRatio;
+    }
+
+    /** The current {@code new_token_ratio}. */
+    public double newTokenRatio() {
+        return newTokenRatio;
+    }
+
+    @Override
+    public int numWaiting() {
+        return waiting.size();
+    }
+
+    /** Running requests, and the chunked one (it holds KV). */
+    @Override
+    public int numRunning() {
+        return running.size() + (chunked == null ? 0 : 1);
+    }
+
+    @Override
+    public boolean hasWork() {
+        return !waiting.isEmpty() || !running.isEmpty() || chunked != null;
+    }
+
+    @Override
+    public int numLoading() {
+        return 0;
+    }
+
+    @Override
+    public Sequence loading(int i) {
+        throw new IndexOutOfBoundsException("no SGLang request loads KV");
+    }
+
+    @Override
+    public long heldByWaiting() {
+        return 0;
+    }
+
+    @Override
+    public long heldForHandoffs() {
+        return 0;
+    }
+
+    @Override
+    public int heldForPulls() {
+        return 0;
+    }
+
+    @Override
+    public int pinnedForStore() {
+        return 0;
+    }
+
+    @Override
+    public void inFlight(ObjectArrayList<Sequence> out) {
+        out.addAll(running);
+        if (chunked != null) {
+            out.add(chunked);
+        }
+        out.addAll(waiting);
+    }
+
+    @Override
+    public Sequence running(int i) {
+        return i < running.size() ? running.get(i) : chunked;
+    }
+
+    @Override
+    public Sequence waitingHead() {
+        return waiting.isEmpty() ? null : waiting.get(0);
+    }
+
+    @Override
+    public boolean latestStepMayFinish() {
+        return lastStepTokens > 0 && mayFinish;
+    }
+
+    @Override
+    public int scheduledCount() {
+        return stepCount;
+    }
+
+    @Override
+    public Sequence scheduled(int i) {
+        return stepSeqs[i];
+    }
+
+    @Override
+    public int scheduledTokens(int i) {
+        return stepTokens[i];
+    }
+
+    @Override
+    public int lastStepTokens() {
+        return lastStepTokens;
+    }
+
+    /** Requests retracted so far (counted as preemptions). */
+    @Override
+    public long preemptions() {
+        return retractions;
+    }
+
+    @Override
+    public boolean preemptedLastStep() {
+        return retractedLastStep;
+    }
+
+    @Override
+    public void indexEveryBlock() {
+        // every page is indexed (SGLang's radix tree holds every cached page)
+    }
+
+    @Override
+    public void privateBlocksWithEvents() {
+        // no private pages here
+    }
+
+    @Override
+    public void addRequest(Sequence s) {
+        waiting.add(s);
+        pendingPromptTokens += s.promptLength();
+    }
+
+    @Override
+    public long pendingPromptTokens() {
+        return pendingPromptTokens;
+    }
+
+    private int page() {
+        return settings.blockSize();
+    }
+
+    /** {@code min(max_new_tokens - generated, CLIP_MAX_NEW_TOKENS)}, max_new_tokens capped by the context limit. */
+    private int clippedNew(Sequence r) {
+        return Math.min(r.remainingOutputTokens(), config.clipMaxNewTokens());
+    }
+
+    private int prefixHit(Sequence r) {
+        if (!settings.prefixCaching()) {
+            hits.clear();
+            return 0;
+        }
+        r.ensureHashes(page());
+        return kv.findPrefixHit(r.table(), r.numTokens(), hits);
+    }
+
+    @Override
+    public int schedule(long nowNanos, StepBatch batch) {
+        stepCount = 0;
+        retractedLastStep = false;
+        prefillStep = prefillBatch(nowNanos);
+        if (!prefillStep) {
+            decodeBatch();
+        }
+        batch.reset((long) pool.usableBlocks() * page());
+        int total = 0;
+        mayFinish = false;
+        for (int k = 0; k < stepCount; k++) {
+            Sequence r = stepSeqs[k];
+            int n = stepTokens[k];
+            int context = r.numComputedTokens();
+            int prompt = r.promptLength();
+            boolean decode = n == 1 && context >= prompt && context == r.numTokens() - 1;
+            batch.add(n, context, decode);
+            r.computedTo(context + n);
+            if (r.awaitingFirstToken()) {
+                pendingPromptTokens -= Math.max(0, Math.min(context + n, prompt) - Math.min(context, prompt));
+            }
+            if (context + n >= r.numTokens() && r.mayFinishWithin(1)) {
+                mayFinish = true;
+            }
+            total += n;
+        }
+        lastStepTokens = total;
+        counters.stepScheduled(total, batch.prefillTokens());
+        return total;
+    }
+
+    /** {@code get_new_batch_prefill} with {@code PrefillAdder}; true when it scheduled anything. */
+    private boolean prefillBatch(long nowNanos) {
+        long reserved = 0;
+        for (int i = 0, n = running.size(); i < n; i++) {
+            Sequence r = running.get(i);
+            reserved += (long) Math.ceil(clippedNew(r) * newTokenRatio);
+        }
+        long remTotal = (long) pool.freeBlocks() * page() - reserved;
+        long remInput = config.maxPrefillTokens();
+        int chunkSize = config.chunkedPrefillSize();
+        long remChunk = chunkSize > 0 ? chunkSize : Long.MAX_VALUE;
+        if (chunked != null) {
+            // the chunked request continues first
+            Sequence r = chunked;
+            int rest = r.numTokens() - r.numComputedTokens();
+            int n = (int) Math.min(rest, remChunk);
+            if (n < rest) {
+                n = n / page() * page();
+            }
+            if (n > 0 && allocate(r, n, false, nowNanos)) {
+                add(r, n, false);
+                remTotal -= n;
+                remInput -= n;
+                remChunk -= n;
+                if (n == rest) {
+                    chunked = null; // its last chunk: it joins the running batch when this step ends
+                    running.add(r);
+                }
+            }
+            if (chunked != null) {
+                return stepCount > 0; // still chunking: one chunked request at a time
+            }
+        }
+        if (running.size() >= maxRunning) {
+            return stepCount > 0;
+        }
+        orderWaiting();
+        int admitted = 0;
+        for (int k = 0, n = order.size(); k < n; k++) {
+            if (running.size() + admitted >= maxRunning) {
+                break;
+            }
+            Sequence r = order.get(k);
+            int prefix = prefixHit(r) * page();
+            int extend = r.numTokens() - prefix;
+            long total = extend + (long) clippedNew(r);
+            if (total >= remTotal && !(running.isEmpty() && admitted == 0 && total <= remTotal)) {
+                // NO_TOKEN: the batch is full. (A request that fills an idle pool exactly is let in: SGLang would wait
+                // for it forever.)
+                break;
+            }
+            if (extend > remInput && admitted > 0) {
+                break;
+            }
+            int tokens = extend;
+            boolean truncated = extend > remChunk;
+            if (truncated) {
+                tokens = (int) (remChunk / page() * page());
+                if (tokens <= 0) {
+                    break;
+                }
+            }
+            if (!allocate(r, tokens, true, nowNanos)) {
+                break;
+            }
+            waiting.remove(r);
+            add(r, tokens, true);
+            admitted++;
+            if (truncated) {
+                chunked = r;
+                break; // the chunk budget is spent
+            }
+            running.add(r);
+            remTotal -= total;
+            remInput -= extend;
+            remChunk -= extend;
+        }
+        return stepCount > 0;
+    }
+
+    /** The waiting queue in {@code schedule_policy} order, into {@link #order}. */
+    private void orderWaiting() {
+        order.clear();
+        order.addAll(waiting);
+        switch (config.schedulePolicy()) {
+            case FCFS -> {}
+            case LPM -> {
+                if (order.size() <= LPM_FALLBACK_QUEUE && settings.prefixCaching()) {
+                    // longest cached prefix first; equal prefixes keep arrival order (a stable sort)
+                    int n = order.size();
+                    int[] match = new int[n];
+                    Integer[] idx = new Integer[n];
+                    for (int i = 0; i < n; i++) {
+                        match[i] = prefixHit(order.get(i));
+                        idx[i] = i;
+                    }
+                    java.util.Arrays.sort(idx, (a, b) -> Integer.compare(match[b], match[a]));
+                    ObjectArrayList<Sequence> sorted = new ObjectArrayList<>(n);
+                    for (Integer i : idx) {
+                        sorted.add(order.get(i));
+                    }
+                    order.clear();
+                    order.addAll(sorted);
+                }
+            }
+            case LOF -> order.sort((a, b) -> Integer.compare(b.maxTokens(), a.maxTokens()));
+            case RANDOM -> {
+                for (int i = order.size() - 1; i > 0; i--) {
+                    int j = rng.nextInt(i + 1);
+                    Sequence t = order.get(i);
+                    order.set(i, order.get(j));
+                    order.set(j, t);
+                }
+            }
+        }
+    }
+
+    /** {@code update_running_batch}: the memory check, retraction if needed, then one token per running request. */
+    private void decodeBatch() {
+        if (running.isEmpty()) {
+            return;
+        }
+        int page = page();
+        if ((long) pool.freeBlocks() < pagesNeeded()) {
+            retract();
+        } else {
+            newTokenRatio = Math.max(newTokenRatio - decay, minRatio);
+        }
+        for (int i = 0, n = running.size(); i < n; i++) {
+            Sequence r = running.get(i);
+            if (settings.prefixCaching()) {
+                r.ensureHashes(page);
+            }
+            if (!kv.allocateSlots(r.table(), r.numComputedTokens(), noHits, 1, r.numTokens(), settings.maxModelLen())) {
+                throw new IllegalStateException("SGLang decode of request "
+                        + r.request().id() + " found no free page after retraction (" + pool.freeBlocks() + " free)");
+            }
+            add(r, 1, false);
+        }
+    }
+
+    /** Pages the running requests' next tokens need ({@code check_decode_mem}). */
+    private int pagesNeeded() {
+        int need = 0;
+        for (int i = 0, n = running.size(); i < n; i++) {
+            Sequence r = running.get(i);
+            if (r.numComputedTokens() + 1 > r.table().numBlocks() * page()) {
+                need++;
+            }
+        }
+        return need;
+    }
+
+    /**
+     * {@code retract_decode}: the request with the fewest generated tokens (ties: the longest prompt) goes first,
+     * until {@value #RETRACT_DECODE_STEPS} tokens per remaining request are free; then the ratio is reset.
+     */
+    private void retract() {
+        running.sort((a, b) -> a.numOutputTokens() != b.numOutputTokens()
+                ? Integer.compare(b.numOutputTokens(), a.numOutputTokens())
+                : Integer.compare(a.promptLength(), b.promptLength()));
+        while (running.size() > 1
+                && ((long) pool.freeBlocks() * page() < (long) running.size() * RETRACT_DECODE_STEPS
+                        || pool.freeBlocks() < pagesNeeded())) {
+            takeBack(running.remove(running.size() - 1));
+        }
+        if (pool.freeBlocks() < pagesNeeded() && chunked != null) {
+            // one running request left and a chunked prefill holding the pages it needs: SGLang stops with "no space
+            // left for only one request"; servesim takes the chunked request back too, so the run goes on
+            Sequence c = chunked;
+            chunked = null;
+            takeBack(c);
+        }
+        running.sort((a, b) -> Integer.compare(a.request().id(), b.request().id()));
+        long generated = 0;
+        long maxNew = 0;
+        for (int i = 0, n = running.size(); i < n; i++) {
+            generated += running.get(i).numOutputTokens();
+            maxNew += running.get(i).maxTokens();
+        }
+        newTokenRatio = Math.min(1.0, (generated + (double) RETRACT_DECODE_STEPS * running.size()) / maxNew);
+    }
+
+    /** A retracted request releases its KV (cached pages stay) and joins the end of the waiting queue. */
+    private void takeBack(Sequence v) {
+        if (v.awaitingFirstToken()) {
+            pendingPromptTokens += Math.min(v.numComputedTokens(), v.promptLength());
+        }
+        kv.free(v.table()); // its cached pages stay in the radix cache
+        v.preempted();
+        waiting.add(v); // the end of the queue (vLLM prepends)
+        counters.preempted();
+        retractions++;
+        retractedLastStep = true;
+    }
+
+    /** Allocates {@code tokens} more tokens of {@code r} (with its prefix pages on admission); false if short. */
+    private boolean allocate(Sequence r, int tokens, boolean admission, long nowNanos) {
+        if (!admission) {
+            return kv.allocateSlots(
+                    r.table(), r.numComputedTokens(), noHits, tokens, r.numTokens(), settings.maxModelLen());
+        }
+        int hit = prefixHit(r);
+        int computed = hit * page();
+        r.lookedUp(computed);
+        if (!kv.allocateSlots(r.table(), 0, hits, tokens, r.numTokens(), settings.maxModelLen())) {
+            return false;
+        }
+        boolean first = r.admitted(nowNanos, computed, 0, 0);
+        counters.admitted(r.numTokens(), computed);
+        if (first) {
+            counters.firstAdmission(r.promptLength(), computed, 0, 0);
+        }
+        if (r.awaitingFirstToken()) {
+            pendingPromptTokens -= Math.min(computed, r.promptLength());
+        }
+        pendingFirst = first;
+        return true;
+    }
+
+    /** Whether the latest {@link #allocate} on admission was the request's first admission. */
+    private boolean pendingFirst;
+
+    private void add(Sequence r, int tokens, boolean admission) {
+        if (stepCount == stepSeqs.length) {
+            stepSeqs = java.util.Arrays.copyOf(stepSeqs, stepCount * 2);
+            stepTokens = java.util.Arrays.copyOf(stepTokens, stepCount * 2);
+            stepFirst = java.util.Arrays.copyOf(stepFirst, stepCount * 2);
+        }
+        stepSeqs[stepCount] = r;
+        stepTokens[stepCount] = tokens;
+        stepFirst[stepCount] = admission && pendingFirst;
+        stepCount++;
+    }
+
+    @Override
+    public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
+        finishedOut.clear();
+        for (int k = 0; k < stepCount; k++) {
+            Sequence r = stepSeqs[k];
+            if (r.numComputedTokens() < r.numTokens()) {
+                continue; // a chunk that is not the prompt's last samples nothing
+            }
+            counters.tokenSampled();
+            long gap = r.tokenSampled(nowNanos);
+            if (gap >= 0) {
+                recordGap(gap);
+            }
+            if (settings.prefixCaching()) {
+                r.ensureHashes(page());
+                kv.cacheBlocks(r.table(), r.numComputedTokens());
+            }
+            if (r.reachedTarget()) {
+                r.finish();
+                kv.free(r.table()); // cache_finished_req: its pages stay cached
+                running.remove(r);
+                finishedOut.add(r);
+            }
+        }
+        flushGaps();
+        for (int k = 0; k < stepCount; k++) {
+            stepSeqs[k] = null;
+        }
+        stepCount = 0;
+    }
+
+    @Override
+    String describeHead() {
+        Sequence h = waitingHead();
+        return h == null ? "none" : "tokens=" + h.numTokens() + " computed=" + h.numComputedTokens();
+    }
+
+    @Override
+    void connector(KvConnector kvConnector) {
+        throw new UnsupportedOperationException("SGLang ranks have no KV connector (G2, KVCR, P/D) yet");
+    }
+
+    @Override
+    void copyLanded(Sequence s) {
+        throw new UnsupportedOperationException("SGLang ranks load no KV");
+    }
+
+    @Override
+    void pullAborted(Sequence s, int from) {
+        throw new UnsupportedOperationException("SGLang ranks pull no KV");
+    }
+
+    @Override
+    void abandon(ObjectArrayList<Sequence> out) {
+        inFlight(out);
+        waiting.clear();
+        running.clear();
+        chunked = null;
+        stepCount = 0;
+        pendingPromptTokens = 0;
+    }
+
+    @Override
+    void releaseHandoff(Sequence s) {
+        throw new UnsupportedOperationException("SGLang ranks hold no P/D handoffs");
+    }
+
+    @Override
+    void firstScheduledAt(long nanos) {
+        for (int k = 0; k < stepCount; k++) {
+            if (stepFirst[k]) {
+                stepSeqs[k].firstScheduledAt(nanos);
+            }
+        }
+    }
+}

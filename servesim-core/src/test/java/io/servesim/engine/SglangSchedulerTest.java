@@ -1,0 +1,157 @@
+package io.servesim.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.servesim.config.ConfigException;
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.SimConfig;
+import io.servesim.metrics.RequestLog;
+import io.servesim.metrics.RequestRecord;
+import io.servesim.run.Invariants;
+import io.servesim.run.RunResult;
+import io.servesim.run.Simulation;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SGLang's scheduling rules (docs/engines.md), each hand-computed on one worker with fixed step times: 20 ms for a
+ * prefill batch, 10 ms for a decode batch, pages of 16 tokens.
+ */
+class SglangSchedulerTest {
+    private static final long MS = 1_000_000L;
+
+    /** Requests of a 32-token prompt (2 pages); 8 usable pages (128 tokens) unless a test gives more. */
+    private static final String BASE = """
+            workload:
+              type: synthetic
+              synthetic:
+                requests: 2
+                input_tokens: {type: fixed, value: 32}
+                output_tokens: {type: fixed, value: 64}
+              arrival: {type: concurrency, concurrency: 2}
+            engine:
+              kind: sglang
+              kv_cache: {block_size: 16, num_gpu_blocks: 9}
+            timing:
+              type: fixed
+              fixed: {prefill_ms: 20, decode_ms: 10}
+            """;
+
+    private static RunResult run(String... sets) {
+        SimConfig c = ConfigLoader.fromYaml(BASE, "sglang.yaml", List.of(sets));
+        Simulation sim = new Simulation(c);
+        Invariants checks = new Invariants(c).watch(sim);
+        RunResult r = sim.run();
+        checks.atEnd(sim, r, c);
+        assertThat(checks.violations()).isEmpty();
+        return r;
+    }
+
+    private static RequestRecord row(RunResult r, int id) {
+        RequestLog log = r.log();
+        return log.get(log.indicesByRequestId()[id]);
+    }
+
+    @Test
+    void aPrefillBatchRunsAlone_theRunningRequestsDecodeWaits() {
+        // A at 0 ms, B at 15 ms (3 output tokens each, a large pool): A's prefill 0-20; at 20 B's prefill runs alone
+        // (20-40) while A waits; then one decode batch of both (40-50)
+        RunResult r = run(
+                "engine.kv_cache.num_gpu_blocks=100",
+                "workload.synthetic.output_tokens={type: fixed, value: 3}",
+                "workload.arrival={type: constant, rate: 66.66666666666667}");
+        RequestRecord a = row(r, 0);
+        RequestRecord b = row(r, 1);
+        assertThat(b.arrivalNanos()).isEqualTo(15 * MS);
+        assertThat(a.ttftNanos()).isEqualTo(20 * MS);
+        assertThat(b.arrivalNanos() + b.ttftNanos()).isEqualTo(40 * MS);
+        assertThat(a.lastTokenNanos()).isEqualTo(60 * MS); // tokens 2 and 3 in the decode batches at 50 and 60 ms
+    }
+
+    @Test
+    void admission_reservesANewRequestsWholeMaxNewTokens_andTheRunningRequestsFutureTokens() {
+        // 128 tokens: A admits with 32 + 64 = 96; B's 96 do not fit the 32 left, and later not the free tokens less
+        // A's reservation (64 - generated) x new_token_ratio: B starts when A has finished
+        RunResult r = run();
+        RequestRecord a = row(r, 0);
+        RequestRecord b = row(r, 1);
+        assertThat(a.ttftNanos()).isEqualTo(20 * MS);
+        assertThat(a.e2eNanos()).isEqualTo(20 * MS + 63 * 10 * MS);
+        assertThat(b.ttftNanos()).isEqualTo(a.e2eNanos() + 20 * MS);
+        assertThat(a.preemptions() + b.preemptions()).isZero();
+    }
+
+    @Test
+    void retractDecode_takesBackTheRequestWithTheFewestGeneratedTokens_toTheEndOfTheQueue() {
+        // a tiny reservation (conservativeness 0.01) lets B in beside A (40 output tokens each, 72 tokens = 5 pages
+        // apiece at the end, 8 pages in all): when a decode batch finds no free page, B (fewer tokens) is retracted
+        RunResult r = run(
+                "engine.sglang.schedule_conservativeness=0.01",
+                "workload.synthetic.output_tokens={type: fixed, value: 40}");
+        RequestRecord a = row(r, 0);
+        RequestRecord b = row(r, 1);
+        assertThat(a.preemptions()).isZero();
+        assertThat(b.preemptions()).isPositive();
+        assertThat(a.status().status()).isEqualTo("completed");
+        assertThat(b.status().status()).isEqualTo("completed");
+        assertThat(b.lastTokenNanos()).isGreaterThan(a.lastTokenNanos());
+    }
+
+    @Test
+    void lpm_admitsTheLongestCachedPrefixFirst_fcfsTheOldest() {
+        // one running request at most; requests 0 and 2 share a 48-token prefix (3 pages), 1 does not; arrivals at 0,
+        // 5 and 10 ms, 64-token prompts, 3 output tokens: request 0 runs 0-40 ms; then lpm takes 2 (3 cached pages)
+        // before 1, fcfs takes 1 first
+        String[] common = {
+            "engine.kv_cache.num_gpu_blocks=100",
+            "engine.sglang.max_running_requests=1",
+            "workload.synthetic.requests=3",
+            "workload.synthetic.input_tokens={type: fixed, value: 64}",
+            "workload.synthetic.output_tokens={type: fixed, value: 3}",
+            "workload.synthetic.shared_prefix_tokens=48",
+            "workload.synthetic.prefix_groups=2",
+            "workload.arrival={type: constant, rate: 200}"
+        };
+        List<String> lpm = new java.util.ArrayList<>(List.of(common));
+        lpm.add("engine.sglang.schedule_policy=lpm");
+        RunResult l = run(lpm.toArray(String[]::new));
+        assertThat(row(l, 2).arrivalNanos() + row(l, 2).ttftNanos()).isEqualTo(60 * MS);
+        assertThat(row(l, 2).cachedTokens()).isEqualTo(48);
+        assertThat(row(l, 1).arrivalNanos() + row(l, 1).ttftNanos()).isEqualTo(100 * MS);
+        RunResult f = run(common);
+        assertThat(row(f, 1).arrivalNanos() + row(f, 1).ttftNanos()).isEqualTo(60 * MS);
+        assertThat(row(f, 2).arrivalNanos() + row(f, 2).ttftNanos()).isEqualTo(100 * MS);
+    }
+
+    @Test
+    void chunkedPrefill_oneRequestAtATime_inPageAlignedChunks() {
+        // a 100-token prompt, chunked_prefill_size 40: a truncated chunk is rounded down to the 16-token page, so 32,
+        // 32, then the last 36 fit whole: three prefill batches, first token at 60 ms
+        RunResult r = run(
+                "engine.kv_cache.num_gpu_blocks=100",
+                "workload.synthetic.requests=1",
+                "workload.synthetic.input_tokens={type: fixed, value: 100}",
+                "workload.synthetic.output_tokens={type: fixed, value: 2}",
+                "engine.sglang.chunked_prefill_size=40");
+        assertThat(row(r, 0).ttftNanos()).isEqualTo(60 * MS);
+        assertThat(row(r, 0).e2eNanos()).isEqualTo(70 * MS); // then one decode batch
+    }
+
+    @Test
+    void config_defaultsAndErrors() {
+        SimConfig c = ConfigLoader.fromYaml(BASE, "t", List.of());
+        assertThat(c.engine().scheduler().asyncScheduling()).isFalse(); // the overlap scheduler is not modelled
+        assertThat(ConfigLoader.fromYaml(ConfigLoader.toYaml(c), "again", List.of()))
+                .isEqualTo(c);
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(BASE, "t", List.of("engine.scheduler.async_scheduling=true")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.scheduler.async_scheduling");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("engine: {sglang: {max_prefill_tokens: 4}}", "t", List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.sglang");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(BASE, "t", List.of("engine.sglang.schedule_policy=dfs-weight")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.sglang.schedule_policy");
+    }
+}
