@@ -186,6 +186,34 @@ final class RunRecorder {
                         h.transferTokens(),
                         h.reprefilled()));
         add(record, worker);
+        // the prefill pool's view of the request (its pool statistics, not a row): one output token at the prefill
+        // end, so the pool's TTFT and E2E are arrival to prefill end
+        RequestRecord prefillSide = new RequestRecord(
+                r.id(),
+                r.sessionId(),
+                r.turn(),
+                h.prefillWorker(),
+                prefill.routing().rank(),
+                r.arrivalNanos(),
+                prefill.firstScheduledNanos(),
+                h.prefillDoneNanos(),
+                h.prefillDoneNanos(),
+                r.promptLength(),
+                1,
+                Math.max(0, prefill.cachedTokensAtFirstAdmission()),
+                prefill.reportedCachedTokens(),
+                0,
+                0,
+                prefill.preemptions(),
+                io.servesim.metrics.RequestStatus.COMPLETED,
+                -1,
+                -1,
+                0,
+                false,
+                -1,
+                -1,
+                d.restarts());
+        poolMetrics[poolOfWorker[h.prefillWorker()]].record(prefillSide);
     }
 
     private void add(RequestRecord record, int worker) {

@@ -85,6 +85,11 @@ class DisaggregationTest {
         assertThat(s.pd().decodeFirstTokenMs().mean()).isEqualTo(20.0);
         // the prompt is prefilled (and counted) once, on the prefill worker
         assertThat(s.tokenCounts().firstAdmissionTokens()).isEqualTo(64);
+        // the prefill pool reports its prefills (arrival to prefill end), the decode pool the requests
+        assertThat(s.pools().get(0).completed()).isEqualTo(1);
+        assertThat(s.pools().get(0).ttftMs().mean()).isEqualTo(20.0);
+        assertThat(s.pools().get(1).completed()).isEqualTo(1);
+        assertThat(s.pools().get(1).ttftMs().mean()).isEqualTo(41.064);
     }
 
     @Test

@@ -29,8 +29,8 @@ class FixtureTest {
             "8/kvcr-off", "5d9e15f0119f72be6584bdbaa98f24e0a2d18770b20232637568b60d0231c30b",
             "8/kvcr-idle", "5bd436cfd0ad43c8083dc07654923ee411990771ee3f1dcb445f382060a71ea8",
             "8/kvcr-hinted", "a6a0db847853f5f17874b038176e872978e3d5dad20763029c2f70eb9745b233",
-            "1/pd", "ce4ddb5ca256954f4097d364b8bbcc0996cc0a3b23bc52935abcd2a47aa5f0a6",
-            "8/pd", "f2a09b328d3746440e9950c9e8657f6a212dc474cfd66cfaa0d08232af96bf95");
+            "1/pd", "917564bef2f2d453a0f1a95e0b2da162ad336ad45e0a77ca9f9ea711f6e4cbef",
+            "8/pd", "b29df1a75bf785f5a4ef13a328f2cfdf62479f00f238e12fe3b916109887b36f");
 
     @Test
     void w8CellDigests_arePinned() {
