@@ -12,14 +12,54 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  * @param maxBatchSize requests scheduled per iteration at most
  * @param maxNumTokens tokens per iteration at most (and the longest context chunk)
  * @param enableChunkedPrefill whether context requests may be split across iterations (chunked context)
+ * @param contextChunkingPolicy how the token budget is shared among context chunks when they do not all fit
  */
 public record TrtllmConfig(
-        Policy capacitySchedulerPolicy, int maxBatchSize, int maxNumTokens, boolean enableChunkedPrefill) {
+        Policy capacitySchedulerPolicy,
+        int maxBatchSize,
+        int maxNumTokens,
+        boolean enableChunkedPrefill,
+        ChunkingPolicy contextChunkingPolicy) {
     /** Validates the settings. */
     public TrtllmConfig {
         Check.present("capacity_scheduler_policy", capacitySchedulerPolicy);
+        Check.present("context_chunking_policy", contextChunkingPolicy);
         Check.atLeast("max_batch_size", maxBatchSize, 1);
         Check.atLeast("max_num_tokens", maxNumTokens, 1);
+    }
+
+    /** TRT-LLM's {@code ContextChunkingPolicy}. */
+    public enum ChunkingPolicy implements Named {
+        /** In order, each context takes what it needs of what is left. */
+        FIRST_COME_FIRST_SERVED(
+                "first_come_first_served",
+                "in order, each context takes the rest of its prompt or what budget is left"),
+        /** Rounds of one chunk unit per context. */
+        EQUAL_PROGRESS("equal_progress", "rounds of one chunk unit per context until the budget is spent");
+
+        private final String configName;
+        private final String description;
+
+        ChunkingPolicy(String configName, String description) {
+            this.configName = configName;
+            this.description = description;
+        }
+
+        /** Looks a name up. */
+        @JsonCreator
+        public static ChunkingPolicy of(String name) {
+            return Named.parse(ChunkingPolicy.class, name);
+        }
+
+        @Override
+        public String configName() {
+            return configName;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
     }
 
     /** TRT-LLM's {@code CapacitySchedulerPolicy}. */

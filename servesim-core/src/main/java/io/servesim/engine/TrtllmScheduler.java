@@ -47,6 +47,7 @@ import it.unimi.dsi.fastutil.objects.ObjectArrayList;
  */
 public final class TrtllmScheduler extends RankScheduler {
     private final TrtllmConfig.Policy policy;
+    private final TrtllmConfig.ChunkingPolicy chunkingPolicy;
     /** Active requests in arrival order (TRT-LLM's {@code active_requests}). */
     private final ObjectArrayList<Sequence> active = new ObjectArrayList<>();
     /** Active requests holding blocks (started: a context past its first chunk, or in generation), in order. */
@@ -68,9 +69,10 @@ public final class TrtllmScheduler extends RankScheduler {
     private long pendingPromptTokens;
 
     /** Creates a scheduler with its own KV pool. */
-    public TrtllmScheduler(SchedulerSettings settings, TrtllmConfig.Policy policy, SchedulerCounters counters) {
+    public TrtllmScheduler(SchedulerSettings settings, TrtllmConfig config, SchedulerCounters counters) {
         super(settings, counters);
-        this.policy = policy;
+        this.policy = config.capacitySchedulerPolicy();
+        this.chunkingPolicy = config.contextChunkingPolicy();
     }
 
     /** Active requests not started (holding no blocks). */
@@ -465,6 +467,10 @@ public final class TrtllmScheduler extends RankScheduler {
             int capacity = maxTokens - batchTokens;
             allFit &= chunkTokens <= capacity;
             int unit = settings.blockSize();
+            if (!allFit && chunkingPolicy == TrtllmConfig.ChunkingPolicy.EQUAL_PROGRESS) {
+                equalProgress(capacity, unit, maxTokens);
+                toChunk.clear();
+            }
             for (int k = 0, n = toChunk.size(); k < n; k++) {
                 Sequence r = toChunk.get(k);
                 int remaining = contextRemaining(r);
@@ -480,6 +486,39 @@ public final class TrtllmScheduler extends RankScheduler {
         }
         for (int k = 0; k < step.count; k++) {
             step.first[k] = allocate(step, k, nowNanos);
+        }
+    }
+
+    /**
+     * EQUAL_PROGRESS ({@code setCtxRequestsChunkSize}): rounds in which every context takes one more chunk unit (or
+     * the rest of its prompt), an increase refused if it would pass the budget left or {@code max_num_tokens};
+     * until the budget is spent or a round makes no progress.
+     */
+    private void equalProgress(int capacity, int unit, int maxTokens) {
+        int n = toChunk.size();
+        int[] chunk = new int[n];
+        int[] remaining = new int[n];
+        for (int k = 0; k < n; k++) {
+            remaining[k] = contextRemaining(toChunk.get(k));
+        }
+        int left = capacity;
+        boolean progress = true;
+        while (left > 0 && progress) {
+            progress = false;
+            for (int k = 0; k < n; k++) {
+                int inc = Math.min(unit, remaining[k] - chunk[k]);
+                if (inc <= 0 || inc > left || chunk[k] + inc > maxTokens) {
+                    continue;
+                }
+                chunk[k] += inc;
+                left -= inc;
+                progress = true;
+            }
+        }
+        for (int k = 0; k < n; k++) {
+            if (chunk[k] > 0) {
+                add(toChunk.get(k), chunk[k]);
+            }
         }
     }
 
@@ -507,8 +546,9 @@ public final class TrtllmScheduler extends RankScheduler {
         if (r.table().numBlocks() == 0) {
             int hit = prefixHit(r);
             int computed = hit * settings.blockSize();
-            // the reused prefix is looked up again here, after the step's earlier allocations: never compute past the
-            // prompt's end if it grew since the chunk was sized
+            // the reused prefix is looked up again here, after the step's earlier allocations (a generation token
+            // stores the block holding its last prompt token, storeNewBlock, which a later request can reuse): never
+            // compute past the prompt's end if it grew since the chunk was sized
             step.tokens[k] = Math.min(tokens, r.numTokens() - computed);
             int blocks = ceilDiv(r.numTokens(), settings.blockSize()) - hit;
             if (!kv.allocateForLoad(r.table(), hits, blocks)) {

@@ -141,8 +141,7 @@ final class Cluster {
                                 i,
                                 r,
                                 g,
-                                new io.servesim.engine.TrtllmScheduler(
-                                        settings, engine.trtllm().capacitySchedulerPolicy(), schedulerCounters),
+                                new io.servesim.engine.TrtllmScheduler(settings, engine.trtllm(), schedulerCounters),
                                 timing,
                                 queue,
                                 listener,

@@ -37,6 +37,10 @@ class NamedTest {
             new Key("timing.profile.method", ProfileTimingConfig.Method.class, List.of()),
             new Key("engine.sglang.schedule_policy", SglangConfig.Policy.class, List.of("engine.kind=sglang")),
             new Key(
+                    "engine.trtllm.context_chunking_policy",
+                    TrtllmConfig.ChunkingPolicy.class,
+                    List.of("engine.kind=trtllm")),
+            new Key(
                     "engine.trtllm.capacity_scheduler_policy",
                     TrtllmConfig.Policy.class,
                     List.of("engine.kind=trtllm")),

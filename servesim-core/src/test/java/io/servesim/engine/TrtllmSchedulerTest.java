@@ -142,6 +142,26 @@ class TrtllmSchedulerTest {
     }
 
     @Test
+    void equalProgress_sharesTheBudgetInRoundsOfOneChunkUnit_firstComeFirstServedInOrder() {
+        // two 100-token prompts, max_num_tokens 64, unit 16: first come first served gives A 64 then 36 (first token
+        // after two context steps, 40 ms); equal progress gives each 32 per step (A's first token after four, 80 ms)
+        String[] common = {
+            "engine.kv_cache.num_gpu_blocks=100",
+            "workload.synthetic.input_tokens={type: fixed, value: 100}",
+            "workload.synthetic.output_tokens={type: fixed, value: 2}",
+            "engine.trtllm.max_num_tokens=64",
+            "engine.trtllm.enable_chunked_prefill=true"
+        };
+        RunResult fcfs = run(TWO, common);
+        assertThat(row(fcfs, 0).ttftNanos()).isEqualTo(40 * MS);
+        List<String> equal = new ArrayList<>(List.of(common));
+        equal.add("engine.trtllm.context_chunking_policy=equal_progress");
+        RunResult eq = run(TWO, equal.toArray(String[]::new));
+        assertThat(row(eq, 0).ttftNanos()).isEqualTo(80 * MS);
+        assertThat(row(eq, 1).ttftNanos()).isEqualTo(80 * MS);
+    }
+
+    @Test
     void blockReuse_reusesFullBlocksOfThePromptLessItsLastToken() {
         // two identical 32-token prompts one second apart: the second reuses 1 block (16 tokens), not 2, as the
         // last prompt token's block is never reused

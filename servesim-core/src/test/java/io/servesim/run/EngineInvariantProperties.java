@@ -154,7 +154,8 @@ class EngineInvariantProperties {
                         all.add("engine.kind=trtllm");
                         all.add("engine.trtllm={capacity_scheduler_policy: " + policies[(int) (s % 3)]
                                 + ", max_batch_size: " + seqs + ", max_num_tokens: " + Math.max(tokens, 16)
-                                + ", enable_chunked_prefill: " + (s % 2 == 0) + "}");
+                                + ", enable_chunked_prefill: " + (s % 2 == 0) + ", context_chunking_policy: "
+                                + (s % 4 < 2 ? "first_come_first_served" : "equal_progress") + "}");
                     }
                     if (s % 7 == 1) {
                         // SGLang ranks: one of its policies, prefill XOR decode batches, reservation and retraction
