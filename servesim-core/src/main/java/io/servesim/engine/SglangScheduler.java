@@ -32,12 +32,15 @@ import java.util.SplittableRandom;
  * </ol>
  *
  * Prefix hits are whole pages of the prompt less its last token (page 1: token-granular, as SGLang's radix tree).
- * Not modelled: the overlap scheduler, mixed chunked prefill, in-batch prefix deduplication, the {@code dfs-weight}
+ * Not modelled: the overlap scheduler, mixed chunked prefill, the {@code dfs-weight}
  * and newer policies, priority scheduling, HiCache.
  */
 public final class SglangScheduler extends RankScheduler {
     /** {@code retract_decode_steps}: tokens per remaining request a retraction frees room for. */
     static final int RETRACT_DECODE_STEPS = 20;
+
+    /** In-batch prefix deduplication's thresholds (cached tokens at most, shared tokens at least). */
+    static final int IN_BATCH_PREFIX_TOKENS = 32;
 
     /** Above this many waiting requests {@code lpm} falls back to arrival order. */
     static final int LPM_FALLBACK_QUEUE = 128;
@@ -304,7 +307,8 @@ public final class SglangScheduler extends RankScheduler {
         orderWaiting();
         int admitted = 0;
         for (int k = 0, n = order.size(); k < n; k++) {
-            if (running.size() + admitted >= maxRunning) {
+            if (running.size() + (chunked == null ? 0 : 1) >= maxRunning) {
+                // admitted requests join the running list at once, so it counts them
                 break;
             }
             Sequence r = order.get(k);
@@ -353,15 +357,28 @@ public final class SglangScheduler extends RankScheduler {
             case FCFS -> {}
             case LPM -> {
                 if (order.size() <= LPM_FALLBACK_QUEUE && settings.prefixCaching()) {
-                    // longest cached prefix first; equal prefixes keep arrival order (a stable sort)
+                    // longest cached prefix first (a stable sort); in-batch prefix deduplication: a request with at
+                    // most 32 cached tokens whose first 32 tokens an earlier waiting request shares goes last, so
+                    // only one of them fills the cache first (IN_BATCH_PREFIX_CACHING_* = 32)
                     int n = order.size();
-                    int[] match = new int[n];
+                    int[] key = new int[n];
                     Integer[] idx = new Integer[n];
+                    int dedupPages = (IN_BATCH_PREFIX_TOKENS + page() - 1) / page();
+                    it.unimi.dsi.fastutil.longs.LongOpenHashSet seen =
+                            new it.unimi.dsi.fastutil.longs.LongOpenHashSet();
                     for (int i = 0; i < n; i++) {
-                        match[i] = prefixHit(order.get(i));
+                        Sequence r = order.get(i);
+                        int hitTokens = prefixHit(r) * page();
+                        key[i] = -hitTokens;
+                        if (hitTokens <= IN_BATCH_PREFIX_TOKENS && r.table().numHashes() >= dedupPages) {
+                            long prefix = r.table().hash(dedupPages - 1);
+                            if (!seen.add(prefix)) {
+                                key[i] = 1; // temporarily deprioritised
+                            }
+                        }
                         idx[i] = i;
                     }
-                    java.util.Arrays.sort(idx, (a, b) -> Integer.compare(match[b], match[a]));
+                    java.util.Arrays.sort(idx, (a, b) -> Integer.compare(key[a], key[b]));
                     ObjectArrayList<Sequence> sorted = new ObjectArrayList<>(n);
                     for (Integer i : idx) {
                         sorted.add(order.get(i));

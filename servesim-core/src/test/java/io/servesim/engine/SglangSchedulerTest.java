@@ -125,6 +125,43 @@ class SglangSchedulerTest {
     }
 
     @Test
+    void lpm_deprioritisesAWaitingRequestThatSharesItsFirst32TokensWithAnEarlierOne() {
+        // nothing cached; A and B share 48 tokens, C shares nothing; two may run: lpm admits A and C, not B (fcfs: A,
+        // B)
+        io.servesim.config.SglangConfig lpm = new io.servesim.config.SglangConfig(
+                io.servesim.config.SglangConfig.Policy.LPM, 2, 16384, 8192, 1.0, 4096);
+        SchedulerSettings settings = new SchedulerSettings(2, 16384, 0, true, 1024, 16, 101, true, false);
+        SglangScheduler s =
+                new SglangScheduler(settings, lpm, 2, new java.util.SplittableRandom(1), new SchedulerCounters(1000));
+        int[] shared = new int[48];
+        for (int i = 0; i < 48; i++) {
+            shared[i] = 7_000 + i;
+        }
+        s.addRequest(seq(0, concat(shared, 100, 16), settings));
+        s.addRequest(seq(1, concat(shared, 200, 16), settings));
+        s.addRequest(seq(2, concat(new int[0], 300, 64), settings));
+        s.schedule(0, new io.servesim.timing.StepBatch());
+        List<Integer> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < s.scheduledCount(); i++) {
+            ids.add(s.scheduled(i).request().id());
+        }
+        assertThat(ids).containsExactly(0, 2);
+    }
+
+    private static int[] concat(int[] head, int base, int n) {
+        int[] t = java.util.Arrays.copyOf(head, head.length + n);
+        for (int i = 0; i < n; i++) {
+            t[head.length + i] = base + i;
+        }
+        return t;
+    }
+
+    private static Sequence seq(int id, int[] prompt, SchedulerSettings settings) {
+        return new Sequence(
+                new io.servesim.workload.Request(id, -1, 0, true, 0, prompt, 4, id), settings.maxModelLen());
+    }
+
+    @Test
     void chunkedPrefill_oneRequestAtATime_inPageAlignedChunks() {
         // a 100-token prompt, chunked_prefill_size 40: a truncated chunk is rounded down to the 16-token page, so 32,
         // 32, then the last 36 fit whole: three prefill batches, first token at 60 ms
