@@ -73,23 +73,35 @@ public abstract class RankScheduler {
     /** Whether any request is waiting or running. */
     public abstract boolean hasWork();
 
-    /** Requests waiting for KV copies (holding blocks, not running). */
-    public abstract int numLoading();
+    /** Requests waiting for KV copies (holding blocks, not running); none for an engine without KV tiers. */
+    public int numLoading() {
+        return 0;
+    }
 
     /** The i-th request waiting for KV copies. */
-    public abstract Sequence loading(int i);
+    public Sequence loading(int i) {
+        throw new IndexOutOfBoundsException("no request of this engine loads KV");
+    }
 
     /** G1 blocks held by waiting requests whose copies landed. */
-    public abstract long heldByWaiting();
+    public long heldByWaiting() {
+        return 0;
+    }
 
     /** Blocks of finished P/D prefills held until their decode worker has read them. */
-    public abstract long heldForHandoffs();
+    public long heldForHandoffs() {
+        return 0;
+    }
 
     /** Blocks of this rank held as the source of KVCR pulls in flight. */
-    public abstract int heldForPulls();
+    public int heldForPulls() {
+        return 0;
+    }
 
     /** G1 blocks pinned by G2 stores in flight. */
-    public abstract int pinnedForStore();
+    public int pinnedForStore() {
+        return 0;
+    }
 
     /** Adds every request this rank holds (running, then copying, then waiting) to {@code out}, leaving them. */
     public abstract void inFlight(ObjectArrayList<Sequence> out);
@@ -159,20 +171,28 @@ public abstract class RankScheduler {
         return kv;
     }
 
-    /** Installs the KV connector (G2 host tier, KVCR, P/D transfers). */
-    abstract void connector(KvConnector kvConnector);
+    /** Installs the KV connector (G2 host tier, KVCR, P/D transfers); only vLLM ranks have one so far. */
+    void connector(KvConnector kvConnector) {
+        throw new UnsupportedOperationException("this engine's ranks have no KV connector (G2, KVCR, P/D) yet");
+    }
 
     /** One copy of a waiting request landed. */
-    abstract void copyLanded(Sequence s);
+    void copyLanded(Sequence s) {
+        throw new UnsupportedOperationException("this engine's ranks load no KV");
+    }
 
     /** A pull into blocks [{@code from}, target) of waiting request {@code s} was aborted. */
-    abstract void pullAborted(Sequence s, int from);
+    void pullAborted(Sequence s, int from) {
+        throw new UnsupportedOperationException("this engine's ranks pull no KV");
+    }
 
     /** The rank failed: every request it holds moves to {@code out}. */
     abstract void abandon(ObjectArrayList<Sequence> out);
 
     /** The blocks of finished P/D prefill {@code s} are read (or can no longer be): free them. */
-    abstract void releaseHandoff(Sequence s);
+    void releaseHandoff(Sequence s) {
+        throw new UnsupportedOperationException("this engine's ranks hold no P/D handoffs");
+    }
 
     /** The latest step reaches the GPU at {@code nanos}. */
     abstract void firstScheduledAt(long nanos);

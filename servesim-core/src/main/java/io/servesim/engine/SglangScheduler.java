@@ -113,36 +113,6 @@ public final class SglangScheduler extends RankScheduler {
     }
 
     @Override
-    public int numLoading() {
-        return 0;
-    }
-
-    @Override
-    public Sequence loading(int i) {
-        throw new IndexOutOfBoundsException("no SGLang request loads KV");
-    }
-
-    @Override
-    public long heldByWaiting() {
-        return 0;
-    }
-
-    @Override
-    public long heldForHandoffs() {
-        return 0;
-    }
-
-    @Override
-    public int heldForPulls() {
-        return 0;
-    }
-
-    @Override
-    public int pinnedForStore() {
-        return 0;
-    }
-
-    @Override
     public void inFlight(ObjectArrayList<Sequence> out) {
         out.addAll(running);
         if (chunked != null) {
@@ -555,21 +525,6 @@ public final class SglangScheduler extends RankScheduler {
     }
 
     @Override
-    void connector(KvConnector kvConnector) {
-        throw new UnsupportedOperationException("SGLang ranks have no KV connector (G2, KVCR, P/D) yet");
-    }
-
-    @Override
-    void copyLanded(Sequence s) {
-        throw new UnsupportedOperationException("SGLang ranks load no KV");
-    }
-
-    @Override
-    void pullAborted(Sequence s, int from) {
-        throw new UnsupportedOperationException("SGLang ranks pull no KV");
-    }
-
-    @Override
     void abandon(ObjectArrayList<Sequence> out) {
         inFlight(out);
         waiting.clear();
@@ -577,11 +532,6 @@ public final class SglangScheduler extends RankScheduler {
         chunked = null;
         stepCount = 0;
         pendingPromptTokens = 0;
-    }
-
-    @Override
-    void releaseHandoff(Sequence s) {
-        throw new UnsupportedOperationException("SGLang ranks hold no P/D handoffs");
     }
 
     @Override

@@ -93,36 +93,6 @@ public final class TrtllmScheduler extends RankScheduler {
     }
 
     @Override
-    public int numLoading() {
-        return 0;
-    }
-
-    @Override
-    public Sequence loading(int i) {
-        throw new IndexOutOfBoundsException("no TRT-LLM request loads KV");
-    }
-
-    @Override
-    public long heldByWaiting() {
-        return 0;
-    }
-
-    @Override
-    public long heldForHandoffs() {
-        return 0;
-    }
-
-    @Override
-    public int heldForPulls() {
-        return 0;
-    }
-
-    @Override
-    public int pinnedForStore() {
-        return 0;
-    }
-
-    @Override
     public void inFlight(ObjectArrayList<Sequence> out) {
         out.addAll(started);
         for (Sequence s : active) {
@@ -642,21 +612,6 @@ public final class TrtllmScheduler extends RankScheduler {
     }
 
     @Override
-    void connector(KvConnector kvConnector) {
-        throw new UnsupportedOperationException("TRT-LLM ranks have no KV connector (G2, KVCR, P/D) yet");
-    }
-
-    @Override
-    void copyLanded(Sequence s) {
-        throw new UnsupportedOperationException("TRT-LLM ranks load no KV");
-    }
-
-    @Override
-    void pullAborted(Sequence s, int from) {
-        throw new UnsupportedOperationException("TRT-LLM ranks pull no KV");
-    }
-
-    @Override
     void abandon(ObjectArrayList<Sequence> out) {
         inFlight(out);
         active.clear();
@@ -666,11 +621,6 @@ public final class TrtllmScheduler extends RankScheduler {
         }
         latest.clear();
         pendingPromptTokens = 0;
-    }
-
-    @Override
-    void releaseHandoff(Sequence s) {
-        throw new UnsupportedOperationException("TRT-LLM ranks hold no P/D handoffs");
     }
 
     @Override
