@@ -191,15 +191,10 @@ public final class ConfigLoader {
         JsonNode sglangNode = tree.path("engine").path("sglang");
         boolean sglangGiven = !sglangNode.isMissingNode()
                 && !sglangNode.equals(defaults().path("engine").path("sglang"));
-        boolean asyncGiven =
-                user != null && user.path("engine").path("scheduler").has("async_scheduling");
-        for (String override : overrides) {
-            asyncGiven |= override.startsWith("engine") && override.contains("async_scheduling");
-        }
         JsonNode trtllmNode = tree.path("engine").path("trtllm");
         boolean trtllmGiven = !trtllmNode.isMissingNode()
                 && !trtllmNode.equals(defaults().path("engine").path("trtllm"));
-        expandEngineKind(tree, trtllmGiven, sglangGiven, asyncGiven);
+        expandEngineKind(tree, trtllmGiven, sglangGiven);
         expandDisaggregation(tree, disaggGiven);
         expandPools(tree, workersGiven);
         return new Loaded(bind(tree), new ArrayList<>(warnings));
@@ -223,18 +218,13 @@ public final class ConfigLoader {
                 merged.set(engine, defaults().path("engine").path(engine).deepCopy());
             }
         }
-        boolean ownAsync = own != null && own.path("scheduler").has("async_scheduling");
-        if (k.equals("sglang") && !ownAsync && merged.get("scheduler") instanceof ObjectNode scheduler) {
-            scheduler.put("async_scheduling", false); // SGLang's overlap scheduler is not modelled yet
-        }
     }
 
     /**
      * {@code engine.kind}: the {@code engine.trtllm} defaults stay only with {@code kind: trtllm} (given with another
      * kind, the section is an error).
      */
-    private static void expandEngineKind(
-            ObjectNode tree, boolean trtllmGiven, boolean sglangGiven, boolean asyncGiven) {
+    private static void expandEngineKind(ObjectNode tree, boolean trtllmGiven, boolean sglangGiven) {
         if (!(tree.get("engine") instanceof ObjectNode engine)) {
             return;
         }
@@ -251,8 +241,6 @@ public final class ConfigLoader {
                 throw new ConfigException("engine.sglang", "is read only with engine.kind: sglang (docs/engines.md)");
             }
             engine.remove("sglang");
-        } else if (!asyncGiven && engine.get("scheduler") instanceof ObjectNode scheduler) {
-            scheduler.put("async_scheduling", false); // SGLang's overlap scheduler is not modelled yet
         }
     }
 

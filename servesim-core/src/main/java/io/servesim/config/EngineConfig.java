@@ -47,12 +47,6 @@ public record EngineConfig(
                         "is " + sglang.chunkedPrefillSize() + " but a chunk is a multiple of the page size ("
                                 + kvCache.blockSize() + ", kv_cache.block_size): use at least one page, or 0 for none");
             }
-            if (scheduler.asyncScheduling()) {
-                throw new ConfigException(
-                        "scheduler.async_scheduling",
-                        "SGLang's overlap scheduler is not modelled yet: set it false with engine.kind: sglang (the"
-                                + " loader does unless the config asks for it)");
-            }
             if (kvcr.enabled() || kvCache.hostOffload().enabled()) {
                 throw new ConfigException(
                         kvcr.enabled() ? "kvcr.enabled" : "kv_cache.host_offload",

@@ -42,7 +42,7 @@ public record SchedulerSettings(
                     c.kvCache().blockSize(),
                     numGpuBlocks,
                     c.kvCache().prefixCaching(),
-                    false);
+                    c.scheduler().asyncScheduling()); // the engine's overlap scheduler
         }
         if (c.kind() == io.servesim.config.EngineKind.SGLANG) {
             io.servesim.config.SglangConfig g = c.sglang();
@@ -67,7 +67,7 @@ public record SchedulerSettings(
                     c.kvCache().blockSize(),
                     numGpuBlocks,
                     c.kvCache().prefixCaching(),
-                    false);
+                    c.scheduler().asyncScheduling()); // the engine's overlap scheduler
         }
         SchedulerSettings s = new SchedulerSettings(
                 c.scheduler().maxNumSeqs(),

@@ -258,6 +258,11 @@ public final class Sequence {
         placeholders++;
     }
 
+    /** Tokens in flight for it will be dropped, not sampled (SGLang's overlap scheduler after a retraction). */
+    void placeholdersDropped() {
+        placeholders = 0;
+    }
+
     /** The sampled token of an earlier step arrived (async scheduling). */
     void placeholderFilled() {
         placeholders--;

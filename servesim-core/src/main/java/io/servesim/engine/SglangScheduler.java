@@ -7,7 +7,8 @@ import it.unimi.dsi.fastutil.objects.ObjectArrayList;
 import java.util.SplittableRandom;
 
 /**
- * One rank's SGLang scheduler (the event loop without the overlap scheduler), after {@code
+ * One rank's SGLang scheduler (its normal event loop, or with {@code async_scheduling} the overlap scheduler on the
+ * same two-batch engine loop as vLLM's async scheduling), after {@code
  * python/sglang/srt/managers/scheduler.py} ({@code get_next_batch_to_run}, {@code get_new_batch_prefill}, {@code
  * update_running_batch}), {@code schedule_policy.py} ({@code PrefillAdder}) and {@code schedule_batch.py} ({@code
  * check_decode_mem}, {@code retract_decode}); vllm-semantics.md §5. Each iteration:
@@ -32,8 +33,14 @@ import java.util.SplittableRandom;
  * </ol>
  *
  * Prefix hits are whole pages of the prompt less its last token (page 1: token-granular, as SGLang's radix tree).
- * Not modelled: the overlap scheduler, mixed chunked prefill, the {@code dfs-weight}
- * and newer policies, priority scheduling, HiCache.
+ * <p>The overlap scheduler ({@code event_loop_overlap}, SGLang's default): batch N+1 is scheduled and launched before
+ * batch N's results are processed (its tokens are futures), so every running request decodes in N+1, also one whose
+ * last token N samples (that extra token is dropped), and a request retracted for N+1 loses its token of N ({@code
+ * is_retracted}): it recomputes from the tokens it has.
+ *
+ * <p>Not modelled: the consecutive-prefill overlap switch ({@code SGLANG_DISABLE_CONSECUTIVE_PREFILL_OVERLAP}, off by
+ * default), the extra token's page freed one batch after its request (servesim frees it with the request), mixed
+ * chunked prefill, the {@code dfs-weight} and newer policies, priority scheduling, HiCache.
  */
 public final class SglangScheduler extends RankScheduler {
     /** {@code retract_decode_steps}: tokens per remaining request a retraction frees room for. */
@@ -58,14 +65,13 @@ public final class SglangScheduler extends RankScheduler {
     private final IntArrayList hits = new IntArrayList();
     private final IntArrayList noHits = new IntArrayList();
     private Sequence chunked;
-    private Sequence[] stepSeqs = new Sequence[16];
-    private int[] stepTokens = new int[16];
-    private boolean[] stepFirst = new boolean[16];
-    private int stepCount;
-    private boolean prefillStep;
+    /** Steps scheduled whose outputs are not applied yet (two with the overlap scheduler), oldest first. */
+    private final java.util.ArrayDeque<Step> inFlightSteps = new java.util.ArrayDeque<>();
+
+    private final java.util.ArrayDeque<Step> spare = new java.util.ArrayDeque<>();
+    private Step latest = new Step();
     private int lastStepTokens;
     private boolean retractedLastStep;
-    private boolean mayFinish;
     private long retractions;
     private long pendingPromptTokens;
 
@@ -133,22 +139,22 @@ public final class SglangScheduler extends RankScheduler {
 
     @Override
     public boolean latestStepMayFinish() {
-        return lastStepTokens > 0 && mayFinish;
+        return lastStepTokens > 0 && latest.mayFinish;
     }
 
     @Override
     public int scheduledCount() {
-        return stepCount;
+        return latest.count;
     }
 
     @Override
     public Sequence scheduled(int i) {
-        return stepSeqs[i];
+        return latest.seqs[i];
     }
 
     @Override
     public int scheduledTokens(int i) {
-        return stepTokens[i];
+        return latest.tokens[i];
     }
 
     @Override
@@ -208,32 +214,44 @@ public final class SglangScheduler extends RankScheduler {
 
     @Override
     public int schedule(long nowNanos, StepBatch batch) {
-        stepCount = 0;
         retractedLastStep = false;
-        prefillStep = prefillBatch(nowNanos);
-        if (!prefillStep) {
+        Step step = spare.isEmpty() ? new Step() : spare.pollFirst();
+        latest = step;
+        if (!prefillBatch(nowNanos)) {
             decodeBatch();
         }
         batch.reset((long) pool.usableBlocks() * page());
+        boolean overlap = settings.asyncScheduling();
         int total = 0;
-        mayFinish = false;
-        for (int k = 0; k < stepCount; k++) {
-            Sequence r = stepSeqs[k];
-            int n = stepTokens[k];
+        for (int k = 0; k < step.count; k++) {
+            Sequence r = step.seqs[k];
+            int n = step.tokens[k];
             int context = r.numComputedTokens();
             int prompt = r.promptLength();
-            boolean decode = n == 1 && context >= prompt && context == r.numTokens() - 1;
+            int known = r.numTokens() + r.placeholders();
+            boolean decode = n == 1 && context >= prompt && context == known - 1;
             batch.add(n, context, decode);
             r.computedTo(context + n);
+            boolean samples = context + n >= known; // a chunk that is not the prompt's last samples nothing
+            step.samples[k] = samples;
+            step.preemptions[k] = r.preemptions();
+            if (overlap && samples) {
+                r.placeholderAdded(); // the next batch is scheduled before this token is known (FutureMap)
+            }
             if (r.awaitingFirstToken()) {
                 pendingPromptTokens -= Math.max(0, Math.min(context + n, prompt) - Math.min(context, prompt));
             }
-            if (context + n >= r.numTokens() && r.mayFinishWithin(1)) {
-                mayFinish = true;
+            if (samples && r.mayFinishWithin(overlap ? r.placeholders() : 1)) {
+                step.mayFinish = true;
             }
             total += n;
         }
         lastStepTokens = total;
+        if (total > 0) {
+            inFlightSteps.addLast(step); // its outputs come back with applyOutputs, in schedule order
+        } else {
+            spare.addFirst(step);
+        }
         counters.stepScheduled(total, batch.prefillTokens());
         return total;
     }
@@ -268,11 +286,11 @@ public final class SglangScheduler extends RankScheduler {
                 }
             }
             if (chunked != null) {
-                return stepCount > 0; // still chunking: one chunked request at a time
+                return latest.count > 0; // still chunking: one chunked request at a time
             }
         }
         if (running.size() >= maxRunning) {
-            return stepCount > 0;
+            return latest.count > 0;
         }
         orderWaiting();
         int admitted = 0;
@@ -316,7 +334,7 @@ public final class SglangScheduler extends RankScheduler {
             remInput -= extend;
             remChunk -= extend;
         }
-        return stepCount > 0;
+        return latest.count > 0;
     }
 
     /** The waiting queue in {@code schedule_policy} order, into {@link #order}. */
@@ -442,6 +460,9 @@ public final class SglangScheduler extends RankScheduler {
         }
         kv.free(v.table()); // its cached pages stay in the radix cache
         v.preempted();
+        // overlap scheduler: a token in flight for it is dropped when its batch's results come back
+        // (process_batch_result_decode skips a request that is_retracted); it recomputes from what it has
+        v.placeholdersDropped();
         waiting.add(v); // the end of the queue (vLLM prepends)
         counters.preempted();
         retractions++;
@@ -476,33 +497,39 @@ public final class SglangScheduler extends RankScheduler {
     private boolean pendingFirst;
 
     private void add(Sequence r, int tokens, boolean admission) {
-        if (stepCount == stepSeqs.length) {
-            stepSeqs = java.util.Arrays.copyOf(stepSeqs, stepCount * 2);
-            stepTokens = java.util.Arrays.copyOf(stepTokens, stepCount * 2);
-            stepFirst = java.util.Arrays.copyOf(stepFirst, stepCount * 2);
-        }
-        stepSeqs[stepCount] = r;
-        stepTokens[stepCount] = tokens;
-        stepFirst[stepCount] = admission && pendingFirst;
-        stepCount++;
+        latest.add(r, tokens, admission && pendingFirst);
     }
 
+    /**
+     * {@code process_batch_result}: the oldest batch in flight. With the overlap scheduler ({@code
+     * event_loop_overlap}) this runs after the next batch was scheduled and launched, so that batch already holds a
+     * decode slot for every request this one finishes (their extra token is dropped: {@code enable_overlap and
+     * req.finished()}) and for every request it retracted since (dropped too: {@code is_retracted}).
+     */
     @Override
     public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
         finishedOut.clear();
-        for (int k = 0; k < stepCount; k++) {
-            Sequence r = stepSeqs[k];
-            if (r.numComputedTokens() < r.numTokens()) {
-                continue; // a chunk that is not the prompt's last samples nothing
+        Step step = inFlightSteps.pollFirst();
+        if (step == null) {
+            throw new IllegalStateException("outputs applied with no batch in flight");
+        }
+        boolean overlap = settings.asyncScheduling();
+        for (int k = 0; k < step.count; k++) {
+            Sequence r = step.seqs[k];
+            if (!step.samples[k] || r.finished() || r.preemptions() != step.preemptions[k]) {
+                continue; // a chunk that is not the prompt's last, a finished request's extra token, a retracted one
             }
             counters.tokenSampled();
             long gap = r.tokenSampled(nowNanos);
             if (gap >= 0) {
                 recordGap(gap);
             }
+            if (overlap) {
+                r.placeholderFilled();
+            }
             if (settings.prefixCaching()) {
                 r.ensureHashes(page());
-                kv.cacheBlocks(r.table(), r.numComputedTokens());
+                kv.cacheBlocks(r.table(), r.numComputedTokens() - r.placeholders());
             }
             if (r.reachedTarget()) {
                 r.finish();
@@ -512,10 +539,8 @@ public final class SglangScheduler extends RankScheduler {
             }
         }
         flushGaps();
-        for (int k = 0; k < stepCount; k++) {
-            stepSeqs[k] = null;
-        }
-        stepCount = 0;
+        step.clear();
+        spare.addFirst(step);
     }
 
     @Override
@@ -530,16 +555,53 @@ public final class SglangScheduler extends RankScheduler {
         waiting.clear();
         running.clear();
         chunked = null;
-        stepCount = 0;
+        while (!inFlightSteps.isEmpty()) {
+            inFlightSteps.pollFirst().clear();
+        }
+        latest.clear();
         pendingPromptTokens = 0;
     }
 
     @Override
     void firstScheduledAt(long nanos) {
-        for (int k = 0; k < stepCount; k++) {
-            if (stepFirst[k]) {
-                stepSeqs[k].firstScheduledAt(nanos);
+        for (int k = 0; k < latest.count; k++) {
+            if (latest.first[k]) {
+                latest.seqs[k].firstScheduledAt(nanos); // its GPU start is after the batch's CPU part
             }
+        }
+    }
+
+    /** One scheduled batch, kept until its outputs are applied (two in flight with the overlap scheduler). */
+    private static final class Step {
+        Sequence[] seqs = new Sequence[16];
+        int[] tokens = new int[16];
+        boolean[] first = new boolean[16];
+        boolean[] samples = new boolean[16];
+        /** Each request's preemption count when scheduled: a later retraction drops its token. */
+        int[] preemptions = new int[16];
+
+        int count;
+        boolean mayFinish;
+
+        void add(Sequence r, int n, boolean isFirst) {
+            if (count == seqs.length) {
+                seqs = java.util.Arrays.copyOf(seqs, count * 2);
+                tokens = java.util.Arrays.copyOf(tokens, count * 2);
+                first = java.util.Arrays.copyOf(first, count * 2);
+                samples = java.util.Arrays.copyOf(samples, count * 2);
+                preemptions = java.util.Arrays.copyOf(preemptions, count * 2);
+            }
+            seqs[count] = r;
+            tokens[count] = n;
+            first[count] = isFirst;
+            samples[count] = false;
+            count++;
+        }
+
+        void clear() {
+            java.util.Arrays.fill(seqs, 0, count, null);
+            count = 0;
+            mayFinish = false;
         }
     }
 }

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * SGLang's scheduling rules (docs/engines.md), each hand-computed on one worker with fixed step times: 20 ms for a
- * prefill batch, 10 ms for a decode batch, pages of 16 tokens.
+ * prefill batch, 10 ms for a decode batch, pages of 16 tokens; the synchronous loop ({@code
+ * --disable-overlap-schedule}) unless a test turns the overlap scheduler on.
  */
 class SglangSchedulerTest {
     private static final long MS = 1_000_000L;
@@ -32,6 +33,7 @@ class SglangSchedulerTest {
               arrival: {type: concurrency, concurrency: 2}
             engine:
               kind: sglang
+              scheduler: {async_scheduling: false}
               kv_cache: {block_size: 16, num_gpu_blocks: 9}
             timing:
               type: fixed
@@ -176,14 +178,102 @@ class SglangSchedulerTest {
     }
 
     @Test
+    void overlapScheduler_aRequestWhoseLastTokenIsInFlightDecodesOnceMore_andThatTokenIsDropped() {
+        // event_loop_overlap: batch N+1 is scheduled and launched before N's results are processed, so a request
+        // whose last token N samples is still in the running batch and gets one more decode slot, whose token is
+        // dropped (process_batch_result_decode: enable_overlap and req.finished()). A (32-token prompt, 3 tokens):
+        // prefill 0-20 (token 1), decodes 20-30 (token 2) and 30-40 (token 3: A ends at 40), and a fourth batch
+        // 40-50 that only holds A's dropped token. B arrives at 41 ms; the loop takes it in when that batch's
+        // results are processed (50 ms): prefill 50-70, TTFT 29 ms. Synchronously A leaves at 40 and B's prefill
+        // runs 41-61.
+        String[] sets = {
+            "engine.kv_cache.num_gpu_blocks=100",
+            "workload.synthetic.output_tokens={type: fixed, value: 3}",
+            "workload.arrival={type: constant, rate: 24.390243902439025}"
+        };
+        List<String> overlap = new java.util.ArrayList<>(List.of(sets));
+        overlap.add("engine.scheduler.async_scheduling=true");
+        RunResult r = run(overlap.toArray(String[]::new));
+        RequestRecord a = row(r, 0);
+        RequestRecord b = row(r, 1);
+        assertThat(b.arrivalNanos()).isEqualTo(41 * MS);
+        assertThat(a.ttftNanos()).isEqualTo(20 * MS);
+        assertThat(a.e2eNanos()).isEqualTo(40 * MS);
+        assertThat(a.outputTokens()).isEqualTo(3);
+        assertThat(b.ttftNanos()).isEqualTo(29 * MS);
+        RunResult sync = run(sets);
+        assertThat(row(sync, 0).e2eNanos()).isEqualTo(40 * MS);
+        assertThat(row(sync, 1).ttftNanos()).isEqualTo(20 * MS);
+    }
+
+    @Test
+    void overlapScheduler_aRetractedRequestsTokenInFlightIsDropped_andItRecomputesWithoutIt() {
+        // driven batch by batch in event_loop_overlap's order (schedule N+1, then process N). 5 usable pages of 16
+        // tokens, conservativeness 0.01 (ratio 0.007). A and B: 16-token prompts, 30 output tokens.
+        // 1: A's prefill (A: 16 + 30 = 46 < 80 of room; B: 46 >= 34 left: NO_TOKEN). 2: B's prefill (room 4 x 16
+        // less A's reservation ceil(30 x 0.007) = 1). From 3 on both decode, each on a second page (1 page free).
+        // Batch 19 needs a third page for both: B (16 tokens, as A, but later in the running list) is retracted while
+        // its token of batch 18 is in flight; processing 18 drops that token (is_retracted) and B recomputes its
+        // 16-token prompt and 16 tokens
+        io.servesim.config.SglangConfig fcfs = new io.servesim.config.SglangConfig(
+                io.servesim.config.SglangConfig.Policy.FCFS, 8, 16384, 8192, 0.01, 4096);
+        SchedulerSettings settings = new SchedulerSettings(8, 16384, 0, true, 80, 16, 6, true, true);
+        SglangScheduler s =
+                new SglangScheduler(settings, fcfs, 8, new java.util.SplittableRandom(1), new SchedulerCounters(1000));
+        Sequence a = new Sequence(
+                new io.servesim.workload.Request(0, -1, 0, true, 0, concat(new int[0], 100, 16), 30, 0), 80);
+        Sequence b = new Sequence(
+                new io.servesim.workload.Request(1, -1, 0, true, 0, concat(new int[0], 200, 16), 30, 1), 80);
+        s.addRequest(a);
+        s.addRequest(b);
+        io.servesim.timing.StepBatch batch = new io.servesim.timing.StepBatch();
+        it.unimi.dsi.fastutil.objects.ObjectArrayList<Sequence> done =
+                new it.unimi.dsi.fastutil.objects.ObjectArrayList<>();
+        long t = 0;
+        s.schedule(t, batch); // 1
+        assertThat(s.scheduled(0)).isSameAs(a);
+        for (int n = 2; n <= 18; n++) {
+            s.schedule(t, batch);
+            if (n == 2) {
+                assertThat(s.scheduledCount()).isOne();
+                assertThat(s.scheduled(0)).isSameAs(b);
+            }
+            s.applyOutputs(t += 10, done);
+        }
+        assertThat(s.preemptions()).isZero();
+        assertThat(a.numOutputTokens()).isEqualTo(16); // batches 1 and 3-17
+        assertThat(b.numOutputTokens()).isEqualTo(16); // batches 2-17
+        assertThat(b.placeholders()).isOne(); // batch 18
+        s.schedule(t, batch); // 19
+        assertThat(s.preemptedLastStep()).isTrue();
+        assertThat(s.scheduledCount()).isOne();
+        assertThat(s.scheduled(0)).isSameAs(a);
+        assertThat(b.placeholders()).isZero();
+        assertThat(s.waitingHead()).isSameAs(b);
+        s.applyOutputs(t += 10, done); // 18: A's token; B's is dropped
+        assertThat(a.numOutputTokens()).isEqualTo(17);
+        assertThat(b.numOutputTokens()).isEqualTo(16);
+        assertThat(b.numTokens()).isEqualTo(32); // what it recomputes: the prompt and its 16 tokens
+        while (s.hasWork()) {
+            s.schedule(t, batch);
+            s.applyOutputs(t += 10, done);
+        }
+        assertThat(a.numOutputTokens()).isEqualTo(30);
+        assertThat(b.numOutputTokens()).isEqualTo(30);
+        assertThat(s.pool().freeBlocks()).isEqualTo(5);
+    }
+
+    @Test
     void config_defaultsAndErrors() {
         SimConfig c = ConfigLoader.fromYaml(BASE, "t", List.of());
-        assertThat(c.engine().scheduler().asyncScheduling()).isFalse(); // the overlap scheduler is not modelled
         assertThat(ConfigLoader.fromYaml(ConfigLoader.toYaml(c), "again", List.of()))
                 .isEqualTo(c);
-        assertThatThrownBy(() -> ConfigLoader.fromYaml(BASE, "t", List.of("engine.scheduler.async_scheduling=true")))
-                .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("engine.scheduler.async_scheduling");
+        assertThat(ConfigLoader.fromYaml("engine: {kind: sglang}", "t", List.of())
+                        .engine()
+                        .scheduler()
+                        .asyncScheduling())
+                .as("SGLang's overlap scheduler is on by default (disable_overlap_schedule: false)")
+                .isTrue();
         assertThatThrownBy(() -> ConfigLoader.fromYaml("engine: {sglang: {max_prefill_tokens: 4}}", "t", List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("engine.sglang");

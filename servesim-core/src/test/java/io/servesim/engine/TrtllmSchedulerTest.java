@@ -191,6 +191,27 @@ class TrtllmSchedulerTest {
         assertThat(a.ttftNanos()).isEqualTo(20 * MS);
         assertThat(a.e2eNanos()).isEqualTo(40 * MS);
         assertThat(a.outputTokens()).isEqualTo(3);
+        // B arrives at 41 ms, after A's last token: no step was scheduled on it (SGLang's overlap scheduler runs one,
+        // SglangSchedulerTest), so B's context runs 41-61
+        RunResult after = run(
+                TWO,
+                "engine.scheduler.async_scheduling=true",
+                "engine.kv_cache.num_gpu_blocks=100",
+                "workload.synthetic.output_tokens={type: fixed, value: 3}",
+                "workload.arrival={type: constant, rate: 24.390243902439025}");
+        assertThat(row(after, 1).ttftNanos()).isEqualTo(20 * MS);
+        // B arrives at 25 ms while A generates: the CPU, blocked on the step ending at 30, schedules the step that
+        // runs 40-70 (A's token and B's context: 30 ms) only then, one step later than the synchronous loop (30-60)
+        String[] during = {
+            "engine.kv_cache.num_gpu_blocks=100",
+            "workload.synthetic.output_tokens={type: fixed, value: 5}",
+            "workload.arrival={type: constant, rate: 40}"
+        };
+        List<String> overlapDuring = new ArrayList<>(List.of(during));
+        overlapDuring.add("engine.scheduler.async_scheduling=true");
+        assertThat(row(run(TWO, overlapDuring.toArray(String[]::new)), 1).ttftNanos())
+                .isEqualTo(70 * MS - 25 * MS);
+        assertThat(row(run(TWO, during), 1).ttftNanos()).isEqualTo(60 * MS - 25 * MS);
         assertThat(ConfigLoader.fromYaml("engine: {kind: trtllm}", "t", List.of())
                         .engine()
                         .scheduler()

@@ -158,10 +158,11 @@ class EngineInvariantProperties {
                                 + (s % 4 < 2 ? "first_come_first_served" : "equal_progress") + "}");
                     }
                     if (s % 7 == 1) {
-                        // SGLang ranks: one of its policies, prefill XOR decode batches, reservation and retraction
-                        all.removeIf(o -> o.startsWith("engine.kvcr.")
-                                || o.startsWith("engine.kv_cache.host_offload.")
-                                || o.startsWith("engine.scheduler.async_scheduling"));
+                        // SGLang ranks: one of its policies, prefill XOR decode batches, reservation and retraction,
+                        // with and
+                        // without the overlap scheduler
+                        all.removeIf(
+                                o -> o.startsWith("engine.kvcr.") || o.startsWith("engine.kv_cache.host_offload."));
                         int seqs = Integer.parseInt(engine.get(5).substring("engine.scheduler.max_num_seqs=".length()));
                         int tokens = Integer.parseInt(
                                 engine.get(6).substring("engine.scheduler.max_num_batched_tokens=".length()));
