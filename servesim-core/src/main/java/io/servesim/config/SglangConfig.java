@@ -44,6 +44,11 @@ public record SglangConfig(
         FCFS("fcfs", "first come, first served (SGLang's default)"),
         /** Longest prefix match first. */
         LPM("lpm", "longest cached prefix first (first come, first served above 128 waiting requests)"),
+        /** Depth-first over the radix tree, heavier subtrees first. */
+        DFS_WEIGHT(
+                "dfs_weight",
+                "depth-first over the cached prefixes, subtrees with more waiting requests first, a node's own"
+                        + " requests after its subtrees"),
         /** Longest output first. */
         LOF("lof", "largest max_new_tokens first"),
         /** Seeded random order. */
@@ -57,10 +62,10 @@ public record SglangConfig(
             this.description = description;
         }
 
-        /** Looks a name up. */
+        /** Looks a name up ({@code dfs-weight}, SGLang's spelling, too). */
         @JsonCreator
         public static Policy of(String name) {
-            return Named.parse(Policy.class, name);
+            return Named.parse(Policy.class, "dfs-weight".equals(name) ? "dfs_weight" : name);
         }
 
         @Override

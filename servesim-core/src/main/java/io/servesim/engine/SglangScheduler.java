@@ -40,7 +40,7 @@ import java.util.SplittableRandom;
  *
  * <p>Not modelled: the consecutive-prefill overlap switch ({@code SGLANG_DISABLE_CONSECUTIVE_PREFILL_OVERLAP}, off by
  * default), the extra token's page freed one batch after its request (servesim frees it with the request), mixed
- * chunked prefill, the {@code dfs-weight} and newer policies, priority scheduling, HiCache.
+ * chunked prefill, the newer policies, priority scheduling, HiCache.
  */
 public final class SglangScheduler extends RankScheduler {
     /** {@code retract_decode_steps}: tokens per remaining request a retraction frees room for. */
@@ -375,6 +375,11 @@ public final class SglangScheduler extends RankScheduler {
                     order.addAll(sorted);
                 }
             }
+            case DFS_WEIGHT -> {
+                if (settings.prefixCaching() && order.size() > 1) {
+                    dfsWeight();
+                }
+            }
             case LOF -> order.sort((a, b) -> Integer.compare(b.maxTokens(), a.maxTokens()));
             case RANDOM -> {
                 for (int i = order.size() - 1; i > 0; i--) {
@@ -385,6 +390,94 @@ public final class SglangScheduler extends RankScheduler {
                 }
             }
         }
+    }
+
+    /**
+     * {@code dfs-weight} ({@code schedule_policy.py} {@code _sort_by_dfs_weight}, {@code _calc_weight}, {@code
+     * _get_dfs_priority}): each waiting request hangs at the radix-tree node where its cached prefix ends (the root
+     * without a hit); a node weighs the waiting requests in its subtree; the queue is rebuilt by a post-order walk
+     * from the root that visits heavier children first and emits a node's own requests after its subtrees (so
+     * requests without a hit come last). Nodes are the requests' cached page chains: a node branches where their
+     * page hashes differ. Children of equal weight keep the order of their first waiting request (SGLang keeps the
+     * tree's child insertion order, which servesim does not track).
+     */
+    private void dfsWeight() {
+        int n = order.size();
+        if (dfsDepth.length < n) {
+            dfsDepth = new int[n];
+        }
+        int[] members = new int[n];
+        for (int i = 0; i < n; i++) {
+            dfsDepth[i] = prefixHit(order.get(i));
+            members[i] = i;
+        }
+        ObjectArrayList<Sequence> out = new ObjectArrayList<>(n);
+        dfsVisit(members, 0, out);
+        order.clear();
+        order.addAll(out);
+    }
+
+    private int[] dfsDepth = new int[16];
+
+    /** Emits the requests of one subtree: {@code members} share their first {@code depth} cached pages. */
+    private void dfsVisit(int[] members, int depth, ObjectArrayList<Sequence> out) {
+        if (members.length == 1) {
+            out.add(order.get(members[0]));
+            return;
+        }
+        int minDepth = Integer.MAX_VALUE;
+        for (int m : members) {
+            minDepth = Math.min(minDepth, dfsDepth[m]);
+        }
+        // the node's end: the deepest page count all members share (chained page hashes: equal at t, equal below t)
+        int lo = depth;
+        int hi = minDepth;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (sharePage(members, mid - 1)) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        int end = lo;
+        // children: members that go on past the node, grouped by their next page, in first-appearance order
+        it.unimi.dsi.fastutil.longs.Long2IntLinkedOpenHashMap groupOf =
+                new it.unimi.dsi.fastutil.longs.Long2IntLinkedOpenHashMap();
+        ObjectArrayList<IntArrayList> groups = new ObjectArrayList<>();
+        IntArrayList own = new IntArrayList();
+        for (int m : members) {
+            if (dfsDepth[m] == end) {
+                own.add(m);
+                continue;
+            }
+            long next = order.get(m).table().hash(end);
+            int g = groupOf.getOrDefault(next, -1);
+            if (g < 0) {
+                g = groups.size();
+                groupOf.put(next, g);
+                groups.add(new IntArrayList());
+            }
+            groups.get(g).add(m);
+        }
+        groups.sort((a, b) -> Integer.compare(b.size(), a.size())); // heavier first (a stable sort)
+        for (IntArrayList g : groups) {
+            dfsVisit(g.toIntArray(), end + 1, out);
+        }
+        for (int i = 0; i < own.size(); i++) {
+            out.add(order.get(own.getInt(i)));
+        }
+    }
+
+    /** Whether every member's page {@code page} has the same hash. */
+    private boolean sharePage(int[] members, int page) {
+        long h = order.get(members[0]).table().hash(page);
+        for (int i = 1; i < members.length; i++) {
+            if (order.get(members[i]).table().hash(page) != h) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@code update_running_batch}: the memory check, retraction if needed, then one token per running request. */

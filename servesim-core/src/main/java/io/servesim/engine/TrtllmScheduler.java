@@ -279,7 +279,8 @@ public final class TrtllmScheduler extends RankScheduler {
             int context = r.numComputedTokens();
             int prompt = r.promptLength();
             int known = r.numTokens() + r.placeholders();
-            boolean decode = n == 1 && context >= prompt && context == known - 1;
+            // a generation token, or (without chunking) a paused request's dropped token generated again
+            boolean decode = n == 1 && context >= prompt && (context == known - 1 || !settings.chunkedPrefill());
             batch.add(n, context, decode);
             r.computedTo(context + n);
             boolean samples = context + n >= known; // a context chunk that is not the last samples nothing
@@ -416,11 +417,20 @@ public final class TrtllmScheduler extends RankScheduler {
             } else {
                 int remaining = contextRemaining(r);
                 if (!chunking) {
-                    int cost = Math.max(1, remaining);
+                    int size = remaining;
+                    if (r.table().numBlocks() > 0) {
+                        size = 1; // regenerating a paused request's dropped tokens, one per iteration (below)
+                    } else if (r.preemptions() > 0 && r.numTokens() > maxTokens) {
+                        // LlmRequest::pause keeps min(maxInputLen, prompt + generated) tokens as the new prompt and
+                        // drops the rest, which are generated again one per iteration; without chunking the longest
+                        // prompt TRT-LLM runs is max_num_tokens, which servesim takes as maxInputLen
+                        size = Math.max(1, maxTokens - (r.numTokens() - remaining));
+                    }
+                    int cost = Math.max(1, size);
                     if (batchTokens + cost > maxTokens) {
                         break; // the whole loop stops: generation requests behind it wait too
                     }
-                    add(r, remaining);
+                    add(r, size);
                     batchTokens += cost;
                 } else {
                     toChunk.add(r);

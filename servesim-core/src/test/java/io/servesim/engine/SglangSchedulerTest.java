@@ -150,6 +150,47 @@ class SglangSchedulerTest {
         assertThat(ids).containsExactly(0, 2);
     }
 
+    @Test
+    void dfsWeight_visitsHeavierSubtreesFirst_andANodesOwnRequestsAfterItsSubtrees() {
+        // cached: [a | 48 unique] and [b1 b2 b3 | 16 unique] (pages of 16 tokens). Waiting, in arrival order: 10 (no
+        // hit), 11 (b1 b2 b3), 12, 13 and 15 (a, then their own pages), 14 (b1). The a-subtree holds 3 waiting
+        // requests, the b-subtree 2: a first (12, 13, 15 all end at node a), then b: node b1's child b1-b2-b3 (11)
+        // before b1's own request (14); the requests without a hit (the root's own) last. lpm would take 11 first
+        // (3 cached pages), fcfs 10
+        io.servesim.config.SglangConfig dfs = new io.servesim.config.SglangConfig(
+                io.servesim.config.SglangConfig.Policy.DFS_WEIGHT, 8, 16384, 8192, 1.0, 4096);
+        SchedulerSettings settings = new SchedulerSettings(8, 16384, 0, true, 1024, 16, 101, true, false);
+        SglangScheduler s =
+                new SglangScheduler(settings, dfs, 8, new java.util.SplittableRandom(1), new SchedulerCounters(1000));
+        int[] a = concat(new int[0], 1_000, 16);
+        int[] b = concat(new int[0], 2_000, 48);
+        io.servesim.timing.StepBatch batch = new io.servesim.timing.StepBatch();
+        it.unimi.dsi.fastutil.objects.ObjectArrayList<Sequence> done =
+                new it.unimi.dsi.fastutil.objects.ObjectArrayList<>();
+        s.addRequest(seq(0, concat(a, 3_000, 48), settings, 1));
+        s.addRequest(seq(1, concat(b, 4_000, 16), settings, 1));
+        s.schedule(0, batch);
+        s.applyOutputs(20, done); // both prefills sample their only token and finish: their pages stay cached
+        assertThat(done.size()).isEqualTo(2);
+        s.addRequest(seq(10, concat(new int[0], 5_000, 64), settings, 4));
+        s.addRequest(seq(11, concat(b, 6_000, 16), settings, 4));
+        s.addRequest(seq(12, concat(a, 7_000, 48), settings, 4));
+        s.addRequest(seq(13, concat(a, 8_000, 48), settings, 4));
+        s.addRequest(seq(14, concat(java.util.Arrays.copyOf(b, 16), 9_000, 48), settings, 4));
+        s.addRequest(seq(15, concat(a, 10_000, 48), settings, 4));
+        s.schedule(20, batch);
+        List<Integer> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < s.scheduledCount(); i++) {
+            ids.add(s.scheduled(i).request().id());
+        }
+        assertThat(ids).containsExactly(12, 13, 15, 11, 14, 10);
+    }
+
+    private static Sequence seq(int id, int[] prompt, SchedulerSettings settings, int outputs) {
+        return new Sequence(
+                new io.servesim.workload.Request(id, -1, 0, true, 0, prompt, outputs, id), settings.maxModelLen());
+    }
+
     private static int[] concat(int[] head, int base, int n) {
         int[] t = java.util.Arrays.copyOf(head, head.length + n);
         for (int i = 0; i < n; i++) {
@@ -274,10 +315,16 @@ class SglangSchedulerTest {
                         .asyncScheduling())
                 .as("SGLang's overlap scheduler is on by default (disable_overlap_schedule: false)")
                 .isTrue();
+        assertThat(ConfigLoader.fromYaml(BASE, "t", List.of("engine.sglang.schedule_policy=dfs-weight"))
+                        .engine()
+                        .sglang()
+                        .schedulePolicy())
+                .as("SGLang's spelling")
+                .isEqualTo(io.servesim.config.SglangConfig.Policy.DFS_WEIGHT);
         assertThatThrownBy(() -> ConfigLoader.fromYaml("engine: {sglang: {max_prefill_tokens: 4}}", "t", List.of()))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("engine.sglang");
-        assertThatThrownBy(() -> ConfigLoader.fromYaml(BASE, "t", List.of("engine.sglang.schedule_policy=dfs-weight")))
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(BASE, "t", List.of("engine.sglang.schedule_policy=priority")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("engine.sglang.schedule_policy");
     }

@@ -6,11 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.servesim.config.ConfigException;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
+import io.servesim.config.TrtllmConfig;
 import io.servesim.metrics.RequestLog;
 import io.servesim.metrics.RequestRecord;
 import io.servesim.run.Invariants;
 import io.servesim.run.RunResult;
 import io.servesim.run.Simulation;
+import io.servesim.timing.StepBatch;
+import io.servesim.workload.Request;
+import it.unimi.dsi.fastutil.objects.ObjectArrayList;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -218,6 +222,62 @@ class TrtllmSchedulerTest {
                         .asyncScheduling())
                 .as("TRT-LLM's overlap scheduler is on by default")
                 .isTrue();
+    }
+
+    @Test
+    void pause_keepsAtMostMaxNumTokensAsTheNewPrompt_andGeneratesTheDroppedTokensAgainOnePerIteration() {
+        // LlmRequest::pause: the new prompt is min(maxInputLen, prompt + generated), the rest is dropped and generated
+        // again; without chunking servesim takes max_num_tokens (40) as maxInputLen. max_utilization, 6 usable blocks
+        // of 16, A and B with 32-token prompts and 40 tokens each: B (started later) is paused when A's generation
+        // crosses into its fourth block, holding 32 + 16 tokens. Resumed after A, B's 48 tokens are cut to 40, of which
+        // its first block is reused (the context stored its prompt less one token, one block; A's later blocks
+        // evicted the rest): a 24-token context, then positions 40-46 one per iteration (no token sampled), then
+        // position 47 samples B's 17th token
+        TrtllmConfig mu = new TrtllmConfig(
+                TrtllmConfig.Policy.MAX_UTILIZATION, 8, 40, false, TrtllmConfig.ChunkingPolicy.FIRST_COME_FIRST_SERVED);
+        SchedulerSettings settings = new SchedulerSettings(8, 40, 0, false, 96, 16, 7, true, false);
+        TrtllmScheduler s = new TrtllmScheduler(settings, mu, new SchedulerCounters(1000));
+        Sequence a = new Sequence(new Request(0, -1, 0, true, 0, tokens(100, 32), 40, 0), 96);
+        Sequence b = new Sequence(new Request(1, -1, 0, true, 0, tokens(200, 32), 40, 1), 96);
+        s.addRequest(a);
+        s.addRequest(b);
+        StepBatch batch = new StepBatch();
+        ObjectArrayList<Sequence> done = new ObjectArrayList<>();
+        long t = 0;
+        while (b.preemptions() == 0) {
+            s.schedule(t, batch);
+            s.applyOutputs(t += 10, done);
+        }
+        assertThat(b.numOutputTokens()).isEqualTo(16);
+        assertThat(b.numTokens()).isEqualTo(48);
+        while (!a.finished()) {
+            s.schedule(t, batch);
+            s.applyOutputs(t += 10, done);
+        }
+        List<Integer> bTokens = new ArrayList<>();
+        List<Integer> bOutputs = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            s.schedule(t, batch);
+            assertThat(s.scheduledCount()).isOne();
+            bTokens.add(s.scheduledTokens(0));
+            s.applyOutputs(t += 10, done);
+            bOutputs.add(b.numOutputTokens());
+        }
+        assertThat(bTokens).containsExactly(24, 1, 1, 1, 1, 1, 1, 1, 1);
+        assertThat(bOutputs).containsExactly(16, 16, 16, 16, 16, 16, 16, 16, 17);
+        while (!b.finished()) {
+            s.schedule(t, batch);
+            s.applyOutputs(t += 10, done);
+        }
+        assertThat(b.numOutputTokens()).isEqualTo(40);
+    }
+
+    private static int[] tokens(int base, int n) {
+        int[] t = new int[n];
+        for (int i = 0; i < n; i++) {
+            t[i] = base + i;
+        }
+        return t;
     }
 
     @Test

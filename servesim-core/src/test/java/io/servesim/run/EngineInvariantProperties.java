@@ -166,9 +166,9 @@ class EngineInvariantProperties {
                         int seqs = Integer.parseInt(engine.get(5).substring("engine.scheduler.max_num_seqs=".length()));
                         int tokens = Integer.parseInt(
                                 engine.get(6).substring("engine.scheduler.max_num_batched_tokens=".length()));
-                        String[] policies = {"fcfs", "lpm", "lof", "random"};
+                        String[] policies = {"fcfs", "lpm", "lof", "random", "dfs_weight"};
                         all.add("engine.kind=sglang");
-                        all.add("engine.sglang={schedule_policy: " + policies[(int) (s % 4)]
+                        all.add("engine.sglang={schedule_policy: " + policies[(int) (s % 5)]
                                 + ", max_running_requests: " + seqs + ", max_prefill_tokens: " + tokens
                                 + ", chunked_prefill_size: " + (s % 2 == 0 ? 0 : Math.max(tokens, 16))
                                 + ", schedule_conservativeness: " + (s % 3 == 0 ? 0.05 : 1.0) + "}");
