@@ -47,10 +47,15 @@ public record EngineConfig(
                         "is " + sglang.chunkedPrefillSize() + " but a chunk is a multiple of the page size ("
                                 + kvCache.blockSize() + ", kv_cache.block_size): use at least one page, or 0 for none");
             }
-            if (kvcr.enabled() || kvCache.hostOffload().enabled()) {
+            if (kvcr.enabled()) {
+                throw new ConfigException("kvcr.enabled", "KVCR pulls are modelled for engine.kind: vllm only");
+            }
+            if (kvCache.hostOffload().enabled()
+                    && kvCache.hostOffload().scope() != HostOffloadConfig.Scope.RANK_LOCAL) {
+                // HiCache's host tier belongs to one instance; its L3 storage backends are not modelled
                 throw new ConfigException(
-                        kvcr.enabled() ? "kvcr.enabled" : "kv_cache.host_offload",
-                        "KVCR pulls and the G2 host tier are modelled for engine.kind: vllm only");
+                        "kv_cache.host_offload.scope",
+                        "is cluster_shared, but SGLang's HiCache host tier is per instance: use rank_local");
             }
         }
         if (kind == EngineKind.TRTLLM) {

@@ -193,6 +193,7 @@ public final class EngineRank {
      * @param gpuEndpoint this rank's transfer endpoint (egress = d2h, ingress = h2d)
      * @param hostEndpoint the G2 pool's endpoint
      * @param sharedPool whether {@code host} is the cluster's shared pool
+     * @param h2dGbytesPerS the rank's host-to-GPU bandwidth (for loads inside a step; 0 = unlimited)
      */
     public void enableHostOffload(
             io.servesim.kv.HostPool host,
@@ -202,7 +203,8 @@ public final class EngineRank {
             int hostEndpoint,
             long blockBytes,
             long firstByteNanos,
-            boolean sharedPool) {
+            boolean sharedPool,
+            double h2dGbytesPerS) {
         HostOffload o = new HostOffload(
                 this,
                 host,
@@ -213,7 +215,8 @@ public final class EngineRank {
                 blockBytes,
                 firstByteNanos,
                 sharedPool,
-                offloadCounters);
+                offloadCounters,
+                h2dGbytesPerS);
         connector().offload(o);
     }
 
@@ -339,7 +342,7 @@ public final class EngineRank {
         if (dt <= 0) {
             throw new IllegalStateException("timing model returned a non-positive step time: " + dt + "ns");
         }
-        return dt;
+        return Math.max(dt, scheduler.inStepLoadNanos()); // a load overlapped with the forward (SGLang HiCache)
     }
 
     /** The engine-core CPU time of the step just scheduled, from the timing model. */

@@ -39,6 +39,7 @@ final class HostOffload {
     private final LongArrayList pendingHashes = new LongArrayList();
     private int pinnedForStore;
     private final EngineRank rank;
+    private final double h2dBytesPerNano;
 
     HostOffload(
             EngineRank rank,
@@ -50,8 +51,10 @@ final class HostOffload {
             long blockBytes,
             long firstByteNanos,
             boolean sharedPool,
-            OffloadCounters counters) {
+            OffloadCounters counters,
+            double h2dGbytesPerS) {
         this.rank = rank;
+        this.h2dBytesPerNano = h2dGbytesPerS; // GB/s = bytes/ns
         this.host = host;
         this.sharedPool = sharedPool;
         this.transfers = transfers;
@@ -152,6 +155,22 @@ final class HostOffload {
                 }
             }
         });
+    }
+
+    /**
+     * SGLang HiCache's load-back ({@code init_load_back}, then the layer-wise load overlapped with the batch's
+     * forward): {@code count} G2 blocks are copied host to GPU during the step that uses them. Returns the copy's time
+     * (first byte, then the rank's h2d bandwidth; this rank's loads do not overlap each other, and a rank-local G2
+     * shares its h2d link with nothing else), which the step lasts at least.
+     */
+    long loadInStep(int count) {
+        long bytes = blockBytes * count;
+        counters.loadStarted(bytes);
+        long nanos = firstByteNanos;
+        if (h2dBytesPerNano > 0) {
+            nanos += (long) Math.ceil(bytes / h2dBytesPerNano);
+        }
+        return nanos;
     }
 
     /** The rank failed: cancel its copies in flight (in submission order) and undo their holds on the G2 pool. */

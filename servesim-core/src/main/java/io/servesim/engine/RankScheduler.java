@@ -194,6 +194,11 @@ public abstract class RankScheduler {
         throw new UnsupportedOperationException("this engine's ranks hold no P/D handoffs");
     }
 
+    /** The shortest GPU time of the step just scheduled: KV it loads during its forward (SGLang HiCache), else 0. */
+    long inStepLoadNanos() {
+        return 0;
+    }
+
     /** The latest step reaches the GPU at {@code nanos}. */
     abstract void firstScheduledAt(long nanos);
 }

@@ -38,9 +38,14 @@ import java.util.SplittableRandom;
  * last token N samples (that extra token is dropped), and a request retracted for N+1 loses its token of N ({@code
  * is_retracted}): it recomputes from the tokens it has.
  *
+ * <p>HiCache (a rank-local G2 tier, {@code hiradix_cache.py}): write-through backs up the pages a batch inserted when
+ * the next batch starts (locked on the device until the copy lands); at admission the lookup continues into host pages
+ * and a run of at least {@value #LOAD_BACK_THRESHOLD} tokens is loaded back during the batch that uses it, which
+ * lasts at least the copy ({@code init_load_back}, then the layer-wise load overlapped with the forward).
+ *
  * <p>Not modelled: the consecutive-prefill overlap switch ({@code SGLANG_DISABLE_CONSECUTIVE_PREFILL_OVERLAP}, off by
  * default), the extra token's page freed one batch after its request (servesim frees it with the request), mixed
- * chunked prefill, the newer policies, priority scheduling, HiCache.
+ * chunked prefill, the newer policies, priority scheduling, HiCache's write-back and selective policies.
  */
 public final class SglangScheduler extends RankScheduler {
     /** {@code retract_decode_steps}: tokens per remaining request a retraction frees room for. */
@@ -48,6 +53,9 @@ public final class SglangScheduler extends RankScheduler {
 
     /** In-batch prefix deduplication's thresholds (cached tokens at most, shared tokens at least). */
     static final int IN_BATCH_PREFIX_TOKENS = 32;
+
+    /** HiCache loads a host hit back only from this many tokens on ({@code HiRadixCache.load_back_threshold}). */
+    static final int LOAD_BACK_THRESHOLD = 10;
 
     /** Above this many waiting requests {@code lpm} falls back to arrival order. */
     static final int LPM_FALLBACK_QUEUE = 128;
@@ -74,6 +82,9 @@ public final class SglangScheduler extends RankScheduler {
     private boolean retractedLastStep;
     private long retractions;
     private long pendingPromptTokens;
+    private KvConnector connector;
+    private long inStepLoadNanos;
+    private int stepLoadBlocks;
 
     /**
      * Creates a scheduler with its own KV pool.
@@ -217,9 +228,18 @@ public final class SglangScheduler extends RankScheduler {
         retractedLastStep = false;
         Step step = spare.isEmpty() ? new Step() : spare.pollFirst();
         latest = step;
+        stepLoadBlocks = 0;
+        if (connector != null) {
+            connector.beforeSchedule(kv); // HiCache write-through: back up what the previous batch cached
+        }
         if (!prefillBatch(nowNanos)) {
             decodeBatch();
         }
+        if (connector != null) {
+            connector.afterSchedule(kv);
+        }
+        HostOffload g2 = hiCache();
+        inStepLoadNanos = stepLoadBlocks > 0 && g2 != null ? g2.loadInStep(stepLoadBlocks) : 0;
         batch.reset((long) pool.usableBlocks() * page());
         boolean overlap = settings.asyncScheduling();
         int total = 0;
@@ -300,14 +320,17 @@ public final class SglangScheduler extends RankScheduler {
                 break;
             }
             Sequence r = order.get(k);
-            int prefix = prefixHit(r) * page();
+            int devicePages = prefixHit(r);
+            int prefix = devicePages * page();
             int extend = r.numTokens() - prefix;
             long total = extend + (long) clippedNew(r);
             if (total >= remTotal && !(running.isEmpty() && admitted == 0 && total <= remTotal)) {
                 // NO_TOKEN: the batch is full. (A request that fills an idle pool exactly is let in: SGLang would wait
-                // for it forever.)
+                // for it forever.) The host-hit tokens count here: they need device pages too.
                 break;
             }
+            int hostPages = hostHit(r, devicePages);
+            extend -= hostPages * page(); // init_load_back: loaded, not computed
             if (extend > remInput && admitted > 0) {
                 break;
             }
@@ -319,6 +342,7 @@ public final class SglangScheduler extends RankScheduler {
                     break;
                 }
             }
+            pendingHostPages = hostPages;
             if (!allocate(r, tokens, true, nowNanos)) {
                 break;
             }
@@ -562,22 +586,39 @@ public final class SglangScheduler extends RankScheduler {
         retractedLastStep = true;
     }
 
-    /** Allocates {@code tokens} more tokens of {@code r} (with its prefix pages on admission); false if short. */
+    /**
+     * Allocates {@code tokens} more tokens of {@code r} (with its prefix pages on admission, and the {@link
+     * #pendingHostPages} HiCache loads back after them); false if short.
+     */
     private boolean allocate(Sequence r, int tokens, boolean admission, long nowNanos) {
         if (!admission) {
             return kv.allocateSlots(
                     r.table(), r.numComputedTokens(), noHits, tokens, r.numTokens(), settings.maxModelLen());
         }
         int hit = prefixHit(r);
-        int computed = hit * page();
+        int host = pendingHostPages;
+        pendingHostPages = 0;
+        int computed = (hit + host) * page();
         r.lookedUp(computed);
-        if (!kv.allocateSlots(r.table(), 0, hits, tokens, r.numTokens(), settings.maxModelLen())) {
+        if (host > 0) {
+            // init_load_back: device pages for the host-hit run (evicting as needed), then the request's new tokens
+            if (!kv.allocateForLoad(r.table(), hits, host)) {
+                return false;
+            }
+            if (!kv.allocateSlots(r.table(), computed, noHits, tokens, r.numTokens(), settings.maxModelLen())) {
+                kv.free(r.table()); // nothing was loaded: the pages go back uncached
+                return false;
+            }
+            kv.cacheLoaded(r.table(), hit + host);
+            stepLoadBlocks += host;
+        } else if (!kv.allocateSlots(r.table(), 0, hits, tokens, r.numTokens(), settings.maxModelLen())) {
             return false;
         }
-        boolean first = r.admitted(nowNanos, computed, 0, 0);
+        int g2Tokens = host * page();
+        boolean first = r.admitted(nowNanos, computed, g2Tokens, 0);
         counters.admitted(r.numTokens(), computed);
         if (first) {
-            counters.firstAdmission(r.promptLength(), computed, 0, 0);
+            counters.firstAdmission(r.promptLength(), computed, g2Tokens, 0);
         }
         if (r.awaitingFirstToken()) {
             pendingPromptTokens -= Math.min(computed, r.promptLength());
@@ -588,6 +629,46 @@ public final class SglangScheduler extends RankScheduler {
 
     /** Whether the latest {@link #allocate} on admission was the request's first admission. */
     private boolean pendingFirst;
+
+    /** Host pages the next admission loads back ({@link #hostHit}). */
+    private int pendingHostPages;
+
+    /** This rank's HiCache host tier, or null. */
+    private HostOffload hiCache() {
+        return connector instanceof TieredConnector t ? t.offload() : null;
+    }
+
+    /**
+     * HiCache's {@code match_prefix} past the device hit: ready host pages that continue the prompt (less its last
+     * token), touched as most recent; loaded back only from {@code load_back_threshold} (10) tokens on.
+     */
+    private int hostHit(Sequence r, int devicePages) {
+        HostOffload g2 = hiCache();
+        if (g2 == null || !settings.prefixCaching()) {
+            return 0;
+        }
+        int maxPages = Math.min((r.numTokens() - 1) / page(), r.table().numHashes());
+        if (maxPages <= devicePages) {
+            return 0;
+        }
+        int run = g2.readyRun(r.table().hashesView(), devicePages, maxPages);
+        return run * page() >= LOAD_BACK_THRESHOLD ? run : 0;
+    }
+
+    @Override
+    void connector(KvConnector kvConnector) {
+        this.connector = kvConnector;
+    }
+
+    @Override
+    public int pinnedForStore() {
+        return connector == null ? 0 : connector.pinnedForStore();
+    }
+
+    @Override
+    long inStepLoadNanos() {
+        return inStepLoadNanos;
+    }
 
     private void add(Sequence r, int tokens, boolean admission) {
         latest.add(r, tokens, admission && pendingFirst);
@@ -634,6 +715,11 @@ public final class SglangScheduler extends RankScheduler {
         flushGaps();
         step.clear();
         spare.addFirst(step);
+        if (connector != null) {
+            // HiCache write-through backs a node up when it is inserted (cache_unfinished_req / cache_finished_req,
+            // here): the next batch's start sends the copies
+            connector.afterSchedule(kv);
+        }
     }
 
     @Override
@@ -653,6 +739,9 @@ public final class SglangScheduler extends RankScheduler {
         }
         latest.clear();
         pendingPromptTokens = 0;
+        if (connector != null) {
+            connector.abortAll();
+        }
     }
 
     @Override

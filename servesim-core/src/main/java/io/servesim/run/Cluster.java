@@ -310,7 +310,8 @@ final class Cluster {
                 hostPools.add(pool);
                 hostEndpoint = transfers.addEndpoint(0, 0);
             }
-            r.enableHostOffload(pool, transfers, jobs, gpu, hostEndpoint, blockBytes, firstByte, shared);
+            r.enableHostOffload(
+                    pool, transfers, jobs, gpu, hostEndpoint, blockBytes, firstByte, shared, ho.h2dGbytesPerS());
         }
     }
 

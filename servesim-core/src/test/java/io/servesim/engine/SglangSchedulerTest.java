@@ -305,6 +305,44 @@ class SglangSchedulerTest {
     }
 
     @Test
+    void hiCache_writesThroughToHost_andLoadsAHostHitBackDuringTheBatchThatUsesIt() {
+        // 5 usable device pages of 16 tokens; 70-token prompts, one output token each, one request at a time; A and C
+        // share their first 48 tokens (3 pages), B shares nothing; 1 MB per token. A's prefill 0-20 caches 4 pages,
+        // backed up to the host when B's batch starts (2 ms first byte + 64 MB at 64 GB/s = 3 ms) and locked until
+        // then: B needs all 5 pages and waits, runs 23-43 and evicts A's pages from the device; its own pages are
+        // backed up 43-46, so C (arriving at 43) starts at 46. C's 3 pages are a host hit, loaded back during its own
+        // prefill batch: 2 ms + 48 MB at 1 GB/s = 50 ms, longer than the 20 ms forward: C's first token at 96
+        String[] common = {
+            "engine.kv_cache.num_gpu_blocks=6",
+            "workload.synthetic.requests=3",
+            "workload.synthetic.input_tokens={type: fixed, value: 70}",
+            "workload.synthetic.output_tokens={type: fixed, value: 1}",
+            "workload.synthetic.shared_prefix_tokens=48",
+            "workload.synthetic.prefix_groups=2",
+            "workload.arrival={type: concurrency, concurrency: 1}",
+            "engine.kv_cache.bytes_per_token=1000000"
+        };
+        List<String> hi = new java.util.ArrayList<>(List.of(common));
+        hi.add("engine.kv_cache.host_offload={num_host_blocks: 100, d2h_gbytes_per_s: 64, h2d_gbytes_per_s: 1.0,"
+                + " first_byte_ms: 2}");
+        RunResult r = run(hi.toArray(String[]::new));
+        assertThat(row(r, 1).arrivalNanos()).isEqualTo(20 * MS);
+        assertThat(row(r, 1).ttftNanos()).isEqualTo(23 * MS);
+        assertThat(row(r, 2).arrivalNanos()).isEqualTo(43 * MS);
+        assertThat(row(r, 2).ttftNanos()).isEqualTo(53 * MS);
+        assertThat(row(r, 2).cachedTokens()).isEqualTo(48);
+        RunResult without = run(common);
+        assertThat(row(without, 2).ttftNanos()).isEqualTo(20 * MS);
+        assertThat(row(without, 2).cachedTokens()).isZero();
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(
+                        BASE,
+                        "t",
+                        List.of("engine.kv_cache.host_offload={num_host_blocks: 100, scope: cluster_shared}")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.kv_cache.host_offload.scope");
+    }
+
+    @Test
     void config_defaultsAndErrors() {
         SimConfig c = ConfigLoader.fromYaml(BASE, "t", List.of());
         assertThat(ConfigLoader.fromYaml(ConfigLoader.toYaml(c), "again", List.of()))

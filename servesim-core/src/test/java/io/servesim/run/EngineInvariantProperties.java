@@ -159,10 +159,9 @@ class EngineInvariantProperties {
                     }
                     if (s % 7 == 1) {
                         // SGLang ranks: one of its policies, prefill XOR decode batches, reservation and retraction,
-                        // with and
-                        // without the overlap scheduler
-                        all.removeIf(
-                                o -> o.startsWith("engine.kvcr.") || o.startsWith("engine.kv_cache.host_offload."));
+                        // with and without the overlap scheduler and HiCache (a rank-local G2 tier)
+                        all.removeIf(o -> o.startsWith("engine.kvcr.")
+                                || o.equals("engine.kv_cache.host_offload.scope=cluster_shared"));
                         int seqs = Integer.parseInt(engine.get(5).substring("engine.scheduler.max_num_seqs=".length()));
                         int tokens = Integer.parseInt(
                                 engine.get(6).substring("engine.scheduler.max_num_batched_tokens=".length()));
