@@ -42,8 +42,8 @@ import it.unimi.dsi.fastutil.objects.ObjectArrayList;
  *       context ends, a generated block when it fills.
  * </ol>
  *
- * Not modelled: partial-block reuse ({@code enable_partial_reuse}), the duplicate-prefix deferral ({@code
- * beneficialToSkip}), beam search, draft tokens, two-step lookahead (pipeline parallelism only).
+ * Not modelled: partial-block reuse ({@code enable_partial_reuse}), beam search, draft tokens, two-step lookahead
+ * (pipeline parallelism only).
  */
 public final class TrtllmScheduler extends RankScheduler {
     private final TrtllmConfig.Policy policy;
@@ -58,6 +58,11 @@ public final class TrtllmScheduler extends RankScheduler {
     private final ObjectArrayList<Sequence> toChunk = new ObjectArrayList<>();
     private final IntArrayList hits = new IntArrayList();
     private final IntArrayList noHits = new IntArrayList();
+    private final IntArrayList skipHits = new IntArrayList();
+    /** First new context blocks contributed by requests scheduled this iteration (beneficialToSkip). */
+    private final it.unimi.dsi.fastutil.longs.LongOpenHashSet contributed =
+            new it.unimi.dsi.fastutil.longs.LongOpenHashSet();
+
     private Step latest = new Step();
     /** Steps scheduled whose outputs are not applied yet (two with the overlap scheduler), oldest first. */
     private final java.util.ArrayDeque<Step> inFlight = new java.util.ArrayDeque<>(2);
@@ -325,11 +330,17 @@ public final class TrtllmScheduler extends RankScheduler {
         if (staticBatch && !fitting.isEmpty()) {
             return; // a static batch takes new contexts only when nothing is generating
         }
+        if (!staticBatch) {
+            contextsAlreadyExecuting();
+        }
         for (int i = 0, n = pending.size(); i < n; i++) {
+            Sequence r = pending.get(i);
+            if (!staticBatch && beneficialToSkip(r)) {
+                continue;
+            }
             if (fitting.size() >= maxRequests) {
                 break;
             }
-            Sequence r = pending.get(i);
             int need = remainingBlocksToCompletion(r);
             if (need > avail) {
                 break; // head-of-line: later contexts wait too
@@ -345,8 +356,13 @@ public final class TrtllmScheduler extends RankScheduler {
         long claimed = 0;
         int end = active.size();
         int i = 0;
+        contextsAlreadyExecuting();
         while (i < end) {
             Sequence r = active.get(i);
+            if (beneficialToSkip(r)) {
+                i++;
+                continue;
+            }
             int need = neededBlocksOneStep(r);
             if (fitting.size() < maxRequests && claimed + need <= free) {
                 fitting.add(r);
@@ -375,6 +391,56 @@ public final class TrtllmScheduler extends RankScheduler {
             pause(v);
             end = victim; // it and every request after it sit out this iteration
         }
+    }
+
+    /**
+     * {@code prefillWithChunkedContextsAlreadyExecuting}: a chunked context past its first chunk cannot be skipped; its
+     * first new block counts as contributed this iteration.
+     */
+    private void contextsAlreadyExecuting() {
+        contributed.clear();
+        if (!settings.prefixCaching()) {
+            return;
+        }
+        for (int i = 0, n = active.size(); i < n; i++) {
+            Sequence r = active.get(i);
+            if (r.table().numBlocks() > 0 && !inGeneration(r)) {
+                long key = firstNewContextBlock(r);
+                if (key != NO_BLOCK) {
+                    contributed.add(key);
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code beneficialToSkip} ({@code capacityScheduler.cpp}): with block reuse on, a context request on its first
+     * chunk whose first new block (the first full block of its tokens the reuse tree lacks, {@code
+     * findNewContextBlock}) an earlier request scheduled this iteration also computes sits this iteration out, to reuse
+     * that block in the next; otherwise its own first new block is registered. SGLang's in-batch prefix deduplication
+     * is the same idea.
+     */
+    private boolean beneficialToSkip(Sequence r) {
+        if (!settings.prefixCaching() || r.table().numBlocks() > 0) {
+            return false;
+        }
+        long key = firstNewContextBlock(r);
+        if (key == NO_BLOCK) {
+            return false; // every full block is cached
+        }
+        return !contributed.add(key);
+    }
+
+    private static final long NO_BLOCK = Long.MIN_VALUE;
+
+    /** The hash of the first full block of {@code r}'s tokens that is not cached (it names the whole prefix). */
+    private long firstNewContextBlock(Sequence r) {
+        int bs = settings.blockSize();
+        r.ensureHashes(bs);
+        int full = Math.min(r.numTokens() / bs, r.table().numHashes());
+        // all full blocks of its tokens, not the prompt less one token as for reuse
+        int hit = kv.findPrefixHit(r.table(), r.numTokens() + 1, skipHits);
+        return hit < full ? r.table().hash(hit) : NO_BLOCK;
     }
 
     /**
@@ -418,7 +484,7 @@ public final class TrtllmScheduler extends RankScheduler {
                 int remaining = contextRemaining(r);
                 if (!chunking) {
                     int size = remaining;
-                    if (r.table().numBlocks() > 0) {
+                    if (r.table().numBlocks() > 0 && r.preemptions() > 0 && r.numComputedTokens() >= maxTokens) {
                         size = 1; // regenerating a paused request's dropped tokens, one per iteration (below)
                     } else if (r.preemptions() > 0 && r.numTokens() > maxTokens) {
                         // LlmRequest::pause keeps min(maxInputLen, prompt + generated) tokens as the new prompt and

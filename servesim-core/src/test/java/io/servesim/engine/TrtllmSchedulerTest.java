@@ -281,6 +281,36 @@ class TrtllmSchedulerTest {
     }
 
     @Test
+    void beneficialToSkip_aContextWhoseFirstNewBlockAnEarlierContextComputesWaitsAnIteration_toReuseIt() {
+        // A and B arrive together with the same 64-token prompt (4 blocks of 16), a large pool: B's first new block is
+        // A's, so B sits out iteration 1 (0-20: A's context). A's context stores its prompt less one token (3 blocks);
+        // in iteration 2 B reuses them and computes 16 tokens beside A's first generation token (20-50: both)
+        RunResult r = run(
+                TWO,
+                "engine.kv_cache.num_gpu_blocks=100",
+                "workload.synthetic.input_tokens={type: fixed, value: 64}",
+                "workload.synthetic.shared_prefix_tokens=64",
+                "workload.synthetic.prefix_groups=1",
+                "workload.synthetic.output_tokens={type: fixed, value: 3}");
+        RequestRecord a = row(r, 0);
+        RequestRecord b = row(r, 1);
+        assertThat(a.ttftNanos()).isEqualTo(20 * MS);
+        assertThat(b.ttftNanos()).isEqualTo(50 * MS);
+        assertThat(b.cachedTokens()).isEqualTo(48);
+        assertThat(a.cachedTokens()).isZero();
+        // without block reuse nothing is skipped: both contexts run in iteration 1
+        RunResult off = run(
+                TWO,
+                "engine.kv_cache.num_gpu_blocks=100",
+                "engine.kv_cache.prefix_caching=false",
+                "workload.synthetic.input_tokens={type: fixed, value: 64}",
+                "workload.synthetic.shared_prefix_tokens=64",
+                "workload.synthetic.prefix_groups=1",
+                "workload.synthetic.output_tokens={type: fixed, value: 3}");
+        assertThat(row(off, 1).ttftNanos()).isEqualTo(20 * MS);
+    }
+
+    @Test
     void config_namesWhatTrtllmDoesNotModel() {
         assertThatThrownBy(() -> ConfigLoader.fromYaml("engine: {trtllm: {max_batch_size: 4}}", "t", List.of()))
                 .isInstanceOf(ConfigException.class)
