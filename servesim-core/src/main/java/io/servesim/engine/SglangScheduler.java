@@ -126,7 +126,7 @@ public final class SglangScheduler extends RankScheduler {
 
     @Override
     public boolean hasWork() {
-        return !waiting.isEmpty() || !running.isEmpty() || chunked != null;
+        return !waiting.isEmpty() || !running.isEmpty() || chunked != null; // loading requests wake it when they land
     }
 
     @Override
@@ -135,6 +135,8 @@ public final class SglangScheduler extends RankScheduler {
         if (chunked != null) {
             out.add(chunked);
         }
+        out.addAll(prefilled);
+        out.addAll(loading);
         out.addAll(waiting);
     }
 
@@ -235,6 +237,12 @@ public final class SglangScheduler extends RankScheduler {
         if (!prefillBatch(nowNanos)) {
             decodeBatch();
         }
+        if (step.count == 0 && heldByWaiting > 0) {
+            releaseLanded(); // nothing could run while landed P/D requests hold pages: they give them back
+            if (!prefillBatch(nowNanos)) {
+                decodeBatch();
+            }
+        }
         if (connector != null) {
             connector.afterSchedule(kv);
         }
@@ -302,7 +310,7 @@ public final class SglangScheduler extends RankScheduler {
                 remChunk -= n;
                 if (n == rest) {
                     chunked = null; // its last chunk: it joins the running batch when this step ends
-                    running.add(r);
+                    joinRunning(r);
                 }
             }
             if (chunked != null) {
@@ -312,15 +320,50 @@ public final class SglangScheduler extends RankScheduler {
         if (running.size() >= maxRunning) {
             return latest.count > 0;
         }
-        orderWaiting();
         int admitted = 0;
+        for (int i = 0; i < waiting.size() && running.size() < maxRunning; i++) {
+            Sequence r = waiting.get(i);
+            if (r.loaded() && r.numTokens() - Math.min(r.loadedBlocks() * page(), r.numTokens() - 1) <= remChunk) {
+                // a P/D decode request whose prompt KV landed joins the running batch first (its pages were allocated
+                // when the transfer was set up, SGLang's DecodePreallocQueue), computing its last prompt token
+                int tokens = admitLanded(r, nowNanos);
+                waiting.remove(i--);
+                add(r, tokens, true);
+                admitted++;
+                running.add(r);
+                remInput -= tokens;
+                remChunk -= tokens;
+            }
+        }
+        orderWaiting();
         for (int k = 0, n = order.size(); k < n; k++) {
             if (running.size() + (chunked == null ? 0 : 1) >= maxRunning) {
                 // admitted requests join the running list at once, so it counts them
                 break;
             }
             Sequence r = order.get(k);
+            if (r.loaded()) {
+                continue; // joined above, or waits for a running slot
+            }
             int devicePages = prefixHit(r);
+            if (r.awaitingRemotePrefill() && connector != null) {
+                int remote = connector.matchExternal(r, devicePages, (r.numTokens() + page() - 1) / page());
+                if (remote > 0) {
+                    long need = r.numTokens() - (long) devicePages * page() + clippedNew(r);
+                    if (need >= remTotal && !(running.isEmpty() && admitted == 0)) {
+                        break; // DecodePreallocQueue: not enough room for its prompt and future tokens yet
+                    }
+                    r.lookedUp((devicePages + remote) * page());
+                    if (!kv.allocateForLoad(r.table(), hits, remote)) {
+                        break;
+                    }
+                    waiting.remove(r);
+                    loading.add(r);
+                    connector.startLoad(r, devicePages); // the transfer (no batch tokens, no running slot)
+                    remTotal -= need;
+                    continue;
+                }
+            }
             int prefix = devicePages * page();
             int extend = r.numTokens() - prefix;
             long total = extend + (long) clippedNew(r);
@@ -353,7 +396,7 @@ public final class SglangScheduler extends RankScheduler {
                 chunked = r;
                 break; // the chunk budget is spent
             }
-            running.add(r);
+            joinRunning(r);
             remTotal -= total;
             remInput -= extend;
             remChunk -= extend;
@@ -512,6 +555,14 @@ public final class SglangScheduler extends RankScheduler {
         int page = page();
         if ((long) pool.freeBlocks() < pagesNeeded()) {
             retract();
+            if (pool.freeBlocks() < pagesNeeded() && heldByWaiting > 0) {
+                releaseLanded();
+            }
+            if (pool.freeBlocks() < pagesNeeded() && (!loading.isEmpty() || pinnedForStore() > 0)) {
+                // P/D transfers or HiCache write-throughs in flight hold the pages: the batch waits for one to land
+                // (it wakes the rank)
+                return;
+            }
         } else {
             newTokenRatio = Math.max(newTokenRatio - decay, minRatio);
         }
@@ -630,6 +681,121 @@ public final class SglangScheduler extends RankScheduler {
     /** Whether the latest {@link #allocate} on admission was the request's first admission. */
     private boolean pendingFirst;
 
+    /**
+     * Admits a P/D decode request whose prompt KV landed: its pages count as computed up to its last prompt token,
+     * which this batch computes (as vLLM's decode side does; SGLang's decode server gets the first token with the KV).
+     *
+     * @return tokens it computes in this batch
+     */
+    private int admitLanded(Sequence r, long nowNanos) {
+        int computed = Math.min(r.loadedBlocks() * page(), r.numTokens() - 1);
+        int tokens = r.numTokens() - computed;
+        if (!kv.allocateSlots(r.table(), computed, noHits, tokens, r.numTokens(), settings.maxModelLen())) {
+            throw new IllegalStateException(
+                    "SGLang decode request " + r.request().id() + " landed but its last prompt token has no slot ("
+                            + pool.freeBlocks() + " free)");
+        }
+        heldByWaiting -= r.loadedBlocks();
+        int remoteTokens = r.pendingRemoteTokens();
+        connector.loadConsumed(r);
+        r.loadConsumed();
+        if (r.awaitingFirstToken()) {
+            pendingPromptTokens -= Math.min(computed, r.promptLength());
+        }
+        // the prompt was prefilled (and counted) on its prefill worker: no admission counts here
+        pendingFirst = r.admitted(nowNanos, computed, 0, remoteTokens);
+        return tokens;
+    }
+
+    private final ObjectArrayList<Sequence> loading = new ObjectArrayList<>();
+    private long heldByWaiting;
+    private long heldForHandoffs;
+
+    @Override
+    public int numLoading() {
+        return loading.size();
+    }
+
+    @Override
+    public Sequence loading(int i) {
+        return loading.get(i);
+    }
+
+    @Override
+    public long heldByWaiting() {
+        return heldByWaiting;
+    }
+
+    /** Pages of P/D prefills held for their decode worker, and of those whose token is still in flight. */
+    @Override
+    public long heldForHandoffs() {
+        long pages = heldForHandoffs;
+        for (int i = 0, n = prefilled.size(); i < n; i++) {
+            pages += prefilled.get(i).table().numBlocks();
+        }
+        return pages;
+    }
+
+    @Override
+    void releaseHandoff(Sequence s) {
+        heldForHandoffs -= s.table().numBlocks();
+        kv.free(s.table());
+    }
+
+    /** The prompt KV of P/D decode request {@code s} landed: it waits at the head of the queue to join the batch. */
+    @Override
+    void copyLanded(Sequence s) {
+        if (s.copyLanded()) {
+            int held = s.targetBlocks();
+            kv.cacheLoaded(s.table(), held);
+            loading.remove(s);
+            heldByWaiting += s.table().numBlocks();
+            s.landed(held);
+            waiting.add(0, s);
+        }
+    }
+
+    /** The transfer into blocks [{@code from}, target) was aborted (its prefill worker failed): they are freed. */
+    @Override
+    void pullAborted(Sequence s, int from) {
+        kv.freeTail(s.table(), from);
+        s.pullAborted(from);
+        copyLanded(s);
+    }
+
+    /**
+     * A request whose prompt is computed joins the running batch, except a P/D prefill: SGLang's prefill server runs
+     * no decode batches (its requests go from the prefill batch to the KV sender), so it waits for its one token
+     * apart.
+     */
+    private void joinRunning(Sequence r) {
+        if (r.prefillOnly()) {
+            prefilled.add(r);
+        } else {
+            running.add(r);
+        }
+    }
+
+    /** P/D prefills whose batch has run, waiting for their token (then they hold their pages until read). */
+    private final ObjectArrayList<Sequence> prefilled = new ObjectArrayList<>();
+
+    /**
+     * P/D decode requests whose KV landed but that wait for a running slot give their pages back (cached, so they hit
+     * them again unless evicted) when the running requests need them: they recompute what they lose, as vLLM's decode
+     * side does.
+     */
+    private void releaseLanded() {
+        for (int i = 0; i < waiting.size(); i++) {
+            Sequence w = waiting.get(i);
+            if (w.loaded()) {
+                connector.loadReleased(w);
+                w.loadReleased();
+                kv.free(w.table());
+            }
+        }
+        heldByWaiting = 0;
+    }
+
     /** Host pages the next admission loads back ({@link #hostHit}). */
     private int pendingHostPages;
 
@@ -707,8 +873,16 @@ public final class SglangScheduler extends RankScheduler {
             }
             if (r.reachedTarget()) {
                 r.finish();
-                kv.free(r.table()); // cache_finished_req: its pages stay cached
-                running.remove(r);
+                if (r.prefillOnly()) {
+                    heldForHandoffs += r.table().numBlocks(); // held until the decode side has read them
+                } else {
+                    kv.free(r.table()); // cache_finished_req: its pages stay cached
+                }
+                if (r.prefillOnly()) {
+                    prefilled.remove(r);
+                } else {
+                    running.remove(r);
+                }
                 finishedOut.add(r);
             }
         }
@@ -733,6 +907,10 @@ public final class SglangScheduler extends RankScheduler {
         inFlight(out);
         waiting.clear();
         running.clear();
+        loading.clear();
+        prefilled.clear();
+        heldByWaiting = 0;
+        heldForHandoffs = 0;
         chunked = null;
         while (!inFlightSteps.isEmpty()) {
             inFlightSteps.pollFirst().clear();

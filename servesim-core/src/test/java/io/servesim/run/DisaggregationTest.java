@@ -93,6 +93,32 @@ class DisaggregationTest {
     }
 
     @Test
+    void sglangPools_holdThePrefillPagesUntilRead_andTheDecodeSideJoinsTheBatchWhenTheKvLands() {
+        // both pools run SGLang (its synchronous loop): the same identity as for vLLM. The prefill worker's 64-token
+        // prefill batch (0-20 ms) keeps its 4 pages after its one token; the decode worker sets the transfer up when
+        // the request arrives (pages allocated: DecodePreallocQueue) and the KV lands at 21.064 ms; the request then
+        // joins the batch computing its last prompt token (a prefill batch, 20 ms) and decodes twice (10 ms each)
+        Simulation sim = new Simulation(load("engine.kind=sglang"));
+        sim.runUntil(21 * MS + 63_999);
+        assertThat(sim.rank(0).scheduler()).isInstanceOf(io.servesim.engine.SglangScheduler.class);
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isEqualTo(4);
+        assertThat(sim.rank(0).scheduler().pool().usedBlocks()).isEqualTo(4);
+        assertThat(sim.rank(1).scheduler().numLoading()).isEqualTo(1);
+        assertThat(sim.rank(1).scheduler().numRunning()).isZero();
+        sim.runUntil(21 * MS + 64_000);
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isZero();
+        assertThat(sim.rank(0).scheduler().pool().usedBlocks()).isZero();
+        assertThat(sim.rank(1).scheduler().numLoading()).isZero();
+        RunResult r = sim.run();
+        RequestRecord q = row(r, 0);
+        assertThat(q.pd().transferEndNanos()).isEqualTo(21 * MS + 64_000);
+        assertThat(q.ttftNanos()).isEqualTo(20 * MS + MS + 64_000 + 20 * MS);
+        assertThat(q.e2eNanos()).isEqualTo(q.ttftNanos() + 20 * MS);
+        assertThat(q.outputTokens()).isEqualTo(3);
+        assertThat(Summaries.of(r).tokenCounts().firstAdmissionTokens()).isEqualTo(64);
+    }
+
+    @Test
     void delayedFree_holdsThePrefillBlocksExactlyUntilTheReadEnds() {
         Simulation sim = new Simulation(load());
         sim.runUntil(21 * MS + 63_999);

@@ -139,6 +139,17 @@ class EngineInvariantProperties {
                         all.add("cluster.decode={workers: " + (w - 1) + ", attention_dp: " + (1 + s % 3)
                                 + ", timing: {type: fixed, fixed: {prefill_ms: 7, decode_ms: 3}}}");
                         all.add("cluster.disagg.max_local_prefill_tokens=" + (s % 4 == 0 ? 0 : 40));
+                        if (s % 6 < 2) {
+                            // SGLang pools on both sides (its own limits; one of two policies)
+                            int seqs = Integer.parseInt(
+                                    engine.get(5).substring("engine.scheduler.max_num_seqs=".length()));
+                            int tokens = Integer.parseInt(
+                                    engine.get(6).substring("engine.scheduler.max_num_batched_tokens=".length()));
+                            all.add("engine.kind=sglang");
+                            all.add("engine.sglang={schedule_policy: " + (s % 2 == 0 ? "fcfs" : "lpm")
+                                    + ", max_running_requests: " + seqs + ", max_prefill_tokens: " + tokens
+                                    + ", chunked_prefill_size: " + Math.max(tokens, 16) + "}");
+                        }
                         all.add("cluster.disagg.transfer={nic_gbytes_per_s: 0.001, bytes_per_token: 1000,"
                                 + " fabric_gbytes_per_s: " + (s % 2 == 0 ? 0.0 : 0.0005) + ", mode: "
                                 + (s % 8 < 4 ? "destination_missing" : "full_prompt") + "}");
