@@ -37,12 +37,6 @@ public record SimConfig(
      */
     private static void checkPools(ClusterConfig cluster, EngineConfig engine) {
         if (cluster.disaggregated()) {
-            if (engine.kind() == EngineKind.TRTLLM
-                    || cluster.pools().stream().anyMatch(p -> p.engine().kind() == EngineKind.TRTLLM)) {
-                throw new ConfigException(
-                        "engine.kind",
-                        "disaggregated clusters run engine.kind: vllm or sglang for now (docs/pd.md, docs/engines.md)");
-            }
             if (engine.kvcr().enabled()) {
                 throw new ConfigException(
                         "engine.kvcr.enabled",

@@ -231,6 +231,7 @@ public final class SglangScheduler extends RankScheduler {
         Step step = spare.isEmpty() ? new Step() : spare.pollFirst();
         latest = step;
         stepLoadBlocks = 0;
+        batchPrefills = 0;
         if (connector != null) {
             connector.beforeSchedule(kv); // HiCache write-through: back up what the previous batch cached
         }
@@ -317,7 +318,7 @@ public final class SglangScheduler extends RankScheduler {
                 return latest.count > 0; // still chunking: one chunked request at a time
             }
         }
-        if (running.size() >= maxRunning) {
+        if (running.size() + batchPrefills >= maxRunning) {
             return latest.count > 0;
         }
         int admitted = 0;
@@ -337,7 +338,7 @@ public final class SglangScheduler extends RankScheduler {
         }
         orderWaiting();
         for (int k = 0, n = order.size(); k < n; k++) {
-            if (running.size() + (chunked == null ? 0 : 1) >= maxRunning) {
+            if (running.size() + (chunked == null ? 0 : 1) + batchPrefills >= maxRunning) {
                 // admitted requests join the running list at once, so it counts them
                 break;
             }
@@ -771,10 +772,14 @@ public final class SglangScheduler extends RankScheduler {
     private void joinRunning(Sequence r) {
         if (r.prefillOnly()) {
             prefilled.add(r);
+            batchPrefills++; // it still counts against max_running_requests in this batch (can_run_list)
         } else {
             running.add(r);
         }
     }
+
+    /** P/D prefills that finished their prompt in the batch being formed. */
+    private int batchPrefills;
 
     /** P/D prefills whose batch has run, waiting for their token (then they hold their pages until read). */
     private final ObjectArrayList<Sequence> prefilled = new ObjectArrayList<>();

@@ -100,8 +100,9 @@ public final class TrtllmScheduler extends RankScheduler {
     @Override
     public void inFlight(ObjectArrayList<Sequence> out) {
         out.addAll(started);
+        out.addAll(loading);
         for (Sequence s : active) {
-            if (s.table().numBlocks() == 0) {
+            if (s.table().numBlocks() == 0 || s.loaded()) {
                 out.add(s);
             }
         }
@@ -266,6 +267,7 @@ public final class TrtllmScheduler extends RankScheduler {
     public int schedule(long nowNanos, StepBatch batch) {
         fitting.clear();
         pausedLastStep = false;
+        startTransfers();
         int maxRequests = settings.maxNumSeqs();
         if (policy == TrtllmConfig.Policy.MAX_UTILIZATION) {
             maxUtilization(maxRequests);
@@ -275,6 +277,26 @@ public final class TrtllmScheduler extends RankScheduler {
         Step step = spare.isEmpty() ? new Step() : spare.pollFirst();
         latest = step;
         microBatch(nowNanos);
+        if (step.count == 0 && heldByWaiting > 0) {
+            // landed P/D requests hold the blocks nothing else can run without: they give them back (cached) and
+            // recompute what they lose, as vLLM's decode side does
+            for (int i = 0, n = active.size(); i < n; i++) {
+                Sequence w = active.get(i);
+                if (w.loaded()) {
+                    connector.loadReleased(w);
+                    w.loadReleased();
+                    kv.free(w.table());
+                }
+            }
+            heldByWaiting = 0;
+            fitting.clear();
+            if (policy == TrtllmConfig.Policy.MAX_UTILIZATION) {
+                maxUtilization(maxRequests);
+            } else {
+                guaranteedNoEvict(maxRequests, policy == TrtllmConfig.Policy.STATIC_BATCH);
+            }
+            microBatch(nowNanos);
+        }
         batch.reset((long) pool.usableBlocks() * settings.blockSize());
         boolean overlap = settings.asyncScheduling();
         int total = 0;
@@ -323,7 +345,7 @@ public final class TrtllmScheduler extends RankScheduler {
             if (inGeneration(r)) {
                 fitting.add(r);
                 avail -= remainingBlocksToCompletion(r);
-            } else {
+            } else if (!awaitingTransfer(r)) {
                 pending.add(r);
             }
         }
@@ -359,7 +381,7 @@ public final class TrtllmScheduler extends RankScheduler {
         contextsAlreadyExecuting();
         while (i < end) {
             Sequence r = active.get(i);
-            if (beneficialToSkip(r)) {
+            if (beneficialToSkip(r) || awaitingTransfer(r)) {
                 i++;
                 continue;
             }
@@ -444,12 +466,130 @@ public final class TrtllmScheduler extends RankScheduler {
     }
 
     /**
+     * P/D decode requests not started ({@code DISAGG_GENERATION_INIT}), considered before the context requests as
+     * TRT-LLM's capacity schedulers do: in order, each gets the blocks of its prompt (its local prefix hit claimed) and
+     * its transfer starts, if its blocks to completion ({@code guaranteed_no_evict}) or its prompt's blocks ({@code
+     * max_utilization}) fit what the requests in generation leave; the first that does not fit stops the pass. It waits
+     * off the active list until its KV lands ({@code DISAGG_GENERATION_TRANS_IN_PROGRESS}).
+     */
+    private void startTransfers() {
+        if (connector == null) {
+            return;
+        }
+        long avail = -1;
+        for (int i = 0; i < active.size(); i++) {
+            Sequence r = active.get(i);
+            if (!r.awaitingRemotePrefill() || r.table().numBlocks() > 0) {
+                continue;
+            }
+            if (avail < 0) {
+                avail = pool.freeBlocks();
+                if (policy != TrtllmConfig.Policy.MAX_UTILIZATION) {
+                    for (int j = 0, n = active.size(); j < n; j++) {
+                        Sequence g = active.get(j);
+                        if (g.table().numBlocks() > 0) {
+                            avail -= remainingBlocksToCompletion(g);
+                        }
+                    }
+                }
+            }
+            int hit = prefixHit(r);
+            int remote = connector.matchExternal(r, hit, ceilDiv(r.numTokens(), settings.blockSize()));
+            if (remote == 0) {
+                continue; // nothing to pull after all: a context request
+            }
+            int need = policy == TrtllmConfig.Policy.MAX_UTILIZATION
+                    ? remote
+                    : Math.max(remote, remainingBlocksToCompletion(r));
+            if (need > avail || !kv.allocateForLoad(r.table(), hits, remote)) {
+                break;
+            }
+            avail -= need;
+            r.lookedUp((hit + remote) * settings.blockSize());
+            active.remove(i--);
+            loading.add(r);
+            connector.startLoad(r, hit);
+        }
+    }
+
+    /** A P/D decode request whose transfer did not start yet: only {@link #startTransfers} takes it. */
+    private boolean awaitingTransfer(Sequence r) {
+        return r.awaitingRemotePrefill() && r.table().numBlocks() == 0;
+    }
+
+    private final ObjectArrayList<Sequence> loading = new ObjectArrayList<>();
+    private KvConnector connector;
+    private long heldByWaiting;
+    private long heldForHandoffs;
+
+    @Override
+    void connector(KvConnector kvConnector) {
+        this.connector = kvConnector;
+    }
+
+    @Override
+    public int numLoading() {
+        return loading.size();
+    }
+
+    @Override
+    public Sequence loading(int i) {
+        return loading.get(i);
+    }
+
+    @Override
+    public long heldByWaiting() {
+        return heldByWaiting;
+    }
+
+    @Override
+    public long heldForHandoffs() {
+        return heldForHandoffs;
+    }
+
+    @Override
+    void releaseHandoff(Sequence s) {
+        heldForHandoffs -= s.table().numBlocks();
+        kv.free(s.table());
+    }
+
+    /** The KV of P/D decode request {@code s} landed: it goes back to its place in the active list. */
+    @Override
+    void copyLanded(Sequence s) {
+        if (s.copyLanded()) {
+            int held = s.targetBlocks();
+            kv.cacheLoaded(s.table(), held);
+            loading.remove(s);
+            heldByWaiting += s.table().numBlocks();
+            s.landed(held);
+            int at = active.size();
+            while (at > 0 && active.get(at - 1).request().id() > s.request().id()) {
+                at--;
+            }
+            active.add(at, s);
+        }
+    }
+
+    /** The transfer into blocks [{@code from}, target) was aborted (its prefill worker failed): they are freed. */
+    @Override
+    void pullAborted(Sequence s, int from) {
+        kv.freeTail(s.table(), from);
+        s.pullAborted(from);
+        copyLanded(s);
+    }
+
+    /**
      * A paused request gives its blocks back (full ones stay cached for reuse) and goes back to context: it recomputes
      * its prompt and the tokens it generated ({@code LlmRequest::pause}).
      */
     private void pause(Sequence v) {
         if (v.awaitingFirstToken()) {
             pendingPromptTokens += Math.min(v.numComputedTokens(), v.promptLength());
+        }
+        if (v.loaded()) {
+            heldByWaiting -= v.table().numBlocks(); // a landed P/D request gives its blocks back (they stay cached)
+            connector.loadReleased(v);
+            v.loadReleased();
         }
         kv.free(v.table());
         started.remove(v);
@@ -573,7 +713,15 @@ public final class TrtllmScheduler extends RankScheduler {
         if (r.table().numBlocks() == 0) {
             return r.numTokens() - prefixHit(r) * settings.blockSize();
         }
+        if (r.loaded()) {
+            return r.numTokens() - landedComputed(r); // a P/D decode request over its landed KV
+        }
         return r.numTokens() - r.numComputedTokens();
+    }
+
+    /** A landed P/D decode request's KV counts as computed up to its last prompt token, which it computes itself. */
+    private int landedComputed(Sequence r) {
+        return Math.min(r.loadedBlocks() * settings.blockSize(), r.numTokens() - 1);
     }
 
     private void add(Sequence r, int tokens) {
@@ -613,6 +761,24 @@ public final class TrtllmScheduler extends RankScheduler {
             }
             insertStarted(r);
             return first;
+        }
+        if (r.loaded()) {
+            // a P/D decode request (DISAGG_GENERATION_TRANS_COMPLETE): its blocks came with the KV
+            int computed = landedComputed(r);
+            if (!kv.allocateSlots(r.table(), computed, noHits, tokens, r.numTokens(), settings.maxModelLen())) {
+                throw new IllegalStateException(
+                        "TRT-LLM decode request " + r.request().id() + " landed but its last prompt token has no slot ("
+                                + pool.freeBlocks() + " free)");
+            }
+            heldByWaiting -= r.loadedBlocks();
+            int remoteTokens = r.pendingRemoteTokens();
+            connector.loadConsumed(r);
+            r.loadConsumed();
+            if (r.awaitingFirstToken()) {
+                pendingPromptTokens -= Math.min(computed, r.promptLength());
+            }
+            insertStarted(r);
+            return r.admitted(nowNanos, computed, 0, remoteTokens); // counted on its prefill worker
         }
         if (inGeneration(r)) {
             int cur = r.numComputedTokens();
@@ -669,7 +835,11 @@ public final class TrtllmScheduler extends RankScheduler {
             if (r.reachedTarget()) {
                 r.finish();
                 if (holds) {
-                    kv.free(r.table());
+                    if (r.prefillOnly()) {
+                        heldForHandoffs += r.table().numBlocks(); // held until the decode side has read them
+                    } else {
+                        kv.free(r.table());
+                    }
                     started.remove(r);
                 }
                 active.remove(r);
@@ -692,6 +862,12 @@ public final class TrtllmScheduler extends RankScheduler {
         inFlight(out);
         active.clear();
         started.clear();
+        loading.clear();
+        heldByWaiting = 0;
+        heldForHandoffs = 0;
+        if (connector != null) {
+            connector.abortAll();
+        }
         while (!inFlight.isEmpty()) {
             inFlight.pollFirst().clear();
         }

@@ -318,11 +318,18 @@ class TrtllmSchedulerTest {
         assertThatThrownBy(() -> ConfigLoader.fromYaml(TWO, "t", List.of("engine.kvcr.enabled=true")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("engine.kvcr.enabled");
-        List<String> pd = new ArrayList<>(
-                List.of("cluster.mode=disaggregated", "cluster.prefill={workers: 1}", "cluster.decode={workers: 1}"));
-        assertThatThrownBy(() -> ConfigLoader.fromYaml(TWO, "t", pd))
-                .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("engine.kind");
+        List<String> pd = new ArrayList<>(List.of(
+                "cluster.mode=disaggregated",
+                "cluster.prefill={workers: 1}",
+                "cluster.decode={workers: 1, engine: {kind: vllm}}"));
+        assertThat(ConfigLoader.fromYaml(TWO, "t", pd)
+                        .cluster()
+                        .pools()
+                        .get(1)
+                        .engine()
+                        .kind())
+                .as("a TRT-LLM prefill pool may feed a vLLM decode pool")
+                .isEqualTo(io.servesim.config.EngineKind.VLLM);
         SimConfig c = ConfigLoader.fromYaml(TWO, "t", List.of());
         assertThat(ConfigLoader.fromYaml("engine: {kind: trtllm}", "t", List.of())
                         .engine()

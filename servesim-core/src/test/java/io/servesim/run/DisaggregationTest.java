@@ -119,6 +119,30 @@ class DisaggregationTest {
     }
 
     @Test
+    void trtllmPools_holdTheContextBlocksUntilRead_andTheGenerationSideAllocatesThenPulls() {
+        // both pools run TensorRT-LLM (guaranteed_no_evict, synchronous loop): the same identity. The context server's
+        // 64-token context (0-20 ms) keeps its 4 blocks; the generation server allocates the prompt's blocks for the
+        // request (DISAGG_GENERATION_INIT, its 5 blocks to completion fit) and pulls; after landing its one-token
+        // context (20 ms) samples the first token, then two generation steps (10 ms each)
+        Simulation sim = new Simulation(load("engine.kind=trtllm"));
+        sim.runUntil(21 * MS + 63_999);
+        assertThat(sim.rank(0).scheduler()).isInstanceOf(io.servesim.engine.TrtllmScheduler.class);
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isEqualTo(4);
+        assertThat(sim.rank(1).scheduler().numLoading()).isEqualTo(1);
+        assertThat(sim.rank(1).scheduler().numRunning()).isZero();
+        sim.runUntil(21 * MS + 64_000);
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isZero();
+        assertThat(sim.rank(0).scheduler().pool().usedBlocks()).isZero();
+        assertThat(sim.rank(1).scheduler().numLoading()).isZero();
+        RunResult r = sim.run();
+        RequestRecord q = row(r, 0);
+        assertThat(q.pd().transferEndNanos()).isEqualTo(21 * MS + 64_000);
+        assertThat(q.ttftNanos()).isEqualTo(20 * MS + MS + 64_000 + 20 * MS);
+        assertThat(q.e2eNanos()).isEqualTo(q.ttftNanos() + 20 * MS);
+        assertThat(q.outputTokens()).isEqualTo(3);
+    }
+
+    @Test
     void delayedFree_holdsThePrefillBlocksExactlyUntilTheReadEnds() {
         Simulation sim = new Simulation(load());
         sim.runUntil(21 * MS + 63_999);

@@ -135,12 +135,29 @@ class EngineInvariantProperties {
                             all.add("cluster.events=[{at_ms: 300, worker: 0, action: drain}]");
                         }
                         all.add("cluster.mode=disaggregated");
-                        all.add("cluster.prefill={workers: 1, router: {policy: " + r + "}}");
+                        // engines: SGLang on both sides, TRT-LLM on both, a TRT-LLM prefill pool feeding SGLang or
+                        // vLLM,
+                        // or vLLM
+                        int kinds = (int) (s % 6);
+                        String prefillKind = kinds == 2 || kinds == 3 || kinds == 4 ? ", engine: {kind: trtllm}" : "";
+                        all.add("cluster.prefill={workers: 1, router: {policy: " + r + "}" + prefillKind + "}");
                         all.add("cluster.decode={workers: " + (w - 1) + ", attention_dp: " + (1 + s % 3)
                                 + ", timing: {type: fixed, fixed: {prefill_ms: 7, decode_ms: 3}}}");
                         all.add("cluster.disagg.max_local_prefill_tokens=" + (s % 4 == 0 ? 0 : 40));
-                        if (s % 6 < 2) {
-                            // SGLang pools on both sides (its own limits; one of two policies)
+                        if (kinds == 2) {
+                            // TRT-LLM on both sides (one of its capacity policies, with or without chunked context)
+                            int seqs = Integer.parseInt(
+                                    engine.get(5).substring("engine.scheduler.max_num_seqs=".length()));
+                            int tokens = Integer.parseInt(
+                                    engine.get(6).substring("engine.scheduler.max_num_batched_tokens=".length()));
+                            all.add("engine.kind=trtllm");
+                            all.add("engine.trtllm={capacity_scheduler_policy: "
+                                    + (s % 4 < 2 ? "guaranteed_no_evict" : "max_utilization") + ", max_batch_size: "
+                                    + seqs + ", max_num_tokens: " + Math.max(tokens, 16)
+                                    + ", enable_chunked_prefill: " + (s % 3 == 0) + "}");
+                        }
+                        if (kinds < 2 || kinds == 3) {
+                            // SGLang pools (its own limits; one of two policies)
                             int seqs = Integer.parseInt(
                                     engine.get(5).substring("engine.scheduler.max_num_seqs=".length()));
                             int tokens = Integer.parseInt(
