@@ -216,6 +216,13 @@ public final class ConfigLoader {
                 merged.remove(engine);
             } else if (!merged.has(engine)) {
                 merged.set(engine, defaults().path("engine").path(engine).deepCopy());
+            } else if (merged.get(engine) instanceof ObjectNode section) {
+                // a pool's own section names only what differs from the engine's defaults
+                for (var field : defaults().path("engine").path(engine).properties()) {
+                    if (!section.has(field.getKey())) {
+                        section.set(field.getKey(), field.getValue().deepCopy());
+                    }
+                }
             }
         }
     }

@@ -330,6 +330,20 @@ class TrtllmSchedulerTest {
                         .kind())
                 .as("a TRT-LLM prefill pool may feed a vLLM decode pool")
                 .isEqualTo(io.servesim.config.EngineKind.VLLM);
+        TrtllmConfig own = ConfigLoader.fromYaml(
+                        "",
+                        "t",
+                        List.of("cluster.pools=[{name: a, workers: 1}, {name: b, workers: 1,"
+                                + " engine: {kind: trtllm, trtllm: {max_batch_size: 4}}}]"))
+                .cluster()
+                .pools()
+                .get(1)
+                .engine()
+                .trtllm();
+        assertThat(own.maxBatchSize())
+                .as("a pool's own trtllm section, over the defaults")
+                .isEqualTo(4);
+        assertThat(own.capacitySchedulerPolicy()).isEqualTo(TrtllmConfig.Policy.GUARANTEED_NO_EVICT);
         SimConfig c = ConfigLoader.fromYaml(TWO, "t", List.of());
         assertThat(ConfigLoader.fromYaml("engine: {kind: trtllm}", "t", List.of())
                         .engine()
