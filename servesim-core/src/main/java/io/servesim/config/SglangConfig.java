@@ -18,6 +18,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  *     x conservativeness, 1)})
  * @param clipMaxNewTokens the cap on a request's max new tokens in the admission estimate ({@code
  *     CLIP_MAX_NEW_TOKENS})
+ * @param enableMixedChunk {@code --enable-mixed-chunk}: a prefill batch also decodes the running requests
  */
 public record SglangConfig(
         Policy schedulePolicy,
@@ -25,7 +26,8 @@ public record SglangConfig(
         int maxPrefillTokens,
         int chunkedPrefillSize,
         double scheduleConservativeness,
-        int clipMaxNewTokens) {
+        int clipMaxNewTokens,
+        boolean enableMixedChunk) {
     /** Validates the settings. */
     public SglangConfig {
         Check.present("schedule_policy", schedulePolicy);

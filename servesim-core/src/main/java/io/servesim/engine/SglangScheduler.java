@@ -21,8 +21,8 @@ import java.util.SplittableRandom;
  *       tokens, {@code min(max_new - generated, clip) x new_token_ratio} each. A request is admitted if its uncached
  *       prompt plus its whole clipped {@code max_new_tokens} fits that room (else admission stops); one that exceeds
  *       the chunk budget is admitted as a page-aligned chunk and becomes the chunked request.
- *   <li>If the prefill batch is not empty it runs alone: <b>decodes wait</b> for that iteration (mixed chunks are
- *       off by default).
+ *   <li>If the prefill batch is not empty it runs alone: <b>decodes wait</b> for that iteration (unless {@code
+ *       enable_mixed_chunk}, off by default: then the running requests decode in it too).
  *   <li>Otherwise a <b>decode batch</b> of every running request. First {@code check_decode_mem}: if the pages the
  *       step needs are not free, {@code retract_decode} takes back the request with the fewest generated tokens
  *       (ties: the longest prompt) until 20 tokens per remaining request are free; retracted requests release their
@@ -44,8 +44,8 @@ import java.util.SplittableRandom;
  * lasts at least the copy ({@code init_load_back}, then the layer-wise load overlapped with the forward).
  *
  * <p>Not modelled: the consecutive-prefill overlap switch ({@code SGLANG_DISABLE_CONSECUTIVE_PREFILL_OVERLAP}, off by
- * default), the extra token's page freed one batch after its request (servesim frees it with the request), mixed
- * chunked prefill, the newer policies, priority scheduling, HiCache's write-back and selective policies.
+ * default), the extra token's page freed one batch after its request (servesim frees it with the request), the newer
+ * policies, priority scheduling, HiCache's write-back and selective policies.
  */
 public final class SglangScheduler extends RankScheduler {
     /** {@code retract_decode_steps}: tokens per remaining request a retraction frees room for. */
@@ -287,15 +287,58 @@ public final class SglangScheduler extends RankScheduler {
 
     /** {@code get_new_batch_prefill} with {@code PrefillAdder}; true when it scheduled anything. */
     private boolean prefillBatch(long nowNanos) {
+        // --enable-mixed-chunk: the running batch (before this batch's admissions) decodes in the prefill batch, and
+        // its tokens come off the prefill budgets first (PrefillAdder's mixed_with_decode_tokens)
+        int decoding = config.enableMixedChunk() ? running.size() : 0;
+        if (!prefillRequests(nowNanos, decoding)) {
+            return false;
+        }
+        if (decoding > 0) {
+            mixDecodes(decoding);
+        }
+        return true;
+    }
+
+    /**
+     * {@code mix_with_running}: the first {@code decoding} running requests decode one token each in the prefill
+     * batch, if the pages their tokens need are free (SGLang relies on its reservation here; servesim leaves them to a
+     * later decode batch otherwise).
+     */
+    private void mixDecodes(int decoding) {
+        int need = 0;
+        for (int i = 0; i < decoding; i++) {
+            Sequence r = running.get(i);
+            if (r.numComputedTokens() + 1 > r.table().numBlocks() * page()) {
+                need++;
+            }
+        }
+        if (pool.freeBlocks() < need) {
+            return;
+        }
+        for (int i = 0; i < decoding; i++) {
+            Sequence r = running.get(i);
+            if (settings.prefixCaching()) {
+                r.ensureHashes(page());
+            }
+            if (!kv.allocateSlots(r.table(), r.numComputedTokens(), noHits, 1, r.numTokens(), settings.maxModelLen())) {
+                throw new IllegalStateException(
+                        "SGLang mixed decode of request " + r.request().id() + " found no page");
+            }
+            add(r, 1, false);
+        }
+    }
+
+    /** {@code get_new_batch_prefill}'s requests; true when it scheduled any. */
+    private boolean prefillRequests(long nowNanos, int decoding) {
         long reserved = 0;
         for (int i = 0, n = running.size(); i < n; i++) {
             Sequence r = running.get(i);
             reserved += (long) Math.ceil(clippedNew(r) * newTokenRatio);
         }
         long remTotal = (long) pool.freeBlocks() * page() - reserved;
-        long remInput = config.maxPrefillTokens();
+        long remInput = (long) config.maxPrefillTokens() - decoding;
         int chunkSize = config.chunkedPrefillSize();
-        long remChunk = chunkSize > 0 ? chunkSize : Long.MAX_VALUE;
+        long remChunk = chunkSize > 0 ? (long) chunkSize - decoding : Long.MAX_VALUE;
         if (chunked != null) {
             // the chunked request continues first
             Sequence r = chunked;

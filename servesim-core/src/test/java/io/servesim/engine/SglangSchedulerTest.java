@@ -72,6 +72,23 @@ class SglangSchedulerTest {
     }
 
     @Test
+    void mixedChunk_thePrefillBatchAlsoDecodesTheRunningRequests() {
+        // --enable-mixed-chunk, the same arrivals: B's prefill batch carries A's second token (a mixed step costs the
+        // prefill and the decode time: 20-50 ms); then one decode batch of both (50-60: A's last token) and B's last
+        // (60-70). Without mixing B's prefill runs alone (20-40) and B's last token comes at 60
+        RunResult r = run(
+                "engine.kv_cache.num_gpu_blocks=100",
+                "engine.sglang.enable_mixed_chunk=true",
+                "workload.synthetic.output_tokens={type: fixed, value: 3}",
+                "workload.arrival={type: constant, rate: 66.66666666666667}");
+        RequestRecord a = row(r, 0);
+        RequestRecord b = row(r, 1);
+        assertThat(b.arrivalNanos() + b.ttftNanos()).isEqualTo(50 * MS);
+        assertThat(a.lastTokenNanos()).isEqualTo(60 * MS);
+        assertThat(b.lastTokenNanos()).isEqualTo(70 * MS);
+    }
+
+    @Test
     void admission_reservesANewRequestsWholeMaxNewTokens_andTheRunningRequestsFutureTokens() {
         // 128 tokens: A admits with 32 + 64 = 96; B's 96 do not fit the 32 left, and later not the free tokens less
         // A's reservation (64 - generated) x new_token_ratio: B starts when A has finished
@@ -131,7 +148,7 @@ class SglangSchedulerTest {
         // nothing cached; A and B share 48 tokens, C shares nothing; two may run: lpm admits A and C, not B (fcfs: A,
         // B)
         io.servesim.config.SglangConfig lpm = new io.servesim.config.SglangConfig(
-                io.servesim.config.SglangConfig.Policy.LPM, 2, 16384, 8192, 1.0, 4096);
+                io.servesim.config.SglangConfig.Policy.LPM, 2, 16384, 8192, 1.0, 4096, false);
         SchedulerSettings settings = new SchedulerSettings(2, 16384, 0, true, 1024, 16, 101, true, false);
         SglangScheduler s =
                 new SglangScheduler(settings, lpm, 2, new java.util.SplittableRandom(1), new SchedulerCounters(1000));
@@ -158,7 +175,7 @@ class SglangSchedulerTest {
         // before b1's own request (14); the requests without a hit (the root's own) last. lpm would take 11 first
         // (3 cached pages), fcfs 10
         io.servesim.config.SglangConfig dfs = new io.servesim.config.SglangConfig(
-                io.servesim.config.SglangConfig.Policy.DFS_WEIGHT, 8, 16384, 8192, 1.0, 4096);
+                io.servesim.config.SglangConfig.Policy.DFS_WEIGHT, 8, 16384, 8192, 1.0, 4096, false);
         SchedulerSettings settings = new SchedulerSettings(8, 16384, 0, true, 1024, 16, 101, true, false);
         SglangScheduler s =
                 new SglangScheduler(settings, dfs, 8, new java.util.SplittableRandom(1), new SchedulerCounters(1000));
@@ -257,7 +274,7 @@ class SglangSchedulerTest {
         // its token of batch 18 is in flight; processing 18 drops that token (is_retracted) and B recomputes its
         // 16-token prompt and 16 tokens
         io.servesim.config.SglangConfig fcfs = new io.servesim.config.SglangConfig(
-                io.servesim.config.SglangConfig.Policy.FCFS, 8, 16384, 8192, 0.01, 4096);
+                io.servesim.config.SglangConfig.Policy.FCFS, 8, 16384, 8192, 0.01, 4096, false);
         SchedulerSettings settings = new SchedulerSettings(8, 16384, 0, true, 80, 16, 6, true, true);
         SglangScheduler s =
                 new SglangScheduler(settings, fcfs, 8, new java.util.SplittableRandom(1), new SchedulerCounters(1000));

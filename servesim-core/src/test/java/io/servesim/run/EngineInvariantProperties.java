@@ -198,7 +198,8 @@ class EngineInvariantProperties {
                         all.add("engine.sglang={schedule_policy: " + policies[(int) (s % 5)]
                                 + ", max_running_requests: " + seqs + ", max_prefill_tokens: " + tokens
                                 + ", chunked_prefill_size: " + (s % 2 == 0 ? 0 : Math.max(tokens, 16))
-                                + ", schedule_conservativeness: " + (s % 3 == 0 ? 0.05 : 1.0) + "}");
+                                + ", schedule_conservativeness: " + (s % 3 == 0 ? 0.05 : 1.0) + ", enable_mixed_chunk: "
+                                + (s % 4 == 3) + "}");
                     }
                     all.add("cluster.router.policy=" + r);
                     all.add("workload.type=" + wl);
