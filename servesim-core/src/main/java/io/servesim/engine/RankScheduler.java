@@ -24,6 +24,18 @@ public abstract class RankScheduler {
     /** The cluster's scheduler counters (this rank adds to them). */
     protected final SchedulerCounters counters;
 
+    /** The KV connector (G2 host tier, KVCR, P/D transfers), or null. */
+    protected KvConnector connector;
+
+    /** Requests waiting for KV copies: they hold blocks and are not running. */
+    protected final ObjectArrayList<Sequence> loading = new ObjectArrayList<>();
+
+    /** Blocks held by waiting requests whose copies landed (not admitted yet). */
+    protected long heldByWaiting;
+
+    /** Blocks of finished P/D prefills held until their decode worker has read them (vLLM NIXL's delayed free). */
+    protected long heldForHandoffs;
+
     private long gapValue = -1;
     private long gapCount;
 
@@ -73,34 +85,34 @@ public abstract class RankScheduler {
     /** Whether any request is waiting or running. */
     public abstract boolean hasWork();
 
-    /** Requests waiting for KV copies (holding blocks, not running); none for an engine without KV tiers. */
+    /** Requests waiting for KV copies (holding blocks, not running). */
     public int numLoading() {
-        return 0;
+        return loading.size();
     }
 
     /** The i-th request waiting for KV copies. */
     public Sequence loading(int i) {
-        throw new IndexOutOfBoundsException("no request of this engine loads KV");
+        return loading.get(i);
     }
 
     /** G1 blocks held by waiting requests whose copies landed. */
     public long heldByWaiting() {
-        return 0;
+        return heldByWaiting;
     }
 
     /** Blocks of finished P/D prefills held until their decode worker has read them. */
     public long heldForHandoffs() {
-        return 0;
+        return heldForHandoffs;
     }
 
     /** Blocks of this rank held as the source of KVCR pulls in flight. */
     public int heldForPulls() {
-        return 0;
+        return connector == null ? 0 : connector.heldForPulls();
     }
 
     /** G1 blocks pinned by G2 stores in flight. */
     public int pinnedForStore() {
-        return 0;
+        return connector == null ? 0 : connector.pinnedForStore();
     }
 
     /** Adds every request this rank holds (running, then copying, then waiting) to {@code out}, leaving them. */
@@ -171,19 +183,45 @@ public abstract class RankScheduler {
         return kv;
     }
 
-    /** Installs the KV connector (G2 host tier, KVCR, P/D transfers); only vLLM ranks have one so far. */
+    /** Installs the KV connector (G2 host tier, KVCR, P/D transfers) this rank's scheduler talks to. */
     void connector(KvConnector kvConnector) {
-        throw new UnsupportedOperationException("this engine's ranks have no KV connector (G2, KVCR, P/D) yet");
+        this.connector = kvConnector;
     }
 
-    /** One copy of a waiting request landed. */
+    /**
+     * One copy (G2 load, KVCR pull or P/D transfer) of a waiting request landed; when all have, its blocks are cached
+     * and it waits, holding them, where its engine admits it next ({@link #requeueLanded}).
+     */
     void copyLanded(Sequence s) {
-        throw new UnsupportedOperationException("this engine's ranks load no KV");
+        if (s.copyLanded()) {
+            int heldBlocks = s.targetBlocks();
+            kv.cacheLoaded(s.table(), heldBlocks);
+            loading.remove(s);
+            heldByWaiting += s.table().numBlocks();
+            s.landed(heldBlocks);
+            requeueLanded(s);
+        }
     }
 
-    /** A pull into blocks [{@code from}, target) of waiting request {@code s} was aborted. */
+    /** Puts a request whose copies all landed back in the engine's queue (vLLM: the head of waiting). */
+    abstract void requeueLanded(Sequence s);
+
+    /**
+     * A pull into blocks [{@code from}, target) of waiting request {@code s} was aborted (its source failed): the blocks
+     * meant for it are freed and the request will recompute those tokens; any other copy it waits for still lands.
+     */
     void pullAborted(Sequence s, int from) {
-        throw new UnsupportedOperationException("this engine's ranks pull no KV");
+        kv.freeTail(s.table(), from);
+        s.pullAborted(from);
+        copyLanded(s);
+    }
+
+    /** A request whose copies landed gives its blocks back before admission (they stay cached); it recomputes. */
+    protected final void releaseLanded(Sequence s) {
+        heldByWaiting -= s.table().numBlocks();
+        connector.loadReleased(s);
+        s.loadReleased();
+        kv.free(s.table());
     }
 
     /** The rank failed: every request it holds moves to {@code out}. */
@@ -191,7 +229,8 @@ public abstract class RankScheduler {
 
     /** The blocks of finished P/D prefill {@code s} are read (or can no longer be): free them. */
     void releaseHandoff(Sequence s) {
-        throw new UnsupportedOperationException("this engine's ranks hold no P/D handoffs");
+        heldForHandoffs -= s.table().numBlocks();
+        kv.free(s.table());
     }
 
     /** The shortest GPU time of the step just scheduled: KV it loads during its forward (SGLang HiCache), else 0. */

@@ -82,7 +82,6 @@ public final class SglangScheduler extends RankScheduler {
     private boolean retractedLastStep;
     private long retractions;
     private long pendingPromptTokens;
-    private KvConnector connector;
     private long inStepLoadNanos;
     private int stepLoadBlocks;
 
@@ -239,7 +238,7 @@ public final class SglangScheduler extends RankScheduler {
             decodeBatch();
         }
         if (step.count == 0 && heldByWaiting > 0) {
-            releaseLanded(); // nothing could run while landed P/D requests hold pages: they give them back
+            releaseAllLanded(); // nothing could run while landed P/D requests hold pages: they give them back
             if (!prefillBatch(nowNanos)) {
                 decodeBatch();
             }
@@ -600,7 +599,7 @@ public final class SglangScheduler extends RankScheduler {
         if ((long) pool.freeBlocks() < pagesNeeded()) {
             retract();
             if (pool.freeBlocks() < pagesNeeded() && heldByWaiting > 0) {
-                releaseLanded();
+                releaseAllLanded();
             }
             if (pool.freeBlocks() < pagesNeeded() && (!loading.isEmpty() || pinnedForStore() > 0)) {
                 // P/D transfers or HiCache write-throughs in flight hold the pages: the batch waits for one to land
@@ -751,25 +750,6 @@ public final class SglangScheduler extends RankScheduler {
         return tokens;
     }
 
-    private final ObjectArrayList<Sequence> loading = new ObjectArrayList<>();
-    private long heldByWaiting;
-    private long heldForHandoffs;
-
-    @Override
-    public int numLoading() {
-        return loading.size();
-    }
-
-    @Override
-    public Sequence loading(int i) {
-        return loading.get(i);
-    }
-
-    @Override
-    public long heldByWaiting() {
-        return heldByWaiting;
-    }
-
     /** Pages of P/D prefills held for their decode worker, and of those whose token is still in flight. */
     @Override
     public long heldForHandoffs() {
@@ -780,31 +760,10 @@ public final class SglangScheduler extends RankScheduler {
         return pages;
     }
 
-    @Override
-    void releaseHandoff(Sequence s) {
-        heldForHandoffs -= s.table().numBlocks();
-        kv.free(s.table());
-    }
-
     /** The prompt KV of P/D decode request {@code s} landed: it waits at the head of the queue to join the batch. */
     @Override
-    void copyLanded(Sequence s) {
-        if (s.copyLanded()) {
-            int held = s.targetBlocks();
-            kv.cacheLoaded(s.table(), held);
-            loading.remove(s);
-            heldByWaiting += s.table().numBlocks();
-            s.landed(held);
-            waiting.add(0, s);
-        }
-    }
-
-    /** The transfer into blocks [{@code from}, target) was aborted (its prefill worker failed): they are freed. */
-    @Override
-    void pullAborted(Sequence s, int from) {
-        kv.freeTail(s.table(), from);
-        s.pullAborted(from);
-        copyLanded(s);
+    void requeueLanded(Sequence s) {
+        waiting.add(0, s);
     }
 
     /**
@@ -832,16 +791,13 @@ public final class SglangScheduler extends RankScheduler {
      * them again unless evicted) when the running requests need them: they recompute what they lose, as vLLM's decode
      * side does.
      */
-    private void releaseLanded() {
+    private void releaseAllLanded() {
         for (int i = 0; i < waiting.size(); i++) {
             Sequence w = waiting.get(i);
             if (w.loaded()) {
-                connector.loadReleased(w);
-                w.loadReleased();
-                kv.free(w.table());
+                releaseLanded(w);
             }
         }
-        heldByWaiting = 0;
     }
 
     /** Host pages the next admission loads back ({@link #hostHit}). */
@@ -867,16 +823,6 @@ public final class SglangScheduler extends RankScheduler {
         }
         int run = g2.readyRun(r.table().hashesView(), devicePages, maxPages);
         return run * page() >= LOAD_BACK_THRESHOLD ? run : 0;
-    }
-
-    @Override
-    void connector(KvConnector kvConnector) {
-        this.connector = kvConnector;
-    }
-
-    @Override
-    public int pinnedForStore() {
-        return connector == null ? 0 : connector.pinnedForStore();
     }
 
     @Override

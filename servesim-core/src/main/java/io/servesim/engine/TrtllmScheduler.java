@@ -283,12 +283,9 @@ public final class TrtllmScheduler extends RankScheduler {
             for (int i = 0, n = active.size(); i < n; i++) {
                 Sequence w = active.get(i);
                 if (w.loaded()) {
-                    connector.loadReleased(w);
-                    w.loadReleased();
-                    kv.free(w.table());
+                    releaseLanded(w);
                 }
             }
-            heldByWaiting = 0;
             fitting.clear();
             if (policy == TrtllmConfig.Policy.MAX_UTILIZATION) {
                 maxUtilization(maxRequests);
@@ -517,65 +514,14 @@ public final class TrtllmScheduler extends RankScheduler {
         return r.awaitingRemotePrefill() && r.table().numBlocks() == 0;
     }
 
-    private final ObjectArrayList<Sequence> loading = new ObjectArrayList<>();
-    private KvConnector connector;
-    private long heldByWaiting;
-    private long heldForHandoffs;
-
-    @Override
-    void connector(KvConnector kvConnector) {
-        this.connector = kvConnector;
-    }
-
-    @Override
-    public int numLoading() {
-        return loading.size();
-    }
-
-    @Override
-    public Sequence loading(int i) {
-        return loading.get(i);
-    }
-
-    @Override
-    public long heldByWaiting() {
-        return heldByWaiting;
-    }
-
-    @Override
-    public long heldForHandoffs() {
-        return heldForHandoffs;
-    }
-
-    @Override
-    void releaseHandoff(Sequence s) {
-        heldForHandoffs -= s.table().numBlocks();
-        kv.free(s.table());
-    }
-
     /** The KV of P/D decode request {@code s} landed: it goes back to its place in the active list. */
     @Override
-    void copyLanded(Sequence s) {
-        if (s.copyLanded()) {
-            int held = s.targetBlocks();
-            kv.cacheLoaded(s.table(), held);
-            loading.remove(s);
-            heldByWaiting += s.table().numBlocks();
-            s.landed(held);
-            int at = active.size();
-            while (at > 0 && active.get(at - 1).request().id() > s.request().id()) {
-                at--;
-            }
-            active.add(at, s);
+    void requeueLanded(Sequence s) {
+        int at = active.size();
+        while (at > 0 && active.get(at - 1).request().id() > s.request().id()) {
+            at--;
         }
-    }
-
-    /** The transfer into blocks [{@code from}, target) was aborted (its prefill worker failed): they are freed. */
-    @Override
-    void pullAborted(Sequence s, int from) {
-        kv.freeTail(s.table(), from);
-        s.pullAborted(from);
-        copyLanded(s);
+        active.add(at, s);
     }
 
     /**
@@ -587,11 +533,10 @@ public final class TrtllmScheduler extends RankScheduler {
             pendingPromptTokens += Math.min(v.numComputedTokens(), v.promptLength());
         }
         if (v.loaded()) {
-            heldByWaiting -= v.table().numBlocks(); // a landed P/D request gives its blocks back (they stay cached)
-            connector.loadReleased(v);
-            v.loadReleased();
+            releaseLanded(v); // a landed P/D request gives its blocks back (they stay cached)
+        } else {
+            kv.free(v.table());
         }
-        kv.free(v.table());
         started.remove(v);
         v.preempted();
         counters.preempted();

@@ -38,10 +38,6 @@ import java.util.Arrays;
 public final class VllmScheduler extends RankScheduler {
     private final ObjectArrayList<Sequence> running = new ObjectArrayList<>();
     private final java.util.ArrayDeque<Sequence> waiting = new java.util.ArrayDeque<>();
-    private final ObjectArrayList<Sequence> loading = new ObjectArrayList<>();
-    private KvConnector connector;
-    private long heldByWaiting;
-    private long heldForHandoffs;
     private final IntArrayList hits = new IntArrayList();
     private final IntArrayList noHits = new IntArrayList();
     private final java.util.ArrayDeque<Batch> inFlight = new java.util.ArrayDeque<>(2);
@@ -79,24 +75,6 @@ public final class VllmScheduler extends RankScheduler {
         return !running.isEmpty() || !waiting.isEmpty();
     }
 
-    /** Requests waiting for a G2 load (holding blocks, not running). */
-    @Override
-    public int numLoading() {
-        return loading.size();
-    }
-
-    /** The i-th request waiting for a G2 load. */
-    @Override
-    public Sequence loading(int i) {
-        return loading.get(i);
-    }
-
-    /** G1 blocks held by waiting requests whose G2 load landed (they wait at the head to be scheduled). */
-    @Override
-    public long heldByWaiting() {
-        return heldByWaiting;
-    }
-
     /** A one-line description of the waiting head, for diagnostics. */
     @Override
     String describeHead() {
@@ -107,57 +85,6 @@ public final class VllmScheduler extends RankScheduler {
         return "tokens=" + h.numTokens() + " computed=" + h.numComputedTokens() + " blocks="
                 + h.table().numBlocks() + " loaded=" + h.loaded() + " hashes="
                 + h.table().numHashes();
-    }
-
-    /** Blocks of finished P/D prefills held until their decode worker has read them (vLLM NIXL's delayed free). */
-    @Override
-    public long heldForHandoffs() {
-        return heldForHandoffs;
-    }
-
-    /** The decode side has read (or can no longer read) the blocks of finished prefill {@code s}: free them. */
-    @Override
-    void releaseHandoff(Sequence s) {
-        heldForHandoffs -= s.table().numBlocks();
-        kv.free(s.table());
-    }
-
-    /** Blocks of this rank held as the source of KVCR pulls in flight. */
-    @Override
-    public int heldForPulls() {
-        return connector == null ? 0 : connector.heldForPulls();
-    }
-
-    /** G1 blocks pinned by G2 stores in flight. */
-    @Override
-    public int pinnedForStore() {
-        return connector == null ? 0 : connector.pinnedForStore();
-    }
-
-    /** Installs the KV connector (G2 host tier and/or KVCR) this rank's scheduler talks to. */
-    @Override
-    void connector(KvConnector kvConnector) {
-        this.connector = kvConnector;
-    }
-
-    /** One copy (G2 load or KVCR pull) of a waiting request landed; when all have, it can be scheduled. */
-    @Override
-    void copyLanded(Sequence s) {
-        if (s.copyLanded()) {
-            loadLanded(s, s.targetBlocks());
-        }
-    }
-
-    /**
-     * A KVCR pull into blocks [{@code from}, target) of waiting request {@code s} was aborted (its source failed):
-     * the blocks meant for it are freed and the request will recompute those tokens; any G2 load it also waits for
-     * still lands.
-     */
-    @Override
-    void pullAborted(Sequence s, int from) {
-        kv.freeTail(s.table(), from);
-        s.pullAborted(from);
-        copyLanded(s);
     }
 
     /** Adds every request this rank holds (running, then copying, then waiting) to {@code out}, leaving them. */
@@ -192,12 +119,9 @@ public final class VllmScheduler extends RankScheduler {
         }
     }
 
-    /** A G2 load landed: cache the loaded blocks and put the request at the head of waiting. */
-    void loadLanded(Sequence s, int heldBlocks) {
-        kv.cacheLoaded(s.table(), heldBlocks);
-        loading.remove(s);
-        heldByWaiting += s.table().numBlocks();
-        s.landed(heldBlocks);
+    /** Its copies landed: it waits at the head of the queue, holding its blocks, to be scheduled. */
+    @Override
+    void requeueLanded(Sequence s) {
         waiting.addFirst(s);
     }
 
