@@ -216,6 +216,29 @@ public abstract class RankScheduler {
         copyLanded(s);
     }
 
+    /**
+     * Admits P/D decode request {@code r} over its landed KV, {@code computed} tokens of it counted as computed: it
+     * gets the slots of the rest of its prompt (within its landed blocks) and consumes the load. The prompt was
+     * prefilled (and counted) on its prefill worker, so no admission counts here.
+     *
+     * @return whether this is its first admission
+     */
+    protected final boolean admitOverLanded(Sequence r, int computed, long nowNanos) {
+        int tokens = r.numTokens() - computed;
+        if (!kv.allocateSlots(r.table(), computed, NO_HITS, tokens, r.numTokens(), settings.maxModelLen())) {
+            throw new IllegalStateException("decode request " + r.request().id()
+                    + " landed but its last prompt token has no slot (" + pool.freeBlocks() + " free)");
+        }
+        heldByWaiting -= r.loadedBlocks();
+        int remoteTokens = r.pendingRemoteTokens();
+        connector.loadConsumed(r);
+        r.loadConsumed();
+        return r.admitted(nowNanos, computed, 0, remoteTokens);
+    }
+
+    private static final it.unimi.dsi.fastutil.ints.IntArrayList NO_HITS =
+            new it.unimi.dsi.fastutil.ints.IntArrayList();
+
     /** A request whose copies landed gives its blocks back before admission (they stay cached); it recomputes. */
     protected final void releaseLanded(Sequence s) {
         heldByWaiting -= s.table().numBlocks();

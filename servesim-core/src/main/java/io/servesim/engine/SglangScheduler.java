@@ -74,10 +74,10 @@ public final class SglangScheduler extends RankScheduler {
     private final IntArrayList noHits = new IntArrayList();
     private Sequence chunked;
     /** Steps scheduled whose outputs are not applied yet (two with the overlap scheduler), oldest first. */
-    private final java.util.ArrayDeque<Step> inFlightSteps = new java.util.ArrayDeque<>();
+    private final java.util.ArrayDeque<ScheduledStep> inFlightSteps = new java.util.ArrayDeque<>();
 
-    private final java.util.ArrayDeque<Step> spare = new java.util.ArrayDeque<>();
-    private Step latest = new Step();
+    private final java.util.ArrayDeque<ScheduledStep> spare = new java.util.ArrayDeque<>();
+    private ScheduledStep latest = new ScheduledStep();
     private int lastStepTokens;
     private boolean retractedLastStep;
     private long retractions;
@@ -227,7 +227,7 @@ public final class SglangScheduler extends RankScheduler {
     @Override
     public int schedule(long nowNanos, StepBatch batch) {
         retractedLastStep = false;
-        Step step = spare.isEmpty() ? new Step() : spare.pollFirst();
+        ScheduledStep step = spare.isEmpty() ? new ScheduledStep() : spare.pollFirst();
         latest = step;
         stepLoadBlocks = 0;
         batchPrefills = 0;
@@ -733,20 +733,10 @@ public final class SglangScheduler extends RankScheduler {
     private int admitLanded(Sequence r, long nowNanos) {
         int computed = Math.min(r.loadedBlocks() * page(), r.numTokens() - 1);
         int tokens = r.numTokens() - computed;
-        if (!kv.allocateSlots(r.table(), computed, noHits, tokens, r.numTokens(), settings.maxModelLen())) {
-            throw new IllegalStateException(
-                    "SGLang decode request " + r.request().id() + " landed but its last prompt token has no slot ("
-                            + pool.freeBlocks() + " free)");
-        }
-        heldByWaiting -= r.loadedBlocks();
-        int remoteTokens = r.pendingRemoteTokens();
-        connector.loadConsumed(r);
-        r.loadConsumed();
         if (r.awaitingFirstToken()) {
             pendingPromptTokens -= Math.min(computed, r.promptLength());
         }
-        // the prompt was prefilled (and counted) on its prefill worker: no admission counts here
-        pendingFirst = r.admitted(nowNanos, computed, 0, remoteTokens);
+        pendingFirst = admitOverLanded(r, computed, nowNanos);
         return tokens;
     }
 
@@ -831,7 +821,7 @@ public final class SglangScheduler extends RankScheduler {
     }
 
     private void add(Sequence r, int tokens, boolean admission) {
-        latest.add(r, tokens, admission && pendingFirst);
+        latest.add(r, tokens, admission && pendingFirst, false);
     }
 
     /**
@@ -843,7 +833,7 @@ public final class SglangScheduler extends RankScheduler {
     @Override
     public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
         finishedOut.clear();
-        Step step = inFlightSteps.pollFirst();
+        ScheduledStep step = inFlightSteps.pollFirst();
         if (step == null) {
             throw new IllegalStateException("outputs applied with no batch in flight");
         }
@@ -922,40 +912,6 @@ public final class SglangScheduler extends RankScheduler {
             if (latest.first[k]) {
                 latest.seqs[k].firstScheduledAt(nanos); // its GPU start is after the batch's CPU part
             }
-        }
-    }
-
-    /** One scheduled batch, kept until its outputs are applied (two in flight with the overlap scheduler). */
-    private static final class Step {
-        Sequence[] seqs = new Sequence[16];
-        int[] tokens = new int[16];
-        boolean[] first = new boolean[16];
-        boolean[] samples = new boolean[16];
-        /** Each request's preemption count when scheduled: a later retraction drops its token. */
-        int[] preemptions = new int[16];
-
-        int count;
-        boolean mayFinish;
-
-        void add(Sequence r, int n, boolean isFirst) {
-            if (count == seqs.length) {
-                seqs = java.util.Arrays.copyOf(seqs, count * 2);
-                tokens = java.util.Arrays.copyOf(tokens, count * 2);
-                first = java.util.Arrays.copyOf(first, count * 2);
-                samples = java.util.Arrays.copyOf(samples, count * 2);
-                preemptions = java.util.Arrays.copyOf(preemptions, count * 2);
-            }
-            seqs[count] = r;
-            tokens[count] = n;
-            first[count] = isFirst;
-            samples[count] = false;
-            count++;
-        }
-
-        void clear() {
-            java.util.Arrays.fill(seqs, 0, count, null);
-            count = 0;
-            mayFinish = false;
         }
     }
 }

@@ -63,11 +63,11 @@ public final class TrtllmScheduler extends RankScheduler {
     private final it.unimi.dsi.fastutil.longs.LongOpenHashSet contributed =
             new it.unimi.dsi.fastutil.longs.LongOpenHashSet();
 
-    private Step latest = new Step();
+    private ScheduledStep latest = new ScheduledStep();
     /** Steps scheduled whose outputs are not applied yet (two with the overlap scheduler), oldest first. */
-    private final java.util.ArrayDeque<Step> inFlight = new java.util.ArrayDeque<>(2);
+    private final java.util.ArrayDeque<ScheduledStep> inFlight = new java.util.ArrayDeque<>(2);
 
-    private final java.util.ArrayDeque<Step> spare = new java.util.ArrayDeque<>(2);
+    private final java.util.ArrayDeque<ScheduledStep> spare = new java.util.ArrayDeque<>(2);
     private int lastStepTokens;
     private boolean pausedLastStep;
     private long pauses;
@@ -274,7 +274,7 @@ public final class TrtllmScheduler extends RankScheduler {
         } else {
             guaranteedNoEvict(maxRequests, policy == TrtllmConfig.Policy.STATIC_BATCH);
         }
-        Step step = spare.isEmpty() ? new Step() : spare.pollFirst();
+        ScheduledStep step = spare.isEmpty() ? new ScheduledStep() : spare.pollFirst();
         latest = step;
         microBatch(nowNanos);
         if (step.count == 0 && heldByWaiting > 0) {
@@ -546,7 +546,7 @@ public final class TrtllmScheduler extends RankScheduler {
 
     /** The micro-batch scheduler over {@link #fitting}, then the resources of what it chose. */
     private void microBatch(long nowNanos) {
-        Step step = latest;
+        ScheduledStep step = latest;
         toChunk.clear();
         int maxTokens = settings.maxNumBatchedTokens();
         int maxBatch = settings.maxNumSeqs();
@@ -670,7 +670,7 @@ public final class TrtllmScheduler extends RankScheduler {
     }
 
     private void add(Sequence r, int tokens) {
-        latest.add(r, tokens, !inGeneration(r));
+        latest.add(r, tokens, false, !inGeneration(r));
     }
 
     /**
@@ -679,7 +679,7 @@ public final class TrtllmScheduler extends RankScheduler {
      *
      * @return whether this was the request's first admission
      */
-    private boolean allocate(Step step, int k, long nowNanos) {
+    private boolean allocate(ScheduledStep step, int k, long nowNanos) {
         Sequence r = step.seqs[k];
         int tokens = step.tokens[k];
         if (r.table().numBlocks() == 0) {
@@ -710,20 +710,11 @@ public final class TrtllmScheduler extends RankScheduler {
         if (r.loaded()) {
             // a P/D decode request (DISAGG_GENERATION_TRANS_COMPLETE): its blocks came with the KV
             int computed = landedComputed(r);
-            if (!kv.allocateSlots(r.table(), computed, noHits, tokens, r.numTokens(), settings.maxModelLen())) {
-                throw new IllegalStateException(
-                        "TRT-LLM decode request " + r.request().id() + " landed but its last prompt token has no slot ("
-                                + pool.freeBlocks() + " free)");
-            }
-            heldByWaiting -= r.loadedBlocks();
-            int remoteTokens = r.pendingRemoteTokens();
-            connector.loadConsumed(r);
-            r.loadConsumed();
             if (r.awaitingFirstToken()) {
                 pendingPromptTokens -= Math.min(computed, r.promptLength());
             }
             insertStarted(r);
-            return r.admitted(nowNanos, computed, 0, remoteTokens); // counted on its prefill worker
+            return admitOverLanded(r, computed, nowNanos);
         }
         if (inGeneration(r)) {
             int cur = r.numComputedTokens();
@@ -750,7 +741,7 @@ public final class TrtllmScheduler extends RankScheduler {
     @Override
     public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
         finishedOut.clear();
-        Step step = inFlight.pollFirst();
+        ScheduledStep step = inFlight.pollFirst();
         if (step == null) {
             throw new IllegalStateException("outputs applied with no step in flight");
         }
@@ -826,39 +817,6 @@ public final class TrtllmScheduler extends RankScheduler {
             if (latest.first[k]) {
                 latest.seqs[k].firstScheduledAt(nanos); // its GPU start is after the step's CPU part
             }
-        }
-    }
-
-    /** One scheduled step, kept until its outputs are applied (two in flight with the overlap scheduler). */
-    private static final class Step {
-        Sequence[] seqs = new Sequence[16];
-        int[] tokens = new int[16];
-        boolean[] first = new boolean[16];
-        boolean[] context = new boolean[16];
-        boolean[] samples = new boolean[16];
-        int count;
-        boolean mayFinish;
-
-        void add(Sequence r, int n, boolean isContext) {
-            if (count == seqs.length) {
-                seqs = java.util.Arrays.copyOf(seqs, count * 2);
-                tokens = java.util.Arrays.copyOf(tokens, count * 2);
-                first = java.util.Arrays.copyOf(first, count * 2);
-                context = java.util.Arrays.copyOf(context, count * 2);
-                samples = java.util.Arrays.copyOf(samples, count * 2);
-            }
-            seqs[count] = r;
-            tokens[count] = n;
-            first[count] = false;
-            context[count] = isContext;
-            samples[count] = false;
-            count++;
-        }
-
-        void clear() {
-            java.util.Arrays.fill(seqs, 0, count, null);
-            count = 0;
-            mayFinish = false;
         }
     }
 }
