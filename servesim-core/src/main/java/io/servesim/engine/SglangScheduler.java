@@ -366,9 +366,23 @@ public final class SglangScheduler extends RankScheduler {
         int admitted = 0;
         for (int i = 0; i < waiting.size() && running.size() < maxRunning; i++) {
             Sequence r = waiting.get(i);
+            if (r.loaded() && r.loadedBlocks() * page() >= r.numTokens() && r.remainingOutputTokens() > 1) {
+                // the whole prompt's KV landed with the first token the prefill worker sampled: SGLang's decode
+                // server streams that token at once (a prebuilt extend batch runs no forward) and the request joins
+                // the running batch, whose next decode computes it (process_prebuilt)
+                if (r.awaitingFirstToken()) {
+                    pendingPromptTokens -= r.promptLength();
+                }
+                admitOverLanded(r, r.numTokens(), nowNanos);
+                counters.tokenSampled();
+                r.tokenSampled(nowNanos);
+                waiting.remove(i--);
+                running.add(r);
+                continue;
+            }
             if (r.loaded() && r.numTokens() - Math.min(r.loadedBlocks() * page(), r.numTokens() - 1) <= remChunk) {
-                // a P/D decode request whose prompt KV landed joins the running batch first (its pages were allocated
-                // when the transfer was set up, SGLang's DecodePreallocQueue), computing its last prompt token
+                // a P/D decode request whose KV landed only in part (its prefill worker failed mid-transfer), or that
+                // wants no token beyond the first, joins the running batch computing the rest of its prompt
                 int tokens = admitLanded(r, nowNanos);
                 waiting.remove(i--);
                 add(r, tokens, true);

@@ -339,7 +339,11 @@ public final class TrtllmScheduler extends RankScheduler {
                 break;
             }
             Sequence r = active.get(i);
-            if (inGeneration(r)) {
+            if (inGeneration(r) || r.table().numBlocks() > 0) {
+                // in progress: generating, a chunked context past its first chunk, or a landed P/D request; each had
+                // its blocks to completion when it started. (TRT-LLM keeps a chunked context among the pending
+                // contexts, behind an earlier one that may not fit: when a skipped duplicate let it start first, that
+                // order can stall both, so servesim continues it first.)
                 fitting.add(r);
                 avail -= remainingBlocksToCompletion(r);
             } else if (!awaitingTransfer(r)) {
@@ -563,7 +567,7 @@ public final class TrtllmScheduler extends RankScheduler {
                 if (batchTokens + 1 > maxTokens) {
                     break;
                 }
-                add(r, 1);
+                addAndAllocate(r, 1, nowNanos);
                 batchTokens += 1;
             } else {
                 int remaining = contextRemaining(r);
@@ -581,7 +585,7 @@ public final class TrtllmScheduler extends RankScheduler {
                     if (batchTokens + cost > maxTokens) {
                         break; // the whole loop stops: generation requests behind it wait too
                     }
-                    add(r, size);
+                    addAndAllocate(r, size, nowNanos);
                     batchTokens += cost;
                 } else {
                     toChunk.add(r);
@@ -599,25 +603,33 @@ public final class TrtllmScheduler extends RankScheduler {
             allFit &= chunkTokens <= capacity;
             int unit = settings.blockSize();
             if (!allFit && chunkingPolicy == TrtllmConfig.ChunkingPolicy.EQUAL_PROGRESS) {
-                equalProgress(capacity, unit, maxTokens);
+                equalProgress(capacity, unit, maxTokens, nowNanos);
                 toChunk.clear();
             }
             for (int k = 0, n = toChunk.size(); k < n; k++) {
                 Sequence r = toChunk.get(k);
                 int remaining = contextRemaining(r);
                 int chunk = remaining;
-                if (!allFit && chunk > capacity) {
+                if (chunk > capacity) { // (with allFit only if an earlier allocation evicted part of its prefix)
                     chunk = capacity / unit * unit; // trimmed: a multiple of the chunk unit (FIRST_COME_FIRST_SERVED)
                 }
                 if (chunk > 0) {
-                    add(r, chunk);
+                    addAndAllocate(r, chunk, nowNanos);
                     capacity -= chunk;
                 }
             }
         }
-        for (int k = 0; k < step.count; k++) {
-            step.first[k] = allocate(step, k, nowNanos);
-        }
+    }
+
+    /**
+     * Adds a request to the micro-batch and claims its resources at once ({@code prepare_resources} runs in the same
+     * order), so the next request is sized against the cache as these allocations leave it: a context sized on a
+     * reused prefix finds that prefix when it is allocated, and without chunking it completes in one iteration.
+     */
+    private void addAndAllocate(Sequence r, int tokens, long nowNanos) {
+        add(r, tokens);
+        ScheduledStep step = latest;
+        step.first[step.count - 1] = allocate(step, step.count - 1, nowNanos);
     }
 
     /**
@@ -625,7 +637,7 @@ public final class TrtllmScheduler extends RankScheduler {
      * the rest of its prompt), an increase refused if it would pass the budget left or {@code max_num_tokens};
      * until the budget is spent or a round makes no progress.
      */
-    private void equalProgress(int capacity, int unit, int maxTokens) {
+    private void equalProgress(int capacity, int unit, int maxTokens, long nowNanos) {
         int n = toChunk.size();
         int[] chunk = new int[n];
         int[] remaining = new int[n];
@@ -648,7 +660,7 @@ public final class TrtllmScheduler extends RankScheduler {
         }
         for (int k = 0; k < n; k++) {
             if (chunk[k] > 0) {
-                add(toChunk.get(k), chunk[k]);
+                addAndAllocate(toChunk.get(k), chunk[k], nowNanos);
             }
         }
     }
