@@ -19,6 +19,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  * @param clipMaxNewTokens the cap on a request's max new tokens in the admission estimate ({@code
  *     CLIP_MAX_NEW_TOKENS})
  * @param enableMixedChunk {@code --enable-mixed-chunk}: a prefill batch also decodes the running requests
+ * @param hicacheWritePolicy when HiCache (the G2 tier) backs pages up to the host
  */
 public record SglangConfig(
         Policy schedulePolicy,
@@ -27,7 +28,8 @@ public record SglangConfig(
         int chunkedPrefillSize,
         double scheduleConservativeness,
         int clipMaxNewTokens,
-        boolean enableMixedChunk) {
+        boolean enableMixedChunk,
+        WritePolicy hicacheWritePolicy) {
     /** Validates the settings. */
     public SglangConfig {
         Check.present("schedule_policy", schedulePolicy);
@@ -38,6 +40,39 @@ public record SglangConfig(
         Check.atLeast("chunked_prefill_size", chunkedPrefillSize, 0);
         Check.positive("schedule_conservativeness", scheduleConservativeness);
         Check.atLeast("clip_max_new_tokens", clipMaxNewTokens, 1);
+        Check.present("hicache_write_policy", hicacheWritePolicy);
+    }
+
+    /** SGLang's {@code hicache_write_policy}. */
+    public enum WritePolicy implements Named {
+        /** Back a page up when it enters the radix tree. */
+        WRITE_THROUGH("write_through", "back pages up to the host when they enter the radix tree (SGLang's default)"),
+        /** Back a page up only when it is evicted from the GPU. */
+        WRITE_BACK("write_back", "back pages up to the host only when the GPU evicts them");
+
+        private final String configName;
+        private final String description;
+
+        WritePolicy(String configName, String description) {
+            this.configName = configName;
+            this.description = description;
+        }
+
+        /** Looks a name up. */
+        @JsonCreator
+        public static WritePolicy of(String name) {
+            return Named.parse(WritePolicy.class, name);
+        }
+
+        @Override
+        public String configName() {
+            return configName;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
     }
 
     /** SGLang's {@code schedule_policy}. */

@@ -194,6 +194,7 @@ public final class EngineRank {
      * @param hostEndpoint the G2 pool's endpoint
      * @param sharedPool whether {@code host} is the cluster's shared pool
      * @param h2dGbytesPerS the rank's host-to-GPU bandwidth (for loads inside a step; 0 = unlimited)
+     * @param d2hGbytesPerS the rank's GPU-to-host bandwidth (for write-backs inside a step; 0 = unlimited)
      */
     public void enableHostOffload(
             io.servesim.kv.HostPool host,
@@ -204,7 +205,8 @@ public final class EngineRank {
             long blockBytes,
             long firstByteNanos,
             boolean sharedPool,
-            double h2dGbytesPerS) {
+            double h2dGbytesPerS,
+            double d2hGbytesPerS) {
         HostOffload o = new HostOffload(
                 this,
                 host,
@@ -216,7 +218,8 @@ public final class EngineRank {
                 firstByteNanos,
                 sharedPool,
                 offloadCounters,
-                h2dGbytesPerS);
+                h2dGbytesPerS,
+                d2hGbytesPerS);
         connector().offload(o);
     }
 

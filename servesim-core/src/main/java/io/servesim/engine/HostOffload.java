@@ -40,6 +40,9 @@ final class HostOffload {
     private int pinnedForStore;
     private final EngineRank rank;
     private final double h2dBytesPerNano;
+    private final double d2hBytesPerNano;
+    private boolean writeBack;
+    private int writtenBack;
 
     HostOffload(
             EngineRank rank,
@@ -52,9 +55,11 @@ final class HostOffload {
             long firstByteNanos,
             boolean sharedPool,
             OffloadCounters counters,
-            double h2dGbytesPerS) {
+            double h2dGbytesPerS,
+            double d2hGbytesPerS) {
         this.rank = rank;
         this.h2dBytesPerNano = h2dGbytesPerS; // GB/s = bytes/ns
+        this.d2hBytesPerNano = d2hGbytesPerS;
         this.host = host;
         this.sharedPool = sharedPool;
         this.transfers = transfers;
@@ -72,8 +77,50 @@ final class HostOffload {
         return pinnedForStore;
     }
 
+    /**
+     * SGLang HiCache's {@code write_back} policy: nothing is stored when computed; a cached page the GPU evicts is
+     * backed up to the host then ({@code evict} with {@code write_backup(node, write_back=True)}), and the eviction waits
+     * for the copy.
+     */
+    void writeBack() {
+        if (!writeBack) {
+            writeBack = true;
+            rank.scheduler().pool().onEviction(this::storeEvicted);
+        }
+    }
+
+    private void storeEvicted(long hash) {
+        if (host.reserve(hash)) {
+            host.completeStore(hash);
+            counters.storeStarted(blockBytes);
+            writtenBack++;
+        }
+    }
+
+    /**
+     * The copy time of the pages written back since the last call (first byte, then the rank's d2h bandwidth), which
+     * the step that evicted them lasts at least; 0 if none.
+     */
+    long takeWriteBackNanos() {
+        if (writtenBack == 0) {
+            return 0;
+        }
+        long bytes = blockBytes * writtenBack;
+        writtenBack = 0;
+        long nanos = firstByteNanos;
+        if (d2hBytesPerNano > 0) {
+            nanos += (long) Math.ceil(bytes / d2hBytesPerNano);
+        }
+        return nanos;
+    }
+
     /** At the start of a step: store what the previous step computed and G2 lacks. */
     void storePrevious(KvCacheManager kv) {
+        if (writeBack) {
+            pendingBlocks.clear(); // write-back stores on eviction only
+            pendingHashes.clear();
+            return;
+        }
         BlockPool gpu = kv.pool();
         IntArrayList blocks = new IntArrayList();
         LongArrayList hashes = new LongArrayList();

@@ -39,13 +39,14 @@ import java.util.SplittableRandom;
  * is_retracted}): it recomputes from the tokens it has.
  *
  * <p>HiCache (a rank-local G2 tier, {@code hiradix_cache.py}): write-through backs up the pages a batch inserted when
- * the next batch starts (locked on the device until the copy lands); at admission the lookup continues into host pages
+ * the next batch starts (locked on the device until the copy lands), or with {@code write_back} a page only when the GPU
+ * evicts it (the evicting batch lasts at least the copy); at admission the lookup continues into host pages
  * and a run of at least {@value #LOAD_BACK_THRESHOLD} tokens is loaded back during the batch that uses it, which
  * lasts at least the copy ({@code init_load_back}, then the layer-wise load overlapped with the forward).
  *
  * <p>Not modelled: the consecutive-prefill overlap switch ({@code SGLANG_DISABLE_CONSECUTIVE_PREFILL_OVERLAP}, off by
  * default), the extra token's page freed one batch after its request (servesim frees it with the request), the newer
- * policies, priority scheduling, HiCache's write-back and selective policies.
+ * policies, priority scheduling, HiCache's selective write-through.
  */
 public final class SglangScheduler extends RankScheduler {
     /** {@code retract_decode_steps}: tokens per remaining request a retraction frees room for. */
@@ -231,6 +232,10 @@ public final class SglangScheduler extends RankScheduler {
         latest = step;
         stepLoadBlocks = 0;
         batchPrefills = 0;
+        HostOffload host = hiCache();
+        if (host != null && config.hicacheWritePolicy() == io.servesim.config.SglangConfig.WritePolicy.WRITE_BACK) {
+            host.writeBack();
+        }
         if (connector != null) {
             connector.beforeSchedule(kv); // HiCache write-through: back up what the previous batch cached
         }
@@ -248,6 +253,10 @@ public final class SglangScheduler extends RankScheduler {
         }
         HostOffload g2 = hiCache();
         inStepLoadNanos = stepLoadBlocks > 0 && g2 != null ? g2.loadInStep(stepLoadBlocks) : 0;
+        if (g2 != null) {
+            // write-back copies run device to host, loads host to device: the batch lasts at least the longer
+            inStepLoadNanos = Math.max(inStepLoadNanos, g2.takeWriteBackNanos());
+        }
         batch.reset((long) pool.usableBlocks() * page());
         boolean overlap = settings.asyncScheduling();
         int total = 0;

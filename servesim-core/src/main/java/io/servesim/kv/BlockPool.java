@@ -51,6 +51,7 @@ public final class BlockPool {
     private int listedFree;
 
     private long evictions;
+    private java.util.function.LongConsumer evictionListener;
     private KvEventSink events;
     private int eventRank;
     private long cachedBlocks;
@@ -179,11 +180,20 @@ public final class BlockPool {
         }
         unlinkFree(b);
         if (hash[b] != BlockHasher.NO_HASH) {
+            long evicted = hash[b];
             uncache(b);
             evictions++;
+            if (evictionListener != null) {
+                evictionListener.accept(evicted);
+            }
         }
         refCount[b] = 1;
         return b;
+    }
+
+    /** Hears the hash of every cached block evicted from now on (SGLang HiCache's write-back), or null for none. */
+    public void onEviction(java.util.function.LongConsumer listener) {
+        this.evictionListener = listener;
     }
 
     /**

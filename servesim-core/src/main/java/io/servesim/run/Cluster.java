@@ -311,7 +311,16 @@ final class Cluster {
                 hostEndpoint = transfers.addEndpoint(0, 0);
             }
             r.enableHostOffload(
-                    pool, transfers, jobs, gpu, hostEndpoint, blockBytes, firstByte, shared, ho.h2dGbytesPerS());
+                    pool,
+                    transfers,
+                    jobs,
+                    gpu,
+                    hostEndpoint,
+                    blockBytes,
+                    firstByte,
+                    shared,
+                    ho.h2dGbytesPerS(),
+                    ho.d2hGbytesPerS());
         }
     }
 

@@ -148,7 +148,14 @@ class SglangSchedulerTest {
         // nothing cached; A and B share 48 tokens, C shares nothing; two may run: lpm admits A and C, not B (fcfs: A,
         // B)
         io.servesim.config.SglangConfig lpm = new io.servesim.config.SglangConfig(
-                io.servesim.config.SglangConfig.Policy.LPM, 2, 16384, 8192, 1.0, 4096, false);
+                io.servesim.config.SglangConfig.Policy.LPM,
+                2,
+                16384,
+                8192,
+                1.0,
+                4096,
+                false,
+                io.servesim.config.SglangConfig.WritePolicy.WRITE_THROUGH);
         SchedulerSettings settings = new SchedulerSettings(2, 16384, 0, true, 1024, 16, 101, true, false);
         SglangScheduler s =
                 new SglangScheduler(settings, lpm, 2, new java.util.SplittableRandom(1), new SchedulerCounters(1000));
@@ -175,7 +182,14 @@ class SglangSchedulerTest {
         // before b1's own request (14); the requests without a hit (the root's own) last. lpm would take 11 first
         // (3 cached pages), fcfs 10
         io.servesim.config.SglangConfig dfs = new io.servesim.config.SglangConfig(
-                io.servesim.config.SglangConfig.Policy.DFS_WEIGHT, 8, 16384, 8192, 1.0, 4096, false);
+                io.servesim.config.SglangConfig.Policy.DFS_WEIGHT,
+                8,
+                16384,
+                8192,
+                1.0,
+                4096,
+                false,
+                io.servesim.config.SglangConfig.WritePolicy.WRITE_THROUGH);
         SchedulerSettings settings = new SchedulerSettings(8, 16384, 0, true, 1024, 16, 101, true, false);
         SglangScheduler s =
                 new SglangScheduler(settings, dfs, 8, new java.util.SplittableRandom(1), new SchedulerCounters(1000));
@@ -274,7 +288,14 @@ class SglangSchedulerTest {
         // its token of batch 18 is in flight; processing 18 drops that token (is_retracted) and B recomputes its
         // 16-token prompt and 16 tokens
         io.servesim.config.SglangConfig fcfs = new io.servesim.config.SglangConfig(
-                io.servesim.config.SglangConfig.Policy.FCFS, 8, 16384, 8192, 0.01, 4096, false);
+                io.servesim.config.SglangConfig.Policy.FCFS,
+                8,
+                16384,
+                8192,
+                0.01,
+                4096,
+                false,
+                io.servesim.config.SglangConfig.WritePolicy.WRITE_THROUGH);
         SchedulerSettings settings = new SchedulerSettings(8, 16384, 0, true, 80, 16, 6, true, true);
         SglangScheduler s =
                 new SglangScheduler(settings, fcfs, 8, new java.util.SplittableRandom(1), new SchedulerCounters(1000));
@@ -348,6 +369,16 @@ class SglangSchedulerTest {
         assertThat(row(r, 2).arrivalNanos()).isEqualTo(43 * MS);
         assertThat(row(r, 2).ttftNanos()).isEqualTo(53 * MS);
         assertThat(row(r, 2).cachedTokens()).isEqualTo(48);
+        // write_back: nothing is backed up when computed, so B starts at once (20-40), evicting A's 4 pages, which are
+        // written back then (3 ms, within B's 20 ms batch); C (at 40) loads A's 3 pages back (50 ms) while its own
+        // allocation writes B's 4 evicted pages back (3 ms): first token at 90
+        List<String> back = new java.util.ArrayList<>(hi);
+        back.add("engine.sglang.hicache_write_policy=write_back");
+        RunResult wb = run(back.toArray(String[]::new));
+        assertThat(row(wb, 1).ttftNanos()).isEqualTo(20 * MS);
+        assertThat(row(wb, 2).arrivalNanos()).isEqualTo(40 * MS);
+        assertThat(row(wb, 2).ttftNanos()).isEqualTo(50 * MS);
+        assertThat(row(wb, 2).cachedTokens()).isEqualTo(48);
         RunResult without = run(common);
         assertThat(row(without, 2).ttftNanos()).isEqualTo(20 * MS);
         assertThat(row(without, 2).cachedTokens()).isZero();

@@ -199,7 +199,9 @@ class EngineInvariantProperties {
                                 + ", max_running_requests: " + seqs + ", max_prefill_tokens: " + tokens
                                 + ", chunked_prefill_size: " + (s % 2 == 0 ? 0 : Math.max(tokens, 16))
                                 + ", schedule_conservativeness: " + (s % 3 == 0 ? 0.05 : 1.0) + ", enable_mixed_chunk: "
-                                + (s % 4 == 3) + "}");
+                                + (s % 4 == 3) + ", hicache_write_policy: "
+                                + (s % 5 == 2 ? "write_back" : "write_through")
+                                + "}");
                     }
                     all.add("cluster.router.policy=" + r);
                     all.add("workload.type=" + wl);
