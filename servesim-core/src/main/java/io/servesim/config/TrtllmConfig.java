@@ -13,13 +13,15 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  * @param maxNumTokens tokens per iteration at most (and the longest context chunk)
  * @param enableChunkedPrefill whether context requests may be split across iterations (chunked context)
  * @param contextChunkingPolicy how the token budget is shared among context chunks when they do not all fit
+ * @param enablePartialReuse whether a cached block whose first tokens match a prompt's next block is reused in part
  */
 public record TrtllmConfig(
         Policy capacitySchedulerPolicy,
         int maxBatchSize,
         int maxNumTokens,
         boolean enableChunkedPrefill,
-        ChunkingPolicy contextChunkingPolicy) {
+        ChunkingPolicy contextChunkingPolicy,
+        boolean enablePartialReuse) {
     /** Validates the settings. */
     public TrtllmConfig {
         Check.present("capacity_scheduler_policy", capacitySchedulerPolicy);

@@ -42,11 +42,12 @@ import it.unimi.dsi.fastutil.objects.ObjectArrayList;
  *       context ends, a generated block when it fills.
  * </ol>
  *
- * Not modelled: partial-block reuse ({@code enable_partial_reuse}), beam search, draft tokens, two-step lookahead
- * (pipeline parallelism only).
+ * Not modelled: partial blocks stored at a request's release, beam search, draft tokens, two-step lookahead (pipeline
+ * parallelism only).
  */
 public final class TrtllmScheduler extends RankScheduler {
     private final TrtllmConfig.Policy policy;
+    private final boolean partialReuse;
     private final TrtllmConfig.ChunkingPolicy chunkingPolicy;
     /** Active requests in arrival order (TRT-LLM's {@code active_requests}). */
     private final ObjectArrayList<Sequence> active = new ObjectArrayList<>();
@@ -77,6 +78,7 @@ public final class TrtllmScheduler extends RankScheduler {
     public TrtllmScheduler(SchedulerSettings settings, TrtllmConfig config, SchedulerCounters counters) {
         super(settings, counters);
         this.policy = config.capacitySchedulerPolicy();
+        this.partialReuse = config.enablePartialReuse();
         this.chunkingPolicy = config.contextChunkingPolicy();
     }
 
@@ -513,6 +515,91 @@ public final class TrtllmScheduler extends RankScheduler {
         }
     }
 
+    /** Cached context blocks by the hash of the block before them (the root for a first block), for partial reuse. */
+    private final it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap<IntArrayList> children =
+            new it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap<>();
+
+    /** Per block id: the hash it was indexed under, its parent's hash and its tokens (valid while the hash holds). */
+    private long[] indexedHash = new long[0];
+
+    private long[] indexedParent = new long[0];
+    private int[][] indexedTokens = new int[0][];
+
+    /** Records the first {@code blocks} blocks of {@code r}'s context as candidates for partial reuse. */
+    private void indexForPartialReuse(Sequence r, int blocks) {
+        if (!partialReuse || r.table().isPrivate()) {
+            return;
+        }
+        int bs = settings.blockSize();
+        for (int i = 0; i < blocks; i++) {
+            int b = r.table().block(i);
+            long h = r.table().hash(i);
+            if (b >= indexedHash.length) {
+                int n = Math.max(b + 1, indexedHash.length * 2);
+                indexedHash = java.util.Arrays.copyOf(indexedHash, n);
+                indexedParent = java.util.Arrays.copyOf(indexedParent, n);
+                indexedTokens = java.util.Arrays.copyOf(indexedTokens, n);
+            }
+            if ((indexedHash[b] == h && indexedTokens[b] != null) || pool.blockHash(b) != h) {
+                continue; // indexed already, or another copy of that block is the cached one
+            }
+            long parent = i == 0 ? io.servesim.kv.BlockHasher.ROOT : r.table().hash(i - 1);
+            int[] tokens = indexedTokens[b] == null ? new int[bs] : indexedTokens[b];
+            for (int t = 0; t < bs; t++) {
+                tokens[t] = r.request().tokenAt(i * bs + t);
+            }
+            indexedHash[b] = h;
+            indexedParent[b] = parent;
+            indexedTokens[b] = tokens;
+            children.computeIfAbsent(parent, p -> new IntArrayList()).add(b);
+        }
+    }
+
+    /**
+     * Partial reuse ({@code enable_partial_reuse}, on by default; {@code BlockManager::loadOrAllocateBlocks}, {@code
+     * KVCacheBlock::findMatchingBlock}): after its {@code hit} fully reused blocks, the prompt's next block (of the
+     * prompt less its last token, so possibly short) is compared with the cached blocks that follow the same prefix;
+     * the longest run of matching first tokens is reused, copied into the request's new block ({@code
+     * copy_on_partial_reuse}). Blocks stored at a request's release with only part of their tokens are not modelled
+     * (servesim caches full blocks only).
+     *
+     * @return tokens reused from that block (0: none)
+     */
+    private int partialMatch(Sequence r, int hit) {
+        if (!partialReuse || !settings.prefixCaching() || r.table().isPrivate()) {
+            return 0;
+        }
+        int bs = settings.blockSize();
+        int start = hit * bs;
+        int limit = Math.min(bs, r.numTokens() - 1 - start);
+        if (limit <= 0) {
+            return 0;
+        }
+        long parent = hit == 0 ? io.servesim.kv.BlockHasher.ROOT : r.table().hash(hit - 1);
+        IntArrayList list = children.get(parent);
+        if (list == null) {
+            return 0;
+        }
+        int best = 0;
+        for (int i = 0; i < list.size(); i++) {
+            int b = list.getInt(i);
+            if (pool.blockHash(b) != indexedHash[b] || indexedParent[b] != parent) {
+                list.removeInt(i--); // evicted or reused for another block since
+                continue;
+            }
+            int[] tokens = indexedTokens[b];
+            int matched = 0;
+            while (matched < limit && tokens[matched] == r.request().tokenAt(start + matched)) {
+                matched++;
+            }
+            best = Math.max(best, matched);
+        }
+        if (list.isEmpty()) {
+            children.remove(parent);
+        }
+        return best == bs ? 0 : best; // a whole matching block is a full hit, found by the prefix lookup
+    }
+
     /** A P/D decode request whose transfer did not start yet: only {@link #startTransfers} takes it. */
     private boolean awaitingTransfer(Sequence r) {
         return r.awaitingRemotePrefill() && r.table().numBlocks() == 0;
@@ -668,7 +755,8 @@ public final class TrtllmScheduler extends RankScheduler {
     /** Context tokens still to compute; for a request not started, the prompt less its reusable prefix. */
     private int contextRemaining(Sequence r) {
         if (r.table().numBlocks() == 0) {
-            return r.numTokens() - prefixHit(r) * settings.blockSize();
+            int hit = prefixHit(r);
+            return r.numTokens() - hit * settings.blockSize() - partialMatch(r, hit);
         }
         if (r.loaded()) {
             return r.numTokens() - landedComputed(r); // a P/D decode request over its landed KV
@@ -696,7 +784,7 @@ public final class TrtllmScheduler extends RankScheduler {
         int tokens = step.tokens[k];
         if (r.table().numBlocks() == 0) {
             int hit = prefixHit(r);
-            int computed = hit * settings.blockSize();
+            int computed = hit * settings.blockSize() + partialMatch(r, hit);
             // the reused prefix is looked up again here, after the step's earlier allocations (a generation token
             // stores the block holding its last prompt token, storeNewBlock, which a later request can reuse): never
             // compute past the prompt's end if it grew since the chunk was sized
@@ -766,7 +854,9 @@ public final class TrtllmScheduler extends RankScheduler {
             }
             boolean holds = r.table().numBlocks() > 0; // not paused since
             if (step.context[k] && holds && settings.prefixCaching()) {
-                kv.cacheLoaded(r.table(), (r.numTokens() - 1) / bs); // storeContextBlocks: its context less one token
+                int stored = (r.numTokens() - 1) / bs;
+                kv.cacheLoaded(r.table(), stored); // storeContextBlocks: its context less one token
+                indexForPartialReuse(r, stored);
             }
             counters.tokenSampled();
             long gap = r.tokenSampled(nowNanos);

@@ -234,7 +234,12 @@ class TrtllmSchedulerTest {
         // evicted the rest): a 24-token context, then positions 40-46 one per iteration (no token sampled), then
         // position 47 samples B's 17th token
         TrtllmConfig mu = new TrtllmConfig(
-                TrtllmConfig.Policy.MAX_UTILIZATION, 8, 40, false, TrtllmConfig.ChunkingPolicy.FIRST_COME_FIRST_SERVED);
+                TrtllmConfig.Policy.MAX_UTILIZATION,
+                8,
+                40,
+                false,
+                TrtllmConfig.ChunkingPolicy.FIRST_COME_FIRST_SERVED,
+                true);
         SchedulerSettings settings = new SchedulerSettings(8, 40, 0, false, 96, 16, 7, true, false);
         TrtllmScheduler s = new TrtllmScheduler(settings, mu, new SchedulerCounters(1000));
         Sequence a = new Sequence(new Request(0, -1, 0, true, 0, tokens(100, 32), 40, 0), 96);
@@ -270,6 +275,43 @@ class TrtllmSchedulerTest {
             s.applyOutputs(t += 10, done);
         }
         assertThat(b.numOutputTokens()).isEqualTo(40);
+    }
+
+    @Test
+    void partialReuse_reusesTheMatchingFirstTokensOfACachedBlock() {
+        // blocks of 16. A's 64-token context stores 3 blocks (its prompt less one token). B shares A's first 40
+        // tokens: blocks 0 and 1 are full hits, and A's block 2 matches B's block 2 in its first 8 tokens, which are
+        // reused (copied into B's new block): B's context computes 64 - 40 = 24 tokens; without partial reuse 32
+        for (boolean partial : new boolean[] {true, false}) {
+            TrtllmConfig c = new TrtllmConfig(
+                    TrtllmConfig.Policy.GUARANTEED_NO_EVICT,
+                    8,
+                    8192,
+                    false,
+                    TrtllmConfig.ChunkingPolicy.FIRST_COME_FIRST_SERVED,
+                    partial);
+            SchedulerSettings settings = new SchedulerSettings(8, 8192, 0, false, 1024, 16, 65, true, false);
+            TrtllmScheduler s = new TrtllmScheduler(settings, c, new SchedulerCounters(1000));
+            int[] a = tokens(100, 64);
+            int[] b = java.util.Arrays.copyOf(a, 64);
+            for (int i = 40; i < 64; i++) {
+                b[i] = 5_000 + i;
+            }
+            StepBatch batch = new StepBatch();
+            ObjectArrayList<Sequence> done = new ObjectArrayList<>();
+            s.addRequest(new Sequence(new Request(0, -1, 0, true, 0, a, 2, 0), 1024));
+            s.schedule(0, batch);
+            s.applyOutputs(10, done); // A's context: its first 3 blocks are stored
+            s.addRequest(new Sequence(new Request(1, -1, 0, true, 0, b, 2, 1), 1024));
+            s.schedule(10, batch);
+            int bTokens = -1;
+            for (int i = 0; i < s.scheduledCount(); i++) {
+                if (s.scheduled(i).request().id() == 1) {
+                    bTokens = s.scheduledTokens(i);
+                }
+            }
+            assertThat(bTokens).as("partial reuse " + partial).isEqualTo(partial ? 24 : 32);
+        }
     }
 
     private static int[] tokens(int base, int n) {

@@ -183,7 +183,9 @@ class EngineInvariantProperties {
                         all.add("engine.trtllm={capacity_scheduler_policy: " + policies[(int) (s % 3)]
                                 + ", max_batch_size: " + seqs + ", max_num_tokens: " + Math.max(tokens, 16)
                                 + ", enable_chunked_prefill: " + (s % 2 == 0) + ", context_chunking_policy: "
-                                + (s % 4 < 2 ? "first_come_first_served" : "equal_progress") + "}");
+                                + (s % 4 < 2 ? "first_come_first_served" : "equal_progress")
+                                + ", enable_partial_reuse: "
+                                + (s % 5 != 4) + "}");
                     }
                     if (s % 7 == 1) {
                         // SGLang ranks: one of its policies, prefill XOR decode batches, reservation and retraction,
