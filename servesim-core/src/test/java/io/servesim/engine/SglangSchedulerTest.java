@@ -147,18 +147,8 @@ class SglangSchedulerTest {
     void lpm_deprioritisesAWaitingRequestThatSharesItsFirst32TokensWithAnEarlierOne() {
         // nothing cached; A and B share 48 tokens, C shares nothing; two may run: lpm admits A and C, not B (fcfs: A,
         // B)
-        io.servesim.config.SglangConfig lpm = new io.servesim.config.SglangConfig(
-                io.servesim.config.SglangConfig.Policy.LPM,
-                2,
-                16384,
-                8192,
-                1.0,
-                4096,
-                false,
-                io.servesim.config.SglangConfig.WritePolicy.WRITE_THROUGH);
         SchedulerSettings settings = new SchedulerSettings(2, 16384, 0, true, 1024, 16, 101, true, false);
-        SglangScheduler s =
-                new SglangScheduler(settings, lpm, 2, new java.util.SplittableRandom(1), new SchedulerCounters(1000));
+        SglangScheduler s = scheduler(io.servesim.config.SglangConfig.Policy.LPM, 2, 1.0, settings);
         int[] shared = new int[48];
         for (int i = 0; i < 48; i++) {
             shared[i] = 7_000 + i;
@@ -181,18 +171,8 @@ class SglangSchedulerTest {
         // requests, the b-subtree 2: a first (12, 13, 15 all end at node a), then b: node b1's child b1-b2-b3 (11)
         // before b1's own request (14); the requests without a hit (the root's own) last. lpm would take 11 first
         // (3 cached pages), fcfs 10
-        io.servesim.config.SglangConfig dfs = new io.servesim.config.SglangConfig(
-                io.servesim.config.SglangConfig.Policy.DFS_WEIGHT,
-                8,
-                16384,
-                8192,
-                1.0,
-                4096,
-                false,
-                io.servesim.config.SglangConfig.WritePolicy.WRITE_THROUGH);
         SchedulerSettings settings = new SchedulerSettings(8, 16384, 0, true, 1024, 16, 101, true, false);
-        SglangScheduler s =
-                new SglangScheduler(settings, dfs, 8, new java.util.SplittableRandom(1), new SchedulerCounters(1000));
+        SglangScheduler s = scheduler(io.servesim.config.SglangConfig.Policy.DFS_WEIGHT, 8, 1.0, settings);
         int[] a = concat(new int[0], 1_000, 16);
         int[] b = concat(new int[0], 2_000, 48);
         io.servesim.timing.StepBatch batch = new io.servesim.timing.StepBatch();
@@ -215,6 +195,25 @@ class SglangSchedulerTest {
             ids.add(s.scheduled(i).request().id());
         }
         assertThat(ids).containsExactly(12, 13, 15, 11, 14, 10);
+    }
+
+    /** A scheduler driven by hand: SGLang's defaults but the policy, running limit and conservativeness. */
+    private static SglangScheduler scheduler(
+            io.servesim.config.SglangConfig.Policy policy,
+            int maxRunning,
+            double conservativeness,
+            SchedulerSettings settings) {
+        io.servesim.config.SglangConfig config = new io.servesim.config.SglangConfig(
+                policy,
+                maxRunning,
+                16384,
+                8192,
+                conservativeness,
+                4096,
+                false,
+                io.servesim.config.SglangConfig.WritePolicy.WRITE_THROUGH);
+        return new SglangScheduler(
+                settings, config, maxRunning, new java.util.SplittableRandom(1), new SchedulerCounters(1000));
     }
 
     private static Sequence seq(int id, int[] prompt, SchedulerSettings settings, int outputs) {
@@ -287,18 +286,8 @@ class SglangSchedulerTest {
         // Batch 19 needs a third page for both: B (16 tokens, as A, but later in the running list) is retracted while
         // its token of batch 18 is in flight; processing 18 drops that token (is_retracted) and B recomputes its
         // 16-token prompt and 16 tokens
-        io.servesim.config.SglangConfig fcfs = new io.servesim.config.SglangConfig(
-                io.servesim.config.SglangConfig.Policy.FCFS,
-                8,
-                16384,
-                8192,
-                0.01,
-                4096,
-                false,
-                io.servesim.config.SglangConfig.WritePolicy.WRITE_THROUGH);
         SchedulerSettings settings = new SchedulerSettings(8, 16384, 0, true, 80, 16, 6, true, true);
-        SglangScheduler s =
-                new SglangScheduler(settings, fcfs, 8, new java.util.SplittableRandom(1), new SchedulerCounters(1000));
+        SglangScheduler s = scheduler(io.servesim.config.SglangConfig.Policy.FCFS, 8, 0.01, settings);
         Sequence a = new Sequence(
                 new io.servesim.workload.Request(0, -1, 0, true, 0, concat(new int[0], 100, 16), 30, 0), 80);
         Sequence b = new Sequence(
