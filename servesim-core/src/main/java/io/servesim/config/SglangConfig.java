@@ -47,6 +47,10 @@ public record SglangConfig(
     public enum WritePolicy implements Named {
         /** Back a page up when it enters the radix tree. */
         WRITE_THROUGH("write_through", "back pages up to the host when they enter the radix tree (SGLang's default)"),
+        /** Back a page up when a second request inserts it. */
+        WRITE_THROUGH_SELECTIVE(
+                "write_through_selective",
+                "back pages up to the host when a second request inserts them (hit count 2)"),
         /** Back a page up only when it is evicted from the GPU. */
         WRITE_BACK("write_back", "back pages up to the host only when the GPU evicts them");
 

@@ -42,6 +42,9 @@ final class HostOffload {
     private final double h2dBytesPerNano;
     private final double d2hBytesPerNano;
     private boolean writeBack;
+    private boolean selective;
+    private final IntArrayList discardBlocks = new IntArrayList();
+    private final LongArrayList discardHashes = new LongArrayList();
     private int writtenBack;
 
     HostOffload(
@@ -168,7 +171,27 @@ final class HostOffload {
 
     /** After scheduling: remember the blocks cached (computed) in this step, for the next step's store. */
     void collect(KvCacheManager kv) {
+        if (selective) {
+            kv.drainNewlyCached(discardBlocks, discardHashes); // stored only when hit again (storeHit)
+            discardBlocks.clear();
+            discardHashes.clear();
+            return;
+        }
         kv.drainNewlyCached(pendingBlocks, pendingHashes);
+    }
+
+    /**
+     * SGLang HiCache's {@code write_through_selective}: a page is backed up only when a request inserts it again
+     * (its hit count reaches {@code write_through_threshold}, 2), through {@link #storeHit}.
+     */
+    void selective() {
+        selective = true;
+    }
+
+    /** Queues cached G1 block {@code block} (hash {@code hash}) for the next step's stores. */
+    void storeHit(int block, long hash) {
+        pendingBlocks.add(block);
+        pendingHashes.add(hash);
     }
 
     /** Ready G2 blocks continuing the prefix at {@code from} (before {@code to}), touched as most recent. */

@@ -46,7 +46,7 @@ import java.util.SplittableRandom;
  *
  * <p>Not modelled: the consecutive-prefill overlap switch ({@code SGLANG_DISABLE_CONSECUTIVE_PREFILL_OVERLAP}, off by
  * default), the extra token's page freed one batch after its request (servesim frees it with the request), the newer
- * policies, priority scheduling, HiCache's selective write-through.
+ * policies, priority scheduling, HiCache's L3 storage.
  */
 public final class SglangScheduler extends RankScheduler {
     /** {@code retract_decode_steps}: tokens per remaining request a retraction frees room for. */
@@ -235,6 +235,9 @@ public final class SglangScheduler extends RankScheduler {
         HostOffload host = hiCache();
         if (host != null && config.hicacheWritePolicy() == io.servesim.config.SglangConfig.WritePolicy.WRITE_BACK) {
             host.writeBack();
+        } else if (host != null
+                && config.hicacheWritePolicy() == io.servesim.config.SglangConfig.WritePolicy.WRITE_THROUGH_SELECTIVE) {
+            host.selective();
         }
         if (connector != null) {
             connector.beforeSchedule(kv); // HiCache write-through: back up what the previous batch cached
@@ -732,6 +735,7 @@ public final class SglangScheduler extends RankScheduler {
             return false;
         }
         int g2Tokens = host * page();
+        countHits();
         boolean first = r.admitted(nowNanos, computed, g2Tokens, 0);
         counters.admitted(r.numTokens(), computed);
         if (first) {
@@ -812,6 +816,42 @@ public final class SglangScheduler extends RankScheduler {
             }
         }
     }
+
+    /** Per page (block id): how many requests hit it under its current hash (HiCache's {@code hit_count}). */
+    private int[] hitCount = new int[0];
+
+    private long[] hitCountHash = new long[0];
+
+    /**
+     * {@code write_through_selective}: the pages just reused count a hit each ({@code _inc_hit_count} when a request
+     * inserts them again); one whose count reaches 2 ({@code write_through_threshold}) is backed up to the host.
+     */
+    private void countHits() {
+        HostOffload host = hiCache();
+        if (host == null
+                || config.hicacheWritePolicy() != io.servesim.config.SglangConfig.WritePolicy.WRITE_THROUGH_SELECTIVE) {
+            return;
+        }
+        for (int i = 0, n = hits.size(); i < n; i++) {
+            int b = hits.getInt(i);
+            if (b >= hitCount.length) {
+                int grown = Math.max(b + 1, hitCount.length * 2);
+                hitCount = java.util.Arrays.copyOf(hitCount, grown);
+                hitCountHash = java.util.Arrays.copyOf(hitCountHash, grown);
+            }
+            long h = pool.blockHash(b);
+            if (hitCountHash[b] != h) {
+                hitCountHash[b] = h;
+                hitCount[b] = 1; // its first insertion
+            }
+            if (++hitCount[b] == SELECTIVE_THRESHOLD) {
+                host.storeHit(b, h);
+            }
+        }
+    }
+
+    /** HiCache's {@code write_through_threshold} under {@code write_through_selective}. */
+    static final int SELECTIVE_THRESHOLD = 2;
 
     /** Host pages the next admission loads back ({@link #hostHit}). */
     private int pendingHostPages;

@@ -341,9 +341,10 @@ public final class TrtllmScheduler extends RankScheduler {
                 break;
             }
             Sequence r = active.get(i);
-            if (inGeneration(r) || r.table().numBlocks() > 0) {
-                // in progress: generating, a chunked context past its first chunk, or a landed P/D request; each had
-                // its blocks to completion when it started. (TRT-LLM keeps a chunked context among the pending
+            if (inGeneration(r) || (r.table().numBlocks() > 0 && !r.loaded())) {
+                // in progress: generating, or a chunked context past its first chunk; each had its blocks to
+                // completion when it started (a landed P/D request is checked as a pending one). (TRT-LLM keeps a
+                // chunked context among the pending
                 // contexts, behind an earlier one that may not fit: when a skipped duplicate let it start first, that
                 // order can stall both, so servesim continues it first.)
                 fitting.add(r);
@@ -493,6 +494,9 @@ public final class TrtllmScheduler extends RankScheduler {
                         if (g.table().numBlocks() > 0) {
                             avail -= remainingBlocksToCompletion(g);
                         }
+                    }
+                    for (int j = 0, n = loading.size(); j < n; j++) {
+                        avail -= remainingBlocksToCompletion(loading.get(j)); // transfers in flight will need theirs
                     }
                 }
             }

@@ -380,6 +380,34 @@ class SglangSchedulerTest {
     }
 
     @Test
+    void hiCacheWriteThroughSelective_backsAPageUpOnlyWhenASecondRequestInsertsIt() {
+        // two requests one after the other with the same first 48 tokens (3 pages of 16; 1 MB per token, so 16 MB a
+        // page), 70-token prompts, 2 tokens each, a pool that holds both. write_through backs up the first's 4 pages
+        // and the second's one new full page (the 3 shared ones are on the host already): 80 MB.
+        // write_through_selective backs up only the 3 pages the second request hits again: 48 MB. write_back: none
+        // (nothing is evicted)
+        String[] common = {
+            "engine.kv_cache.num_gpu_blocks=20",
+            "workload.synthetic.requests=2",
+            "workload.synthetic.input_tokens={type: fixed, value: 70}",
+            "workload.synthetic.output_tokens={type: fixed, value: 2}",
+            "workload.synthetic.shared_prefix_tokens=48",
+            "workload.synthetic.prefix_groups=1",
+            "workload.arrival={type: concurrency, concurrency: 1}",
+            "engine.kv_cache.bytes_per_token=1000000",
+            "engine.kv_cache.host_offload={num_host_blocks: 100}"
+        };
+        long[] bytes = new long[3];
+        String[] policies = {"write_through", "write_through_selective", "write_back"};
+        for (int i = 0; i < 3; i++) {
+            List<String> sets = new java.util.ArrayList<>(List.of(common));
+            sets.add("engine.sglang.hicache_write_policy=" + policies[i]);
+            bytes[i] = run(sets.toArray(String[]::new)).counters().g2StoreBytes();
+        }
+        assertThat(bytes).containsExactly(80_000_000L, 48_000_000L, 0L);
+    }
+
+    @Test
     void config_defaultsAndErrors() {
         SimConfig c = ConfigLoader.fromYaml(BASE, "t", List.of());
         assertThat(ConfigLoader.fromYaml(ConfigLoader.toYaml(c), "again", List.of()))

@@ -202,7 +202,7 @@ class EngineInvariantProperties {
                                 + ", chunked_prefill_size: " + (s % 2 == 0 ? 0 : Math.max(tokens, 16))
                                 + ", schedule_conservativeness: " + (s % 3 == 0 ? 0.05 : 1.0) + ", enable_mixed_chunk: "
                                 + (s % 4 == 3) + ", hicache_write_policy: "
-                                + (s % 5 == 2 ? "write_back" : "write_through")
+                                + (s % 5 == 2 ? "write_back" : s % 5 == 3 ? "write_through_selective" : "write_through")
                                 + "}");
                     }
                     all.add("cluster.router.policy=" + r);
