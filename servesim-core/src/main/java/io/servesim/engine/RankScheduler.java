@@ -36,6 +36,17 @@ public abstract class RankScheduler {
     /** Blocks of finished P/D prefills held until their decode worker has read them (vLLM NIXL's delayed free). */
     protected long heldForHandoffs;
 
+    /** Steps scheduled whose outputs are not applied yet (two with an async or overlap loop), oldest first. */
+    protected final java.util.ArrayDeque<ScheduledStep> inFlightSteps = new java.util.ArrayDeque<>(2);
+
+    private final java.util.ArrayDeque<ScheduledStep> spareSteps = new java.util.ArrayDeque<>(2);
+
+    /** The step scheduled last. */
+    protected ScheduledStep latest = new ScheduledStep();
+
+    /** Tokens of the step scheduled last. */
+    protected int lastStepTokens;
+
     private long gapValue = -1;
     private long gapCount;
 
@@ -124,20 +135,72 @@ public abstract class RankScheduler {
     /** The waiting request at the head of the queue, or null. */
     public abstract Sequence waitingHead();
 
-    /** Whether the step just scheduled may finish a request when its outputs are applied. */
-    public abstract boolean latestStepMayFinish();
+    /**
+     * Whether the step just scheduled may finish a request when its outputs are applied (with tokens in flight, one
+     * whose output length is reached once every token in flight for it has landed: an over-approximation).
+     */
+    public final boolean latestStepMayFinish() {
+        return lastStepTokens > 0 && latest.mayFinish;
+    }
 
     /** Number of requests scheduled in the latest step. */
-    public abstract int scheduledCount();
+    public final int scheduledCount() {
+        return latest.count;
+    }
 
     /** The i-th request scheduled in the latest step. */
-    public abstract Sequence scheduled(int i);
+    public final Sequence scheduled(int i) {
+        return latest.seqs[i];
+    }
 
     /** Tokens given to the i-th scheduled request in the latest step. */
-    public abstract int scheduledTokens(int i);
+    public final int scheduledTokens(int i) {
+        return latest.tokens[i];
+    }
 
     /** Total tokens scheduled in the latest step. */
-    public abstract int lastStepTokens();
+    public final int lastStepTokens() {
+        return lastStepTokens;
+    }
+
+    /** Starts a step record: it becomes {@link #latest}. */
+    protected final ScheduledStep beginStepRecord() {
+        latest = spareSteps.isEmpty() ? new ScheduledStep() : spareSteps.pollFirst();
+        return latest;
+    }
+
+    /** The step record is complete with {@code total} tokens: in flight until its outputs are applied, if any. */
+    protected final void endStepRecord(ScheduledStep step, int total) {
+        lastStepTokens = total;
+        if (total > 0) {
+            inFlightSteps.addLast(step); // its outputs come back with applyOutputs, in schedule order
+        } else {
+            spareSteps.addFirst(step);
+        }
+    }
+
+    /** The oldest step in flight, whose outputs are being applied. */
+    protected final ScheduledStep oldestStep() {
+        ScheduledStep step = inFlightSteps.pollFirst();
+        if (step == null) {
+            throw new IllegalStateException("outputs applied with no step in flight");
+        }
+        return step;
+    }
+
+    /** A step whose outputs were applied goes back for reuse. */
+    protected final void recycle(ScheduledStep step) {
+        step.clear();
+        spareSteps.addFirst(step);
+    }
+
+    /** Forgets every step (the rank failed). */
+    protected final void clearSteps() {
+        while (!inFlightSteps.isEmpty()) {
+            inFlightSteps.pollFirst().clear();
+        }
+        latest.clear();
+    }
 
     /** Preemptions (or pauses) on this rank so far. */
     public abstract long preemptions();
@@ -261,6 +324,12 @@ public abstract class RankScheduler {
         return 0;
     }
 
-    /** The latest step reaches the GPU at {@code nanos}. */
-    abstract void firstScheduledAt(long nanos);
+    /** The latest step reaches the GPU at {@code nanos} (after its CPU part): its first admissions count as scheduled then. */
+    final void firstScheduledAt(long nanos) {
+        for (int k = 0; k < latest.count; k++) {
+            if (latest.first[k]) {
+                latest.seqs[k].firstScheduledAt(nanos);
+            }
+        }
+    }
 }

@@ -74,12 +74,6 @@ public final class SglangScheduler extends RankScheduler {
     private final IntArrayList hits = new IntArrayList();
     private final IntArrayList noHits = new IntArrayList();
     private Sequence chunked;
-    /** Steps scheduled whose outputs are not applied yet (two with the overlap scheduler), oldest first. */
-    private final java.util.ArrayDeque<ScheduledStep> inFlightSteps = new java.util.ArrayDeque<>();
-
-    private final java.util.ArrayDeque<ScheduledStep> spare = new java.util.ArrayDeque<>();
-    private ScheduledStep latest = new ScheduledStep();
-    private int lastStepTokens;
     private boolean retractedLastStep;
     private long retractions;
     private long pendingPromptTokens;
@@ -150,31 +144,6 @@ public final class SglangScheduler extends RankScheduler {
         return waiting.isEmpty() ? null : waiting.get(0);
     }
 
-    @Override
-    public boolean latestStepMayFinish() {
-        return lastStepTokens > 0 && latest.mayFinish;
-    }
-
-    @Override
-    public int scheduledCount() {
-        return latest.count;
-    }
-
-    @Override
-    public Sequence scheduled(int i) {
-        return latest.seqs[i];
-    }
-
-    @Override
-    public int scheduledTokens(int i) {
-        return latest.tokens[i];
-    }
-
-    @Override
-    public int lastStepTokens() {
-        return lastStepTokens;
-    }
-
     /** Requests retracted so far (counted as preemptions). */
     @Override
     public long preemptions() {
@@ -228,8 +197,7 @@ public final class SglangScheduler extends RankScheduler {
     @Override
     public int schedule(long nowNanos, StepBatch batch) {
         retractedLastStep = false;
-        ScheduledStep step = spare.isEmpty() ? new ScheduledStep() : spare.pollFirst();
-        latest = step;
+        ScheduledStep step = beginStepRecord();
         stepLoadBlocks = 0;
         batchPrefills = 0;
         HostOffload host = hiCache();
@@ -286,12 +254,7 @@ public final class SglangScheduler extends RankScheduler {
             }
             total += n;
         }
-        lastStepTokens = total;
-        if (total > 0) {
-            inFlightSteps.addLast(step); // its outputs come back with applyOutputs, in schedule order
-        } else {
-            spare.addFirst(step);
-        }
+        endStepRecord(step, total);
         counters.stepScheduled(total, batch.prefillTokens());
         return total;
     }
@@ -896,10 +859,7 @@ public final class SglangScheduler extends RankScheduler {
     @Override
     public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
         finishedOut.clear();
-        ScheduledStep step = inFlightSteps.pollFirst();
-        if (step == null) {
-            throw new IllegalStateException("outputs applied with no batch in flight");
-        }
+        ScheduledStep step = oldestStep();
         boolean overlap = settings.asyncScheduling();
         for (int k = 0; k < step.count; k++) {
             Sequence r = step.seqs[k];
@@ -934,8 +894,7 @@ public final class SglangScheduler extends RankScheduler {
             }
         }
         flushGaps();
-        step.clear();
-        spare.addFirst(step);
+        recycle(step);
         if (connector != null) {
             // HiCache write-through backs a node up when it is inserted (cache_unfinished_req / cache_finished_req,
             // here): the next batch's start sends the copies
@@ -959,22 +918,10 @@ public final class SglangScheduler extends RankScheduler {
         heldByWaiting = 0;
         heldForHandoffs = 0;
         chunked = null;
-        while (!inFlightSteps.isEmpty()) {
-            inFlightSteps.pollFirst().clear();
-        }
-        latest.clear();
+        clearSteps();
         pendingPromptTokens = 0;
         if (connector != null) {
             connector.abortAll();
-        }
-    }
-
-    @Override
-    void firstScheduledAt(long nanos) {
-        for (int k = 0; k < latest.count; k++) {
-            if (latest.first[k]) {
-                latest.seqs[k].firstScheduledAt(nanos); // its GPU start is after the batch's CPU part
-            }
         }
     }
 }

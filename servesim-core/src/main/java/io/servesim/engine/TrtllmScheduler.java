@@ -64,12 +64,6 @@ public final class TrtllmScheduler extends RankScheduler {
     private final it.unimi.dsi.fastutil.longs.LongOpenHashSet contributed =
             new it.unimi.dsi.fastutil.longs.LongOpenHashSet();
 
-    private ScheduledStep latest = new ScheduledStep();
-    /** Steps scheduled whose outputs are not applied yet (two with the overlap scheduler), oldest first. */
-    private final java.util.ArrayDeque<ScheduledStep> inFlight = new java.util.ArrayDeque<>(2);
-
-    private final java.util.ArrayDeque<ScheduledStep> spare = new java.util.ArrayDeque<>(2);
-    private int lastStepTokens;
     private boolean pausedLastStep;
     private long pauses;
     private long pendingPromptTokens;
@@ -123,31 +117,6 @@ public final class TrtllmScheduler extends RankScheduler {
             }
         }
         return null;
-    }
-
-    @Override
-    public boolean latestStepMayFinish() {
-        return lastStepTokens > 0 && latest.mayFinish;
-    }
-
-    @Override
-    public int scheduledCount() {
-        return latest.count;
-    }
-
-    @Override
-    public Sequence scheduled(int i) {
-        return latest.seqs[i];
-    }
-
-    @Override
-    public int scheduledTokens(int i) {
-        return latest.tokens[i];
-    }
-
-    @Override
-    public int lastStepTokens() {
-        return lastStepTokens;
     }
 
     /** Requests paused by {@code max_utilization} so far. */
@@ -276,8 +245,7 @@ public final class TrtllmScheduler extends RankScheduler {
         } else {
             guaranteedNoEvict(maxRequests, policy == TrtllmConfig.Policy.STATIC_BATCH);
         }
-        ScheduledStep step = spare.isEmpty() ? new ScheduledStep() : spare.pollFirst();
-        latest = step;
+        ScheduledStep step = beginStepRecord();
         microBatch(nowNanos);
         if (step.count == 0 && heldByWaiting > 0) {
             // landed P/D requests hold the blocks nothing else can run without: they give them back (cached) and
@@ -322,12 +290,7 @@ public final class TrtllmScheduler extends RankScheduler {
             }
             total += n;
         }
-        lastStepTokens = total;
-        if (total > 0) {
-            inFlight.addLast(step); // its outputs come back with applyOutputs, in schedule order
-        } else {
-            spare.addFirst(step);
-        }
+        endStepRecord(step, total);
         counters.stepScheduled(total, batch.prefillTokens());
         return total;
     }
@@ -845,10 +808,7 @@ public final class TrtllmScheduler extends RankScheduler {
     @Override
     public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
         finishedOut.clear();
-        ScheduledStep step = inFlight.pollFirst();
-        if (step == null) {
-            throw new IllegalStateException("outputs applied with no step in flight");
-        }
+        ScheduledStep step = oldestStep();
         boolean overlap = settings.asyncScheduling();
         int bs = settings.blockSize();
         for (int k = 0; k < step.count; k++) {
@@ -889,8 +849,7 @@ public final class TrtllmScheduler extends RankScheduler {
             }
         }
         flushGaps();
-        step.clear();
-        spare.addFirst(step);
+        recycle(step);
     }
 
     @Override
@@ -910,19 +869,7 @@ public final class TrtllmScheduler extends RankScheduler {
         if (connector != null) {
             connector.abortAll();
         }
-        while (!inFlight.isEmpty()) {
-            inFlight.pollFirst().clear();
-        }
-        latest.clear();
+        clearSteps();
         pendingPromptTokens = 0;
-    }
-
-    @Override
-    void firstScheduledAt(long nanos) {
-        for (int k = 0; k < latest.count; k++) {
-            if (latest.first[k]) {
-                latest.seqs[k].firstScheduledAt(nanos); // its GPU start is after the step's CPU part
-            }
-        }
     }
 }

@@ -4,7 +4,6 @@ import io.servesim.kv.BlockTable;
 import io.servesim.timing.StepBatch;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.objects.ObjectArrayList;
-import java.util.Arrays;
 
 /**
  * One rank's vLLM v1 scheduler (FCFS policy, no speculative decoding, synchronous scheduling), following
@@ -40,10 +39,6 @@ public final class VllmScheduler extends RankScheduler {
     private final java.util.ArrayDeque<Sequence> waiting = new java.util.ArrayDeque<>();
     private final IntArrayList hits = new IntArrayList();
     private final IntArrayList noHits = new IntArrayList();
-    private final java.util.ArrayDeque<Batch> inFlight = new java.util.ArrayDeque<>(2);
-    private final java.util.ArrayDeque<Batch> spare = new java.util.ArrayDeque<>(2);
-    private Batch latest = new Batch();
-    private int lastStepTokens;
     private long preemptions;
     private long pendingPromptTokens;
     private boolean preemptedLastStep;
@@ -107,10 +102,7 @@ public final class VllmScheduler extends RankScheduler {
         running.clear();
         loading.clear();
         waiting.clear();
-        while (!inFlight.isEmpty()) {
-            inFlight.pollFirst().clear();
-        }
-        latest.clear();
+        clearSteps();
         heldByWaiting = 0;
         heldForHandoffs = 0;
         pendingPromptTokens = 0;
@@ -135,52 +127,6 @@ public final class VllmScheduler extends RankScheduler {
     @Override
     public Sequence waitingHead() {
         return waiting.isEmpty() ? null : waiting.peekFirst();
-    }
-
-    /**
-     * The latest step reaches the GPU at {@code nanos} (after the scheduling CPU time): requests first admitted in it
-     * count as scheduled then (the time vLLM's oracle calls {@code first_scheduled_ns}).
-     */
-    @Override
-    void firstScheduledAt(long nanos) {
-        for (int k = 0; k < latest.count; k++) {
-            if (latest.firstAdmission[k]) {
-                latest.seqs[k].firstScheduledAt(nanos);
-            }
-        }
-    }
-
-    /**
-     * Whether the step just scheduled may finish a request when its outputs are applied: a request it samples for
-     * reaches its output length once every token in flight for it has landed (an over-approximation).
-     */
-    @Override
-    public boolean latestStepMayFinish() {
-        return lastStepTokens > 0 && latest.mayFinish;
-    }
-
-    /** Number of requests scheduled in the latest step. */
-    @Override
-    public int scheduledCount() {
-        return latest.count;
-    }
-
-    /** The i-th request scheduled in the latest step. */
-    @Override
-    public Sequence scheduled(int i) {
-        return latest.seqs[i];
-    }
-
-    /** Tokens given to the i-th scheduled request in the latest step. */
-    @Override
-    public int scheduledTokens(int i) {
-        return latest.tokens[i];
-    }
-
-    /** Total tokens scheduled in the latest step. */
-    @Override
-    public int lastStepTokens() {
-        return lastStepTokens;
     }
 
     /** Preemptions on this rank so far. */
@@ -260,8 +206,7 @@ public final class VllmScheduler extends RankScheduler {
         final int maxModelLen = settings.maxModelLen();
         int budget = settings.maxNumBatchedTokens();
         final boolean async = settings.asyncScheduling();
-        Batch step = spare.isEmpty() ? new Batch() : spare.pollFirst();
-        latest = step;
+        ScheduledStep step = beginStepRecord();
         boolean preempted = false;
         if (connector != null) {
             connector.beforeSchedule(kv);
@@ -314,7 +259,7 @@ public final class VllmScheduler extends RankScheduler {
             if (!allocated) {
                 break;
             }
-            step.add(r, numNew);
+            step.add(r, numNew, false, false);
             budget -= numNew;
             i++;
         }
@@ -361,12 +306,7 @@ public final class VllmScheduler extends RankScheduler {
             }
             total += n;
         }
-        lastStepTokens = total;
-        if (total > 0) {
-            inFlight.addLast(step); // its outputs come back with applyOutputs, in schedule order
-        } else {
-            spare.addFirst(step);
-        }
+        endStepRecord(step, total);
         if (connector != null) {
             connector.afterSchedule(kv);
         }
@@ -376,7 +316,7 @@ public final class VllmScheduler extends RankScheduler {
     }
 
     /** The waiting loop (FCFS, head-of-line blocking); returns the budget left. */
-    private int admitWaiting(long nowNanos, int budgetIn, Batch step) {
+    private int admitWaiting(long nowNanos, int budgetIn, ScheduledStep step) {
         final int blockSize = settings.blockSize();
         final int threshold = settings.longPrefillTokenThreshold();
         final int maxModelLen = settings.maxModelLen();
@@ -458,8 +398,8 @@ public final class VllmScheduler extends RankScheduler {
             if (first && !handedOff) {
                 counters.firstAdmission(r.promptLength(), computed, g2Tokens, remoteTokens);
             }
-            step.add(r, numNew);
-            step.firstAdmission[step.count - 1] = first;
+            step.add(r, numNew, false, false);
+            step.first[step.count - 1] = first;
             budget -= numNew;
         }
         return budget;
@@ -485,10 +425,7 @@ public final class VllmScheduler extends RankScheduler {
     @Override
     public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
         finishedOut.clear();
-        Batch step = inFlight.pollFirst();
-        if (step == null) {
-            throw new IllegalStateException("outputs applied with no step in flight");
-        }
+        ScheduledStep step = oldestStep();
         final boolean async = settings.asyncScheduling();
         boolean finishedWaiting = false;
         for (int k = 0; k < step.count; k++) {
@@ -541,8 +478,7 @@ public final class VllmScheduler extends RankScheduler {
                         Sequence::finished); // stopped while preempted (update_from_output's stopped_preempted_reqs)
             }
         }
-        step.clear();
-        spare.addFirst(step);
+        recycle(step);
     }
 
     private void preempt(Sequence victim) {
@@ -555,34 +491,5 @@ public final class VllmScheduler extends RankScheduler {
         waiting.addFirst(victim);
         counters.preempted();
         preemptions++;
-    }
-
-    /** One scheduled step's composition, kept until its outputs are applied (async: up to two in flight). */
-    private static final class Batch {
-        Sequence[] seqs = new Sequence[16];
-        int[] tokens = new int[16];
-        boolean[] samples = new boolean[16];
-        boolean[] firstAdmission = new boolean[16];
-        int count;
-        boolean mayFinish;
-
-        void add(Sequence r, int numNew) {
-            if (count == seqs.length) {
-                seqs = Arrays.copyOf(seqs, count * 2);
-                tokens = Arrays.copyOf(tokens, count * 2);
-                samples = Arrays.copyOf(samples, count * 2);
-                firstAdmission = Arrays.copyOf(firstAdmission, count * 2);
-            }
-            firstAdmission[count] = false;
-            seqs[count] = r;
-            tokens[count] = numNew;
-            count++;
-        }
-
-        void clear() {
-            Arrays.fill(seqs, 0, count, null);
-            count = 0;
-            mayFinish = false;
-        }
     }
 }

@@ -6,11 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.servesim.config.ConfigException;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
-import io.servesim.metrics.RequestLog;
 import io.servesim.metrics.RequestRecord;
-import io.servesim.run.Invariants;
+import io.servesim.run.CheckedRuns;
 import io.servesim.run.RunResult;
-import io.servesim.run.Simulation;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -41,18 +39,11 @@ class SglangSchedulerTest {
             """;
 
     private static RunResult run(String... sets) {
-        SimConfig c = ConfigLoader.fromYaml(BASE, "sglang.yaml", List.of(sets));
-        Simulation sim = new Simulation(c);
-        Invariants checks = new Invariants(c).watch(sim);
-        RunResult r = sim.run();
-        checks.atEnd(sim, r, c);
-        assertThat(checks.violations()).isEmpty();
-        return r;
+        return CheckedRuns.run(ConfigLoader.fromYaml(BASE, "sglang.yaml", List.of(sets)));
     }
 
     private static RequestRecord row(RunResult r, int id) {
-        RequestLog log = r.log();
-        return log.get(log.indicesByRequestId()[id]);
+        return CheckedRuns.row(r, id);
     }
 
     @Test

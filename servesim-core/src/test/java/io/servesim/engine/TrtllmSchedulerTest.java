@@ -7,9 +7,8 @@ import io.servesim.config.ConfigException;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
 import io.servesim.config.TrtllmConfig;
-import io.servesim.metrics.RequestLog;
 import io.servesim.metrics.RequestRecord;
-import io.servesim.run.Invariants;
+import io.servesim.run.CheckedRuns;
 import io.servesim.run.RunResult;
 import io.servesim.run.Simulation;
 import io.servesim.timing.StepBatch;
@@ -45,18 +44,11 @@ class TrtllmSchedulerTest {
             """;
 
     private static RunResult run(String yaml, String... sets) {
-        SimConfig c = ConfigLoader.fromYaml(yaml, "trtllm.yaml", List.of(sets));
-        Simulation sim = new Simulation(c);
-        Invariants checks = new Invariants(c).watch(sim);
-        RunResult r = sim.run();
-        checks.atEnd(sim, r, c);
-        assertThat(checks.violations()).isEmpty();
-        return r;
+        return CheckedRuns.run(ConfigLoader.fromYaml(yaml, "trtllm.yaml", List.of(sets)));
     }
 
     private static RequestRecord row(RunResult r, int id) {
-        RequestLog log = r.log();
-        return log.get(log.indicesByRequestId()[id]);
+        return CheckedRuns.row(r, id);
     }
 
     @Test
