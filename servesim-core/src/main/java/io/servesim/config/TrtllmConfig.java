@@ -14,6 +14,9 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  * @param enableChunkedPrefill whether context requests may be split across iterations (chunked context)
  * @param contextChunkingPolicy how the token budget is shared among context chunks when they do not all fit
  * @param enablePartialReuse whether a cached block whose first tokens match a prompt's next block is reused in part
+ * @param copyOnPartialReuse whether a partly matching block that other requests hold, or that other stored blocks
+ *     follow, is copied for reuse; false: only an unreferenced leaf block is a candidate (reused in place, as it
+ *     always is)
  */
 public record TrtllmConfig(
         Policy capacitySchedulerPolicy,
@@ -21,7 +24,8 @@ public record TrtllmConfig(
         int maxNumTokens,
         boolean enableChunkedPrefill,
         ChunkingPolicy contextChunkingPolicy,
-        boolean enablePartialReuse) {
+        boolean enablePartialReuse,
+        boolean copyOnPartialReuse) {
     /** Validates the settings. */
     public TrtllmConfig {
         Check.present("capacity_scheduler_policy", capacitySchedulerPolicy);

@@ -1,6 +1,7 @@
 package io.servesim.engine;
 
 import io.servesim.config.TrtllmConfig;
+import io.servesim.kv.BlockTable;
 import io.servesim.timing.StepBatch;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.objects.ObjectArrayList;
@@ -42,12 +43,13 @@ import it.unimi.dsi.fastutil.objects.ObjectArrayList;
  *       context ends, a generated block when it fills.
  * </ol>
  *
- * Not modelled: partial blocks stored at a request's release, beam search, draft tokens, two-step lookahead (pipeline
+ * Not modelled: beam search, draft tokens, two-step lookahead (pipeline
  * parallelism only).
  */
 public final class TrtllmScheduler extends RankScheduler {
     private final TrtllmConfig.Policy policy;
     private final boolean partialReuse;
+    private final boolean copyOnPartialReuse;
     private final TrtllmConfig.ChunkingPolicy chunkingPolicy;
     /** Active requests in arrival order (TRT-LLM's {@code active_requests}). */
     private final ObjectArrayList<Sequence> active = new ObjectArrayList<>();
@@ -73,6 +75,7 @@ public final class TrtllmScheduler extends RankScheduler {
         super(settings, counters);
         this.policy = config.capacitySchedulerPolicy();
         this.partialReuse = config.enablePartialReuse();
+        this.copyOnPartialReuse = config.copyOnPartialReuse();
         this.chunkingPolicy = config.contextChunkingPolicy();
     }
 
@@ -482,58 +485,134 @@ public final class TrtllmScheduler extends RankScheduler {
         }
     }
 
-    /** Cached context blocks by the hash of the block before them (the root for a first block), for partial reuse. */
+    /**
+     * Stored blocks by the hash of the block before them (the root for a first block): the reuse tree's children, for
+     * partial reuse and for telling a leaf. Entries go stale when their block is evicted or stored again elsewhere;
+     * they are dropped when visited, and all at once when they outnumber twice the pool.
+     */
     private final it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap<IntArrayList> children =
             new it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap<>();
 
-    /** Per block id: the hash it was indexed under, its parent's hash and its tokens (valid while the hash holds). */
+    private long childEntries;
+
+    /** Per block id: the hash it was stored under, its parent's hash, its tokens and how many (valid while the hash holds). */
     private long[] indexedHash = new long[0];
 
     private long[] indexedParent = new long[0];
     private int[][] indexedTokens = new int[0][];
+    private int[] indexedLength = new int[0];
+    /** The block {@link #partialMatch} chose (-1: none). */
+    private int partialBlock = -1;
 
-    /** Records the first {@code blocks} blocks of {@code r}'s context as candidates for partial reuse. */
+    private long partialInPlace;
+
+    /** Partial matches reused in place so far (an unreferenced leaf block taken over instead of copied). */
+    long partialReusesInPlace() {
+        return partialInPlace;
+    }
+
+    /** Records the first {@code blocks} (full) blocks of {@code r}'s tokens as stored, for partial reuse. */
     private void indexForPartialReuse(Sequence r, int blocks) {
         if (!partialReuse || r.table().isPrivate()) {
             return;
         }
         int bs = settings.blockSize();
         for (int i = 0; i < blocks; i++) {
-            int b = r.table().block(i);
-            long h = r.table().hash(i);
-            if (b >= indexedHash.length) {
-                int n = Math.max(b + 1, indexedHash.length * 2);
-                indexedHash = java.util.Arrays.copyOf(indexedHash, n);
-                indexedParent = java.util.Arrays.copyOf(indexedParent, n);
-                indexedTokens = java.util.Arrays.copyOf(indexedTokens, n);
-            }
-            if ((indexedHash[b] == h && indexedTokens[b] != null) || pool.blockHash(b) != h) {
-                continue; // indexed already, or another copy of that block is the cached one
-            }
             long parent = i == 0 ? io.servesim.kv.BlockHasher.ROOT : r.table().hash(i - 1);
-            int[] tokens = indexedTokens[b] == null ? new int[bs] : indexedTokens[b];
-            for (int t = 0; t < bs; t++) {
-                tokens[t] = r.request().tokenAt(i * bs + t);
+            indexBlock(r.table().block(i), r.table().hash(i), parent, r, i * bs, bs);
+        }
+    }
+
+    /** Records block {@code b}, stored under {@code hash} after {@code parent}, holding {@code r}'s tokens [from, from + length). */
+    private void indexBlock(int b, long hash, long parent, Sequence r, int from, int length) {
+        if (b >= indexedHash.length) {
+            int n = Math.max(b + 1, indexedHash.length * 2);
+            indexedHash = java.util.Arrays.copyOf(indexedHash, n);
+            indexedParent = java.util.Arrays.copyOf(indexedParent, n);
+            indexedTokens = java.util.Arrays.copyOf(indexedTokens, n);
+            indexedLength = java.util.Arrays.copyOf(indexedLength, n);
+        }
+        if ((indexedHash[b] == hash && indexedTokens[b] != null) || pool.blockHash(b) != hash) {
+            return; // indexed already, or another copy of that block is the stored one
+        }
+        int bs = settings.blockSize();
+        int[] tokens = indexedTokens[b] == null ? new int[bs] : indexedTokens[b];
+        for (int t = 0; t < length; t++) {
+            tokens[t] = r.request().tokenAt(from + t);
+        }
+        indexedHash[b] = hash;
+        indexedParent[b] = parent;
+        indexedTokens[b] = tokens;
+        indexedLength[b] = length;
+        children.computeIfAbsent(parent, p -> new IntArrayList()).add(b);
+        if (++childEntries > 2L * pool.numBlocks() + 4096) {
+            purgeChildren();
+        }
+    }
+
+    /** Whether block {@code b} still holds what it was indexed with, as a child of {@code parent}. */
+    private boolean validChild(int b, long parent) {
+        return pool.blockHash(b) == indexedHash[b] && indexedParent[b] == parent;
+    }
+
+    /** Drops every stale child entry (amortised: runs when entries outnumber twice the pool). */
+    private void purgeChildren() {
+        childEntries = 0;
+        for (var it = children.long2ObjectEntrySet().fastIterator(); it.hasNext(); ) {
+            var e = it.next();
+            IntArrayList list = e.getValue();
+            long parent = e.getLongKey();
+            int kept = 0;
+            for (int i = 0, n = list.size(); i < n; i++) {
+                int b = list.getInt(i);
+                if (validChild(b, parent)) {
+                    list.set(kept++, b);
+                }
             }
-            indexedHash[b] = h;
-            indexedParent[b] = parent;
-            indexedTokens[b] = tokens;
-            children.computeIfAbsent(parent, p -> new IntArrayList()).add(b);
+            list.size(kept);
+            if (kept == 0) {
+                it.remove();
+            }
+            childEntries += kept;
         }
     }
 
     /**
-     * Partial reuse ({@code enable_partial_reuse}, on by default; {@code BlockManager::loadOrAllocateBlocks}, {@code
-     * KVCacheBlock::findMatchingBlock}): after its {@code hit} fully reused blocks, the prompt's next block (of the
-     * prompt less its last token, so possibly short) is compared with the cached blocks that follow the same prefix;
-     * the longest run of matching first tokens is reused, copied into the request's new block ({@code
-     * copy_on_partial_reuse}). Blocks stored at a request's release with only part of their tokens are not modelled
-     * (servesim caches full blocks only).
+     * A stored block is a leaf when no stored block follows it ({@code KVCacheBlock::isLeaf}); a partial block always
+     * is. (servesim knows the blocks stored at a context's end and at a request's release as children; a generated
+     * block another running request stored meanwhile is not seen, and that request holds its parent anyway.)
+     */
+    private boolean isLeaf(int b) {
+        if (indexedLength[b] < settings.blockSize()) {
+            return true;
+        }
+        long h = indexedHash[b];
+        IntArrayList kids = children.get(h);
+        if (kids == null) {
+            return true;
+        }
+        for (int i = 0, n = kids.size(); i < n; i++) {
+            if (validChild(kids.getInt(i), h)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Partial reuse ({@code enable_partial_reuse}, on by default; {@code WindowBlockManager::loadOrAllocateBlocks},
+     * {@code KVCacheBlock::findMatchingBlock}): after its {@code hit} fully reused blocks, the prompt's next block (of
+     * the prompt less its last token, so possibly short) is compared with the stored blocks that follow the same
+     * prefix, full ones and the partial blocks stored at requests' release; the longest run of matching first tokens
+     * is reused. With {@code copy_on_partial_reuse} off only unreferenced leaf blocks are candidates. With partial
+     * reuse off only a stored partial block with exactly that block's tokens matches (TRT-LLM's exact-key branch is
+     * not gated by the flag). Sets {@link #partialBlock}.
      *
      * @return tokens reused from that block (0: none)
      */
     private int partialMatch(Sequence r, int hit) {
-        if (!partialReuse || !settings.prefixCaching() || r.table().isPrivate()) {
+        partialBlock = -1;
+        if (!settings.prefixCaching() || r.table().isPrivate()) {
             return 0;
         }
         int bs = settings.blockSize();
@@ -550,21 +629,80 @@ public final class TrtllmScheduler extends RankScheduler {
         int best = 0;
         for (int i = 0; i < list.size(); i++) {
             int b = list.getInt(i);
-            if (pool.blockHash(b) != indexedHash[b] || indexedParent[b] != parent) {
-                list.removeInt(i--); // evicted or reused for another block since
+            if (!validChild(b, parent)) {
+                list.removeInt(i--); // evicted or stored again for another block since
+                childEntries--;
+                continue;
+            }
+            if (!copyOnPartialReuse && (pool.refCount(b) > 0 || !isLeaf(b))) {
                 continue;
             }
             int[] tokens = indexedTokens[b];
+            int length = indexedLength[b];
+            if (!partialReuse && (length != limit || length == bs)) {
+                continue; // only an identical partial block (the exact key) matches
+            }
+            int most = Math.min(length, limit);
             int matched = 0;
-            while (matched < limit && tokens[matched] == r.request().tokenAt(start + matched)) {
+            while (matched < most && tokens[matched] == r.request().tokenAt(start + matched)) {
                 matched++;
             }
-            best = Math.max(best, matched);
+            if (!partialReuse && matched < most) {
+                continue;
+            }
+            if (matched > best) {
+                best = matched;
+                partialBlock = b;
+            }
         }
         if (list.isEmpty()) {
             children.remove(parent);
         }
-        return best == bs ? 0 : best; // a whole matching block is a full hit, found by the prefix lookup
+        if (best == bs) {
+            partialBlock = -1;
+            return 0; // a whole matching block is a full hit, found by the prefix lookup
+        }
+        return best;
+    }
+
+    private static final long PARTIAL_SALT = 0x7F4A_7C15_9E37_79B9L;
+
+    /**
+     * {@code storeBlocksForReuse} at a request's release ({@code WindowBlockManager::releaseBlocks}): its tokens less
+     * the last one (whose KV is not written) are stored, the last block even when only partly filled (under a key of
+     * its tokens, findable only by {@link #partialMatch}); whether or not partial reuse is on, which only governs
+     * lookups. The full blocks are cached already (at the context's end and as generated blocks filled).
+     */
+    private void storeForReuse(Sequence r) {
+        BlockTable t = r.table();
+        if (!settings.prefixCaching() || t.isPrivate() || t.numBlocks() == 0) {
+            return;
+        }
+        int bs = settings.blockSize();
+        int usable = Math.min(r.numTokens() - 1, r.numComputedTokens());
+        if (usable <= 0) {
+            return;
+        }
+        r.ensureHashes(bs);
+        int full = Math.min(usable / bs, t.numBlocks());
+        kv.cacheBlocks(t, full * bs);
+        indexForPartialReuse(r, full); // (a block another copy of which is the cached one is skipped)
+        int rest = usable - full * bs;
+        if (rest == 0 || full >= t.numBlocks()) {
+            return;
+        }
+        int b = t.block(full);
+        if (pool.blockHash(b) != io.servesim.kv.BlockHasher.NO_HASH || pool.refCount(b) != 1) {
+            return;
+        }
+        long parent = full == 0 ? io.servesim.kv.BlockHasher.ROOT : t.hash(full - 1);
+        long s = io.servesim.kv.BlockHasher.begin(parent ^ PARTIAL_SALT);
+        for (int i = full * bs, e = full * bs + rest; i < e; i++) {
+            s = io.servesim.kv.BlockHasher.add(s, r.request().tokenAt(i));
+        }
+        long key = io.servesim.kv.BlockHasher.finish(io.servesim.kv.BlockHasher.add(s, rest));
+        pool.cachePrivate(b, key); // cached, evicted as any cached block, but no full-block lookup can hit it
+        indexBlock(b, key, parent, r, full * bs, rest);
     }
 
     /** A P/D decode request whose transfer did not start yet: only {@link #startTransfers} takes it. */
@@ -593,6 +731,7 @@ public final class TrtllmScheduler extends RankScheduler {
         if (v.loaded()) {
             releaseLanded(v); // a landed P/D request gives its blocks back (they stay cached)
         } else {
+            storeForReuse(v); // removeSequence releases its blocks for reuse, the partial last one too
             kv.free(v.table());
         }
         started.remove(v);
@@ -751,16 +890,25 @@ public final class TrtllmScheduler extends RankScheduler {
         int tokens = step.tokens[k];
         if (r.table().numBlocks() == 0) {
             int hit = prefixHit(r);
-            int computed = hit * settings.blockSize() + partialMatch(r, hit);
+            int partial = partialMatch(r, hit);
+            int computed = hit * settings.blockSize() + partial;
             // the reused prefix is looked up again here, after the step's earlier allocations (a generation token
             // stores the block holding its last prompt token, storeNewBlock, which a later request can reuse): never
             // compute past the prompt's end if it grew since the chunk was sized
             step.tokens[k] = Math.min(tokens, r.numTokens() - computed);
             int blocks = ceilDiv(r.numTokens(), settings.blockSize()) - hit;
-            if (!kv.allocateForLoad(r.table(), hits, blocks)) {
+            boolean inPlace = partial > 0 && pool.refCount(partialBlock) == 0 && isLeaf(partialBlock);
+            // an unreferenced leaf that matches in part is taken over in place (freeLeafBlock, claimBlock), any other
+            // is copied into a new block (copy_on_partial_reuse); either way one free block is used
+            if (inPlace
+                    ? !kv.allocateClaiming(r.table(), hits, partialBlock, blocks - 1)
+                    : !kv.allocateForLoad(r.table(), hits, blocks)) {
                 throw new IllegalStateException(
                         "TRT-LLM capacity check admitted request " + r.request().id() + " but its " + blocks
                                 + " blocks do not fit (" + pool.freeBlocks() + " free)");
+            }
+            if (inPlace) {
+                partialInPlace++;
             }
             r.lookedUp(computed);
             boolean first = r.admitted(nowNanos, computed, 0, 0);
@@ -840,6 +988,7 @@ public final class TrtllmScheduler extends RankScheduler {
                     if (r.prefillOnly()) {
                         heldForHandoffs += r.table().numBlocks(); // held until the decode side has read them
                     } else {
+                        storeForReuse(r);
                         kv.free(r.table());
                     }
                     started.remove(r);
@@ -850,6 +999,13 @@ public final class TrtllmScheduler extends RankScheduler {
         }
         flushGaps();
         recycle(step);
+    }
+
+    /** A P/D context's blocks are read: released for reuse as any request's, the partial last one too. */
+    @Override
+    void releaseHandoff(Sequence s) {
+        storeForReuse(s);
+        super.releaseHandoff(s);
     }
 
     @Override

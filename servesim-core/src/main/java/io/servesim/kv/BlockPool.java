@@ -260,6 +260,19 @@ public final class BlockPool {
         cache(block, h);
     }
 
+    /**
+     * Takes a cached block with ref count 0 out of the prefix cache without evicting it through the free queue (its
+     * hash is dropped; it stays free until claimed): TensorRT-LLM's in-place partial reuse of an unreferenced leaf
+     * block ({@code WindowBlockManager::freeLeafBlock}), whose content the claiming request overwrites after its
+     * matching tokens.
+     */
+    public void detach(int block) {
+        if (refCount[block] != 0 || hash[block] == BlockHasher.NO_HASH) {
+            throw new IllegalStateException("block " + block + " is not a free cached block");
+        }
+        uncache(block);
+    }
+
     /** Drops one reference; a block reaching ref count 0 is appended to the tail of the free queue. */
     public void release(int block) {
         int rc = --refCount[block];

@@ -82,6 +82,41 @@ public final class KvCacheManager {
         return true;
     }
 
+    /**
+     * As {@link #allocateForLoad}, but the block after the hits is {@code claimed}, a free cached block taken over in
+     * place (TensorRT-LLM's partial reuse of an unreferenced leaf, {@code BlockPool#detach}): it leaves the prefix
+     * cache, joins the table uncached (it is cached again under its new content when that is full), and {@code
+     * newBlocks} fresh blocks follow it.
+     *
+     * @return false (nothing changed) when the free blocks do not suffice
+     */
+    public boolean allocateClaiming(BlockTable table, IntArrayList hits, int claimed, int newBlocks) {
+        int numHits = hits.size();
+        int reactivated = 1; // the claimed block is free
+        for (int i = 0; i < numHits; i++) {
+            if (pool.refCount(hits.getInt(i)) == 0) {
+                reactivated++;
+            }
+        }
+        if (newBlocks + reactivated > pool.freeBlocks()) {
+            return false;
+        }
+        pool.detach(claimed);
+        table.ensureBlockCapacity(numHits + 1 + newBlocks);
+        for (int i = 0; i < numHits; i++) {
+            int b = hits.getInt(i);
+            pool.touch(b);
+            table.addBlock(b);
+        }
+        table.setCached(numHits);
+        pool.touch(claimed);
+        table.addBlock(claimed);
+        for (int i = 0; i < newBlocks; i++) {
+            table.addBlock(pool.allocate());
+        }
+        return true;
+    }
+
     /** The loaded blocks landed: they get their hashes (up to {@code fullBlocks}) and become hittable. */
     public void cacheLoaded(BlockTable table, int fullBlocks) {
         boolean track = trackNewlyCached;

@@ -159,17 +159,23 @@ class TrtllmSchedulerTest {
 
     @Test
     void blockReuse_reusesFullBlocksOfThePromptLessItsLastToken() {
-        // two identical 32-token prompts one second apart: the second reuses 1 block (16 tokens), not 2, as the
-        // last prompt token's block is never reused
-        RunResult r = run(
-                TWO,
-                "engine.kv_cache.num_gpu_blocks=100",
-                "workload.synthetic.shared_prefix_tokens=32",
-                "workload.synthetic.prefix_groups=1",
-                "workload.arrival={type: constant, rate: 1}");
+        // two identical 32-token prompts one second apart, partial reuse off: the second reuses 1 block (16 tokens),
+        // not 2, as the last prompt token's block is never reused whole
+        String[] common = {
+            "engine.kv_cache.num_gpu_blocks=100",
+            "workload.synthetic.shared_prefix_tokens=32",
+            "workload.synthetic.prefix_groups=1",
+            "workload.arrival={type: constant, rate: 1}"
+        };
+        List<String> full = new ArrayList<>(List.of(common));
+        full.add("engine.trtllm.enable_partial_reuse=false");
+        RunResult r = run(TWO, full.toArray(String[]::new));
         assertThat(row(r, 0).cachedTokens()).isZero();
         assertThat(row(r, 1).cachedTokens()).isEqualTo(16);
         assertThat(row(r, 1).ttftNanos()).isEqualTo(20 * MS);
+        // with partial reuse (the default) the first 15 tokens of that block match the first request's stored block
+        // 1 (stored whole when its first generated token filled it): 31 tokens reused, the last one computed
+        assertThat(row(run(TWO, common), 1).cachedTokens()).isEqualTo(31);
     }
 
     @Test
@@ -231,6 +237,7 @@ class TrtllmSchedulerTest {
                 40,
                 false,
                 TrtllmConfig.ChunkingPolicy.FIRST_COME_FIRST_SERVED,
+                true,
                 true);
         SchedulerSettings settings = new SchedulerSettings(8, 40, 0, false, 96, 16, 7, true, false);
         TrtllmScheduler s = new TrtllmScheduler(settings, mu, new SchedulerCounters(1000));
@@ -281,7 +288,8 @@ class TrtllmSchedulerTest {
                     8192,
                     false,
                     TrtllmConfig.ChunkingPolicy.FIRST_COME_FIRST_SERVED,
-                    partial);
+                    partial,
+                    true);
             SchedulerSettings settings = new SchedulerSettings(8, 8192, 0, false, 1024, 16, 65, true, false);
             TrtllmScheduler s = new TrtllmScheduler(settings, c, new SchedulerCounters(1000));
             int[] a = tokens(100, 64);
@@ -304,6 +312,121 @@ class TrtllmSchedulerTest {
             }
             assertThat(bTokens).as("partial reuse " + partial).isEqualTo(partial ? 24 : 32);
         }
+    }
+
+    /** A one-worker TRT-LLM scheduler in sync mode with blocks of 16 and 64 usable blocks. */
+    private static TrtllmScheduler scheduler(boolean partial, boolean copy) {
+        TrtllmConfig c = new TrtllmConfig(
+                TrtllmConfig.Policy.GUARANTEED_NO_EVICT,
+                8,
+                8192,
+                false,
+                TrtllmConfig.ChunkingPolicy.FIRST_COME_FIRST_SERVED,
+                partial,
+                copy);
+        SchedulerSettings settings = new SchedulerSettings(8, 8192, 0, false, 1024, 16, 65, true, false);
+        return new TrtllmScheduler(settings, c, new SchedulerCounters(1000));
+    }
+
+    /** Tokens the step just scheduled gives request {@code id} (-1: not scheduled). */
+    private static int scheduledTokens(TrtllmScheduler s, int id) {
+        for (int i = 0; i < s.scheduledCount(); i++) {
+            if (s.scheduled(i).request().id() == id) {
+                return s.scheduledTokens(i);
+            }
+        }
+        return -1;
+    }
+
+    @Test
+    void release_storesThePartialLastBlock_whichALaterPromptReusesInPlaceWhenItIsAnUnreferencedLeaf() {
+        // blocks of 16. A: a 40-token prompt, 2 output tokens. Its context stores 2 full blocks (its prompt less one
+        // token: 39 / 16). At its release (storeBlocksForReuse) its tokens less the last one, 41, are stored: the 2
+        // full blocks and block 2 partly filled, 9 tokens (prompt positions 32-39 and its first output token).
+        // B shares A's first 40 tokens, then differs (64 tokens): blocks 0-1 are full hits and A's partial block
+        // matches B's block 2 in 8 tokens: B computes 64 - 40 = 24 (32 if partial blocks were not stored). A has
+        // finished, so the block is unreferenced and a leaf: B takes it over in place (no copy), with or without
+        // copy_on_partial_reuse
+        for (boolean copy : new boolean[] {true, false}) {
+            TrtllmScheduler s = scheduler(true, copy);
+            int[] a = tokens(100, 40);
+            int[] b = java.util.Arrays.copyOf(a, 64);
+            for (int i = 40; i < 64; i++) {
+                b[i] = 5_000 + i;
+            }
+            StepBatch batch = new StepBatch();
+            ObjectArrayList<Sequence> done = new ObjectArrayList<>();
+            s.addRequest(new Sequence(new Request(0, -1, 0, true, 0, a, 2, 0), 1024));
+            s.schedule(0, batch);
+            s.applyOutputs(20, done); // A's context: token 1, 2 blocks stored
+            s.schedule(20, batch);
+            s.applyOutputs(30, done); // token 2: A finishes and is released
+            assertThat(done.size()).isEqualTo(1);
+            long cachedBefore = s.kv().pool().cachedBlocks();
+            s.addRequest(new Sequence(new Request(1, -1, 0, true, 0, b, 2, 1), 1024));
+            s.schedule(30, batch);
+            assertThat(scheduledTokens(s, 1)).as("copy " + copy).isEqualTo(24);
+            assertThat(s.partialReusesInPlace()).isEqualTo(1);
+            assertThat(s.kv().pool().cachedBlocks())
+                    .as("the partial block left the cache (a copy would have kept it)")
+                    .isEqualTo(cachedBefore - 1);
+        }
+    }
+
+    @Test
+    void partialReuse_copiesABlockOthersHold_andWithoutCopyOnPartialReuseSkipsIt() {
+        // as partialReuse_reusesTheMatchingFirstTokensOfACachedBlock: A's context (64 tokens) is still running and
+        // holds
+        // its block 2 when B arrives. B's 8 matching tokens are copied into a new block (24 computed); with
+        // copy_on_partial_reuse off a held block is no candidate (32 computed)
+        for (boolean copy : new boolean[] {true, false}) {
+            TrtllmScheduler s = scheduler(true, copy);
+            int[] a = tokens(100, 64);
+            int[] b = java.util.Arrays.copyOf(a, 64);
+            for (int i = 40; i < 64; i++) {
+                b[i] = 5_000 + i;
+            }
+            StepBatch batch = new StepBatch();
+            ObjectArrayList<Sequence> done = new ObjectArrayList<>();
+            s.addRequest(new Sequence(new Request(0, -1, 0, true, 0, a, 2, 0), 1024));
+            s.schedule(0, batch);
+            s.applyOutputs(20, done);
+            s.addRequest(new Sequence(new Request(1, -1, 0, true, 0, b, 2, 1), 1024));
+            s.schedule(20, batch);
+            assertThat(scheduledTokens(s, 1)).as("copy " + copy).isEqualTo(copy ? 24 : 32);
+            assertThat(s.partialReusesInPlace()).isZero();
+        }
+    }
+
+    @Test
+    void withoutPartialReuse_onlyAStoredPartialBlockWithExactlyTheseTokensMatches() {
+        // TRT-LLM's exact-key match is not gated by enable_partial_reuse: A (40-token prompt, 2 outputs) stores a
+        // 9-token partial block at its release (as above). B's prompt is A's first 41 tokens and one more: its prompt
+        // less one token ends in exactly that block's 9 tokens, which match: B computes 1 token. C's prompt differs in
+        // the partial block's last token (its 9 tokens are not the key): C computes 42 - 32 = 10
+        TrtllmScheduler s = scheduler(false, true);
+        Request ra = new Request(0, -1, 0, true, 0, tokens(100, 40), 2, 0);
+        StepBatch batch = new StepBatch();
+        ObjectArrayList<Sequence> done = new ObjectArrayList<>();
+        s.addRequest(new Sequence(ra, 1024));
+        s.schedule(0, batch);
+        s.applyOutputs(20, done);
+        s.schedule(20, batch);
+        s.applyOutputs(30, done);
+        int[] b = new int[42];
+        for (int i = 0; i < 41; i++) {
+            b[i] = ra.tokenAt(i);
+        }
+        b[41] = 9_999;
+        int[] c = b.clone();
+        c[40] = ra.tokenAt(40) + 1;
+        s.addRequest(new Sequence(new Request(1, -1, 0, true, 0, c, 2, 1), 1024));
+        s.schedule(30, batch);
+        assertThat(scheduledTokens(s, 1)).isEqualTo(10);
+        s.applyOutputs(50, done);
+        s.addRequest(new Sequence(new Request(2, -1, 0, true, 0, b, 2, 2), 1024));
+        s.schedule(50, batch);
+        assertThat(scheduledTokens(s, 2)).isEqualTo(1);
     }
 
     private static int[] tokens(int base, int n) {

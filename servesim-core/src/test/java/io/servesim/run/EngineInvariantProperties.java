@@ -185,7 +185,7 @@ class EngineInvariantProperties {
                                 + ", enable_chunked_prefill: " + (s % 2 == 0) + ", context_chunking_policy: "
                                 + (s % 4 < 2 ? "first_come_first_served" : "equal_progress")
                                 + ", enable_partial_reuse: "
-                                + (s % 5 != 4) + "}");
+                                + (s % 5 != 4) + ", copy_on_partial_reuse: " + (s % 9 != 3) + "}");
                     }
                     if (s % 7 == 1) {
                         // SGLang ranks: one of its policies, prefill XOR decode batches, reservation and retraction,
