@@ -268,6 +268,29 @@ public final class Sequence {
         placeholders--;
     }
 
+    private boolean firstTokenHeld;
+
+    /**
+     * Its first output token arrived with its KV (TensorRT-LLM's P/D: the context server sampled it, {@code
+     * firstGenTokens}), unstreamed: the client gets it with the token the generation server samples next.
+     */
+    void firstTokenReceived() {
+        numOutputTokens++;
+        firstTokenHeld = true;
+    }
+
+    /** Whether a first token received with the KV waits to be streamed ({@link #firstTokenReceived}). */
+    boolean firstTokenHeld() {
+        return firstTokenHeld;
+    }
+
+    /** Streams the held first token at {@code nowNanos} (its time to first token ends here). */
+    void streamHeldFirstToken(long nowNanos) {
+        firstTokenHeld = false;
+        firstTokenNanos = nowNanos;
+        lastTokenNanos = nowNanos;
+    }
+
     /**
      * Samples one output token at {@code nowNanos}.
      *

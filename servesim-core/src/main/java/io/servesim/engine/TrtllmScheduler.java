@@ -227,6 +227,9 @@ public final class TrtllmScheduler extends RankScheduler {
         if (r.table().numBlocks() == 0) {
             return ceilDiv(r.numTokens(), bs) - referencedHits(r); // a first chunk allocates the whole prompt
         }
+        if (r.loaded() && firstTokenWithKv(r)) {
+            return ceilDiv(r.numTokens() + 1, bs) - ceilDiv(r.numTokens(), bs); // the context server's first token
+        }
         if (!inGeneration(r)) {
             return 0; // a later chunk: the prompt's blocks are allocated
         }
@@ -870,6 +873,17 @@ public final class TrtllmScheduler extends RankScheduler {
         return r.numTokens() - r.numComputedTokens();
     }
 
+    /**
+     * A landed P/D decode request that gets its first token from the context server: the whole prompt's KV landed and
+     * it wants more than one token (TRT-LLM's disaggregated server answers a one-token request from the context
+     * server alone; servesim's generation side then computes that token, as vLLM's does).
+     */
+    private boolean firstTokenWithKv(Sequence r) {
+        return r.numOutputTokens() == 0
+                && r.loadedBlocks() * settings.blockSize() >= r.numTokens()
+                && r.remainingOutputTokens() > 1;
+    }
+
     /** A landed P/D decode request's KV counts as computed up to its last prompt token, which it computes itself. */
     private int landedComputed(Sequence r) {
         return Math.min(r.loadedBlocks() * settings.blockSize(), r.numTokens() - 1);
@@ -922,8 +936,26 @@ public final class TrtllmScheduler extends RankScheduler {
             insertStarted(r);
             return first;
         }
+        if (r.loaded() && firstTokenWithKv(r)) {
+            // DISAGG_GENERATION_TRANS_COMPLETE with the whole prompt's KV: the context server's first token joins it
+            // unstreamed (_prepare_disagg_gen_transmission_complete: add_new_token(first_gen_tokens), in generation),
+            // and this step computes it and samples the second; the client gets both then (the disaggregated server
+            // forwards only the generation server's stream)
+            if (r.awaitingFirstToken()) {
+                pendingPromptTokens -= r.promptLength();
+            }
+            insertStarted(r);
+            boolean first = admitOverLanded(r, r.numTokens(), nowNanos);
+            r.firstTokenReceived();
+            if (!kv.allocateSlots(r.table(), r.numTokens() - 1, noHits, 1, r.numTokens(), settings.maxModelLen())) {
+                throw new IllegalStateException("TRT-LLM capacity check scheduled P/D request "
+                        + r.request().id() + " but the slot of its first token does not fit");
+            }
+            return first;
+        }
         if (r.loaded()) {
-            // a P/D decode request (DISAGG_GENERATION_TRANS_COMPLETE): its blocks came with the KV
+            // a P/D decode request (DISAGG_GENERATION_TRANS_COMPLETE) whose KV landed only in part (its context server
+            // failed mid-transfer), or that wants one token: its blocks came with the KV, it computes the rest
             int computed = landedComputed(r);
             if (r.awaitingFirstToken()) {
                 pendingPromptTokens -= Math.min(computed, r.promptLength());
@@ -969,6 +1001,10 @@ public final class TrtllmScheduler extends RankScheduler {
                 int stored = (r.numTokens() - 1) / bs;
                 kv.cacheLoaded(r.table(), stored); // storeContextBlocks: its context less one token
                 indexForPartialReuse(r, stored);
+            }
+            if (r.firstTokenHeld()) {
+                r.streamHeldFirstToken(nowNanos); // P/D: the context server's token, streamed with this one
+                counters.tokenSampled();
             }
             counters.tokenSampled();
             long gap = r.tokenSampled(nowNanos);

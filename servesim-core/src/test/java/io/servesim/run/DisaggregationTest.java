@@ -120,11 +120,12 @@ class DisaggregationTest {
     }
 
     @Test
-    void trtllmPools_holdTheContextBlocksUntilRead_andTheGenerationSideAllocatesThenPulls() {
+    void trtllmPools_holdTheContextBlocksUntilRead_andTheGenerationSideGetsTheFirstTokenWithTheKv() {
         // both pools run TensorRT-LLM (guaranteed_no_evict, synchronous loop): the same identity. The context server's
         // 64-token context (0-20 ms) keeps its 4 blocks; the generation server allocates the prompt's blocks for the
-        // request (DISAGG_GENERATION_INIT, its 5 blocks to completion fit) and pulls; after landing its one-token
-        // context (20 ms) samples the first token, then two generation steps (10 ms each)
+        // request (DISAGG_GENERATION_INIT, its 5 blocks to completion fit) and pulls. After landing the request is in
+        // generation with the context server's first token: its first generation step (10 ms) computes that token and
+        // samples the second, and the client gets both then (time to first token); one more step gives the third
         Simulation sim = new Simulation(load("engine.kind=trtllm"));
         sim.runUntil(21 * MS + 63_999);
         assertThat(sim.rank(0).scheduler()).isInstanceOf(io.servesim.engine.TrtllmScheduler.class);
@@ -138,9 +139,14 @@ class DisaggregationTest {
         RunResult r = sim.run();
         RequestRecord q = row(r, 0);
         assertThat(q.pd().transferEndNanos()).isEqualTo(21 * MS + 64_000);
-        assertThat(q.ttftNanos()).isEqualTo(20 * MS + MS + 64_000 + 20 * MS);
-        assertThat(q.e2eNanos()).isEqualTo(q.ttftNanos() + 20 * MS);
+        assertThat(q.ttftNanos()).isEqualTo(20 * MS + MS + 64_000 + 10 * MS);
+        assertThat(q.e2eNanos()).isEqualTo(q.ttftNanos() + 10 * MS);
         assertThat(q.outputTokens()).isEqualTo(3);
+        // vLLM's decode side instead computes the last prompt token (a 20 ms step with a prompt token) to sample the
+        // first token itself, then generates two more
+        RequestRecord v = row(Simulation.run(load("cluster.decode.engine={kind: vllm}", "engine.kind=trtllm")), 0);
+        assertThat(v.ttftNanos()).isEqualTo(20 * MS + MS + 64_000 + 20 * MS);
+        assertThat(v.e2eNanos()).isEqualTo(v.ttftNanos() + 20 * MS);
     }
 
     @Test
