@@ -66,10 +66,15 @@ public record EngineConfig(
                         "is " + trtllm.maxNumTokens() + " but chunked context needs at least one block of "
                                 + kvCache.blockSize() + " tokens (chunks are multiples of kv_cache.block_size)");
             }
-            if (kvcr.enabled() || kvCache.hostOffload().enabled()) {
+            if (kvcr.enabled()) {
+                throw new ConfigException("kvcr.enabled", "KVCR pulls are modelled for engine.kind: vllm only");
+            }
+            if (kvCache.hostOffload().enabled()
+                    && kvCache.hostOffload().scope() != HostOffloadConfig.Scope.RANK_LOCAL) {
+                // TRT-LLM's secondary pool (host_cache_size) belongs to one executor
                 throw new ConfigException(
-                        kvcr.enabled() ? "kvcr.enabled" : "kv_cache.host_offload",
-                        "KVCR pulls and the G2 host tier are modelled for engine.kind: vllm only");
+                        "kv_cache.host_offload.scope",
+                        "is cluster_shared, but TensorRT-LLM's host KV pool is per instance: use rank_local");
             }
         }
         if (kvcr.enabled() && !kvCache.prefixCaching()) {

@@ -348,9 +348,12 @@ public final class EngineRank {
         return Math.max(dt, scheduler.inStepLoadNanos()); // a load overlapped with the forward (SGLang HiCache)
     }
 
-    /** The engine-core CPU time of the step just scheduled, from the timing model. */
+    /**
+     * The engine-core CPU time of the step just scheduled, from the timing model, with the copies its forward waits
+     * for (TensorRT-LLM's host offloads and onboards).
+     */
     long cpuNanos() {
-        return timing.cpuNanos(batch);
+        return timing.cpuNanos(batch) + scheduler.copyBeforeForwardNanos();
     }
 
     /** The step just scheduled reaches the GPU at {@code nanos}: its first admissions count as scheduled then. */

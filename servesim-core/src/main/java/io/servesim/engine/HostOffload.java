@@ -117,6 +117,56 @@ final class HostOffload {
         return nanos;
     }
 
+    private int onboarded;
+
+    /**
+     * TensorRT-LLM's secondary (host) pool ({@code host_cache_size}; {@code WindowBlockManager::getFreeBlock},
+     * {@code onboardBlock}, {@code KVCacheTransferManager}): a cached block the GPU evicts is offloaded to the host
+     * then, nothing is stored when computed, and a block reused from the host moves back (its host slot is freed).
+     * Both copies run on their own streams while the iteration is prepared, and the forward waits for them ({@link
+     * #takeCopyNanos}).
+     */
+    void offloadOnEviction() {
+        if (!writeBack) {
+            writeBack();
+            rank.scheduler().kv().stopTrackingNewlyCached();
+        }
+    }
+
+    /** Pins host blocks {@code hashes[from, from + count)} while their GPU blocks are allocated (no host eviction). */
+    void pinRun(long[] hashes, int from, int count) {
+        for (int i = from; i < from + count; i++) {
+            host.pin(hashes[i]);
+        }
+    }
+
+    /** Host blocks {@code hashes[from, from + count)}, pinned by {@link #pinRun}, moved back to the GPU. */
+    void onboard(long[] hashes, int from, int count) {
+        for (int i = from; i < from + count; i++) {
+            host.unpin(hashes[i]);
+            host.take(hashes[i]);
+        }
+        counters.loadStarted(blockBytes * count);
+        onboarded += count;
+    }
+
+    /**
+     * The copy time of the blocks offloaded and onboarded since the last call: each direction a first byte then its
+     * bandwidth, the two streams in parallel; 0 if none.
+     */
+    long takeCopyNanos() {
+        long offload = takeWriteBackNanos();
+        long onboard = 0;
+        if (onboarded > 0) {
+            onboard = firstByteNanos;
+            if (h2dBytesPerNano > 0) {
+                onboard += (long) Math.ceil(blockBytes * onboarded / h2dBytesPerNano);
+            }
+            onboarded = 0;
+        }
+        return Math.max(offload, onboard);
+    }
+
     /** At the start of a step: store what the previous step computed and G2 lacks. */
     void storePrevious(KvCacheManager kv) {
         if (writeBack) {
@@ -197,6 +247,11 @@ final class HostOffload {
     /** Ready G2 blocks continuing the prefix at {@code from} (before {@code to}), touched as most recent. */
     int readyRun(long[] hashes, int from, int to) {
         return host.readyRun(hashes, from, to);
+    }
+
+    /** As {@link #readyRun}, without touching the entries (sizing a request before it is allocated). */
+    int peekReadyRun(long[] hashes, int from, int to) {
+        return host.peekReadyRun(hashes, from, to);
     }
 
     /** Starts the host-to-GPU copy of blocks [{@code from}, {@code from + count}) of a waiting request. */

@@ -324,6 +324,15 @@ public abstract class RankScheduler {
         return 0;
     }
 
+    /**
+     * Copies the step just scheduled waits for before its forward starts, issued while it was prepared (TensorRT-LLM's
+     * host offloads and onboards): part of its CPU side, which the overlap scheduler hides behind the step before; 0 if
+     * none.
+     */
+    long copyBeforeForwardNanos() {
+        return 0;
+    }
+
     /** The latest step reaches the GPU at {@code nanos} (after its CPU part): its first admissions count as scheduled then. */
     final void firstScheduledAt(long nanos) {
         for (int k = 0; k < latest.count; k++) {

@@ -244,6 +244,10 @@ public final class TrtllmScheduler extends RankScheduler {
     public int schedule(long nowNanos, StepBatch batch) {
         fitting.clear();
         pausedLastStep = false;
+        HostOffload secondary = secondary();
+        if (secondary != null) {
+            secondary.offloadOnEviction();
+        }
         startTransfers();
         int maxRequests = settings.maxNumSeqs();
         if (policy == TrtllmConfig.Policy.MAX_UTILIZATION) {
@@ -298,7 +302,39 @@ public final class TrtllmScheduler extends RankScheduler {
         }
         endStepRecord(step, total);
         counters.stepScheduled(total, batch.prefillTokens());
+        copyNanos = secondary == null ? 0 : secondary.takeCopyNanos();
         return total;
+    }
+
+    private long copyNanos;
+
+    /** The host offloads and onboards this iteration's allocations issued; its forward waits for them. */
+    @Override
+    long copyBeforeForwardNanos() {
+        return copyNanos;
+    }
+
+    /** This rank's secondary (host) KV pool ({@code engine.kv_cache.host_offload}), or null. */
+    private HostOffload secondary() {
+        return connector instanceof TieredConnector t ? t.offload() : null;
+    }
+
+    /**
+     * Blocks after the GPU hit that the host pool holds, continuing the prompt less its last token (the reuse tree
+     * spans both pools: {@code loadOrAllocateBlocks} onboards a matched host block); touched as most recent when
+     * {@code touch} (at allocation), not when sizing.
+     */
+    private int hostRun(Sequence r, int hit, boolean touch) {
+        HostOffload g2 = secondary();
+        if (g2 == null || !settings.prefixCaching() || r.table().isPrivate()) {
+            return 0;
+        }
+        int max = Math.min((r.numTokens() - 1) / settings.blockSize(), r.table().numHashes());
+        if (max <= hit) {
+            return 0;
+        }
+        long[] hashes = r.table().hashesView();
+        return touch ? g2.readyRun(hashes, hit, max) : g2.peekReadyRun(hashes, hit, max);
     }
 
     /** GUARANTEED_NO_EVICT and STATIC_BATCH ({@code GuaranteedNoEvictScheduler::impl}). */
@@ -865,7 +901,8 @@ public final class TrtllmScheduler extends RankScheduler {
     private int contextRemaining(Sequence r) {
         if (r.table().numBlocks() == 0) {
             int hit = prefixHit(r);
-            return r.numTokens() - hit * settings.blockSize() - partialMatch(r, hit);
+            int host = hostRun(r, hit, false);
+            return r.numTokens() - (hit + host) * settings.blockSize() - (host > 0 ? 0 : partialMatch(r, hit));
         }
         if (r.loaded()) {
             return r.numTokens() - landedComputed(r); // a P/D decode request over its landed KV
@@ -904,13 +941,20 @@ public final class TrtllmScheduler extends RankScheduler {
         int tokens = step.tokens[k];
         if (r.table().numBlocks() == 0) {
             int hit = prefixHit(r);
-            int partial = partialMatch(r, hit);
-            int computed = hit * settings.blockSize() + partial;
+            int host = hostRun(r, hit, true);
+            // (a partial match is looked for among the GPU's blocks after a GPU hit only)
+            int partial = host > 0 ? 0 : partialMatch(r, hit);
+            int computed = (hit + host) * settings.blockSize() + partial;
             // the reused prefix is looked up again here, after the step's earlier allocations (a generation token
             // stores the block holding its last prompt token, storeNewBlock, which a later request can reuse): never
             // compute past the prompt's end if it grew since the chunk was sized
             step.tokens[k] = Math.min(tokens, r.numTokens() - computed);
             int blocks = ceilDiv(r.numTokens(), settings.blockSize()) - hit;
+            HostOffload secondary = secondary();
+            long[] hashes = r.table().hashesView();
+            if (host > 0) {
+                secondary.pinRun(hashes, hit, host); // the allocation's offloads must not evict them
+            }
             boolean inPlace = partial > 0 && pool.refCount(partialBlock) == 0 && isLeaf(partialBlock);
             // an unreferenced leaf that matches in part is taken over in place (freeLeafBlock, claimBlock), any other
             // is copied into a new block (copy_on_partial_reuse); either way one free block is used
@@ -924,11 +968,16 @@ public final class TrtllmScheduler extends RankScheduler {
             if (inPlace) {
                 partialInPlace++;
             }
+            if (host > 0) {
+                secondary.onboard(hashes, hit, host); // copied back, the host slots freed (onboardBlock)
+                kv.cacheLoaded(r.table(), hit + host);
+            }
             r.lookedUp(computed);
-            boolean first = r.admitted(nowNanos, computed, 0, 0);
+            int hostTokens = host * settings.blockSize();
+            boolean first = r.admitted(nowNanos, computed, hostTokens, 0);
             counters.admitted(r.numTokens(), computed);
             if (first) {
-                counters.firstAdmission(r.promptLength(), computed, 0, 0);
+                counters.firstAdmission(r.promptLength(), computed, hostTokens, 0);
             }
             if (r.awaitingFirstToken()) {
                 pendingPromptTokens -= Math.min(computed, r.promptLength());

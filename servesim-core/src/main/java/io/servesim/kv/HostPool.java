@@ -146,6 +146,18 @@ public final class HostPool {
         return n;
     }
 
+    /**
+     * Removes ready, unpinned block {@code hash}: it moved back to a GPU (TensorRT-LLM's onboarding frees its host
+     * slot; vLLM's and SGLang's host tiers keep a copy instead).
+     */
+    public void take(long hash) {
+        int s = index.get(hash);
+        if (s == NONE || !ready[s] || pins[s] > 0) {
+            throw new IllegalStateException("host block " + hash + " is not ready and unpinned");
+        }
+        remove(s);
+    }
+
     /** Pins a block while it is loaded into a GPU (it cannot be evicted). */
     public void pin(long hash) {
         int s = index.get(hash);

@@ -42,6 +42,13 @@ public final class KvCacheManager {
         this.trackNewlyCached = true;
     }
 
+    /** Stops recording newly cached blocks (a host tier that stores on eviction only) and drops what was recorded. */
+    public void stopTrackingNewlyCached() {
+        this.trackNewlyCached = false;
+        newlyCachedBlocks.clear();
+        newlyCachedHashes.clear();
+    }
+
     /** Moves the blocks cached since the last drain (block ids and hashes) into the given lists. */
     public void drainNewlyCached(
             it.unimi.dsi.fastutil.ints.IntArrayList blocks, it.unimi.dsi.fastutil.longs.LongArrayList hashes) {

@@ -468,6 +468,50 @@ class TrtllmSchedulerTest {
     }
 
     @Test
+    void hostPool_offloadsWhatTheGpuEvicts_andOnboardsAHostHitBeforeTheForward() {
+        // TRT-LLM's secondary pool (host_cache_size): 5 usable GPU blocks of 16 tokens, 1 MB per token (16 MB a block);
+        // 70-token prompts, one output token each, one request at a time; A and C share their first 48 tokens (3
+        // blocks), B shares nothing. A (0-20 ms) leaves 5 cached blocks (4 full, and its partly filled last one stored
+        // at release). B's allocation evicts all 5, which are offloaded to the host on eviction: 2 ms first byte + 80
+        // MB
+        // at 64 GB/s = 3.25 ms, which B's forward waits for (20-43.25). C finds A's 3 shared blocks on the host and
+        // onboards them (2 ms + 48 MB at 1 GB/s = 50 ms) while B's 5 evicted blocks go out (3.25 ms, in parallel): C
+        // computes 22 tokens after 50 ms, first token at 43.25 + 70 ms
+        String[] common = {
+            "engine.kv_cache.num_gpu_blocks=6",
+            "workload.synthetic.requests=3",
+            "workload.synthetic.input_tokens={type: fixed, value: 70}",
+            "workload.synthetic.output_tokens={type: fixed, value: 1}",
+            "workload.synthetic.shared_prefix_tokens=48",
+            "workload.synthetic.prefix_groups=2",
+            "workload.arrival={type: concurrency, concurrency: 1}",
+            "engine.kv_cache.bytes_per_token=1000000"
+        };
+        List<String> host = new ArrayList<>(List.of(common));
+        host.add("engine.kv_cache.host_offload={num_host_blocks: 100, d2h_gbytes_per_s: 64, h2d_gbytes_per_s: 1.0,"
+                + " first_byte_ms: 2}");
+        RunResult r = run(TWO, host.toArray(String[]::new));
+        assertThat(row(r, 0).ttftNanos()).isEqualTo(20 * MS);
+        assertThat(row(r, 1).arrivalNanos()).isEqualTo(20 * MS);
+        assertThat(row(r, 1).ttftNanos()).isEqualTo(23_250_000L);
+        assertThat(row(r, 2).arrivalNanos()).isEqualTo(43_250_000L);
+        assertThat(row(r, 2).ttftNanos()).isEqualTo(70 * MS);
+        assertThat(row(r, 2).cachedTokens()).isEqualTo(48);
+        assertThat(r.counters().g2StoreBytes()).as("A's 5 blocks, then B's 5").isEqualTo(160_000_000L);
+        assertThat(r.counters().g2LoadBytes()).isEqualTo(48_000_000L);
+        RunResult without = run(TWO, common);
+        assertThat(row(without, 1).ttftNanos()).isEqualTo(20 * MS);
+        assertThat(row(without, 2).ttftNanos()).isEqualTo(20 * MS);
+        assertThat(row(without, 2).cachedTokens()).isZero();
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(
+                        TWO,
+                        "t",
+                        List.of("engine.kv_cache.host_offload={num_host_blocks: 100, scope: cluster_shared}")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.kv_cache.host_offload.scope");
+    }
+
+    @Test
     void config_namesWhatTrtllmDoesNotModel() {
         assertThatThrownBy(() -> ConfigLoader.fromYaml("engine: {trtllm: {max_batch_size: 4}}", "t", List.of()))
                 .isInstanceOf(ConfigException.class)

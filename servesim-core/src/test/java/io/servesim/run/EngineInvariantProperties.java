@@ -172,9 +172,10 @@ class EngineInvariantProperties {
                                 + (s % 8 < 4 ? "destination_missing" : "full_prompt") + "}");
                     }
                     if (s % 7 == 6) {
-                        // TensorRT-LLM ranks: one of its capacity policies, its own batch and token limits
-                        all.removeIf(
-                                o -> o.startsWith("engine.kvcr.") || o.startsWith("engine.kv_cache.host_offload."));
+                        // TensorRT-LLM ranks: one of its capacity policies, its own batch and token limits, with and
+                        // without its host pool (a rank-local G2 tier)
+                        all.removeIf(o -> o.startsWith("engine.kvcr.")
+                                || o.equals("engine.kv_cache.host_offload.scope=cluster_shared"));
                         int seqs = Integer.parseInt(engine.get(5).substring("engine.scheduler.max_num_seqs=".length()));
                         int tokens = Integer.parseInt(
                                 engine.get(6).substring("engine.scheduler.max_num_batched_tokens=".length()));
