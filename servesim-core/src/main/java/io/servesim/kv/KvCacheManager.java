@@ -66,27 +66,7 @@ public final class KvCacheManager {
      * @return false (nothing changed) when the free blocks do not suffice
      */
     public boolean allocateForLoad(BlockTable table, IntArrayList hits, int loadBlocks) {
-        int numHits = hits.size();
-        int reactivated = 0;
-        for (int i = 0; i < numHits; i++) {
-            if (pool.refCount(hits.getInt(i)) == 0) {
-                reactivated++;
-            }
-        }
-        if (loadBlocks + reactivated > pool.freeBlocks()) {
-            return false;
-        }
-        table.ensureBlockCapacity(numHits + loadBlocks);
-        for (int i = 0; i < numHits; i++) {
-            int b = hits.getInt(i);
-            pool.touch(b);
-            table.addBlock(b);
-        }
-        table.setCached(numHits);
-        for (int i = 0; i < loadBlocks; i++) {
-            table.addBlock(pool.allocate());
-        }
-        return true;
+        return allocateAfterHits(table, hits, -1, loadBlocks);
     }
 
     /**
@@ -98,8 +78,13 @@ public final class KvCacheManager {
      * @return false (nothing changed) when the free blocks do not suffice
      */
     public boolean allocateClaiming(BlockTable table, IntArrayList hits, int claimed, int newBlocks) {
+        return allocateAfterHits(table, hits, claimed, newBlocks);
+    }
+
+    /** The hits touched, then {@code claimed} (if not -1) detached and taken, then {@code newBlocks} fresh blocks. */
+    private boolean allocateAfterHits(BlockTable table, IntArrayList hits, int claimed, int newBlocks) {
         int numHits = hits.size();
-        int reactivated = 1; // the claimed block is free
+        int reactivated = claimed >= 0 ? 1 : 0; // a claimed block is free
         for (int i = 0; i < numHits; i++) {
             if (pool.refCount(hits.getInt(i)) == 0) {
                 reactivated++;
@@ -108,16 +93,18 @@ public final class KvCacheManager {
         if (newBlocks + reactivated > pool.freeBlocks()) {
             return false;
         }
-        pool.detach(claimed);
-        table.ensureBlockCapacity(numHits + 1 + newBlocks);
+        table.ensureBlockCapacity(numHits + reactivated + newBlocks);
         for (int i = 0; i < numHits; i++) {
             int b = hits.getInt(i);
             pool.touch(b);
             table.addBlock(b);
         }
         table.setCached(numHits);
-        pool.touch(claimed);
-        table.addBlock(claimed);
+        if (claimed >= 0) {
+            pool.detach(claimed);
+            pool.touch(claimed);
+            table.addBlock(claimed);
+        }
         for (int i = 0; i < newBlocks; i++) {
             table.addBlock(pool.allocate());
         }

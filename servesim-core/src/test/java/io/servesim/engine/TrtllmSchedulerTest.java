@@ -280,37 +280,15 @@ class TrtllmSchedulerTest {
     void partialReuse_reusesTheMatchingFirstTokensOfACachedBlock() {
         // blocks of 16. A's 64-token context stores 3 blocks (its prompt less one token). B shares A's first 40
         // tokens: blocks 0 and 1 are full hits, and A's block 2 matches B's block 2 in its first 8 tokens, which are
-        // reused (copied into B's new block): B's context computes 64 - 40 = 24 tokens; without partial reuse 32
+        // reused (copied into B's new block): B computes 64 - 40 = 24 tokens; without partial reuse 32
         for (boolean partial : new boolean[] {true, false}) {
-            TrtllmConfig c = new TrtllmConfig(
-                    TrtllmConfig.Policy.GUARANTEED_NO_EVICT,
-                    8,
-                    8192,
-                    false,
-                    TrtllmConfig.ChunkingPolicy.FIRST_COME_FIRST_SERVED,
-                    partial,
-                    true);
-            SchedulerSettings settings = new SchedulerSettings(8, 8192, 0, false, 1024, 16, 65, true, false);
-            TrtllmScheduler s = new TrtllmScheduler(settings, c, new SchedulerCounters(1000));
+            TrtllmScheduler s = scheduler(partial, true);
             int[] a = tokens(100, 64);
-            int[] b = java.util.Arrays.copyOf(a, 64);
-            for (int i = 40; i < 64; i++) {
-                b[i] = 5_000 + i;
-            }
-            StepBatch batch = new StepBatch();
-            ObjectArrayList<Sequence> done = new ObjectArrayList<>();
-            s.addRequest(new Sequence(new Request(0, -1, 0, true, 0, a, 2, 0), 1024));
-            s.schedule(0, batch);
-            s.applyOutputs(10, done); // A's context: its first 3 blocks are stored
-            s.addRequest(new Sequence(new Request(1, -1, 0, true, 0, b, 2, 1), 1024));
-            s.schedule(10, batch);
-            int bTokens = -1;
-            for (int i = 0; i < s.scheduledCount(); i++) {
-                if (s.scheduled(i).request().id() == 1) {
-                    bTokens = s.scheduledTokens(i);
-                }
-            }
-            assertThat(bTokens).as("partial reuse " + partial).isEqualTo(partial ? 24 : 32);
+            add(s, 0, a);
+            step(s, 0); // A's context
+            add(s, 1, sharing(a, 40, 64));
+            s.schedule(10, new StepBatch());
+            assertThat(scheduledTokens(s, 1)).as("partial reuse " + partial).isEqualTo(partial ? 24 : 32);
         }
     }
 
@@ -350,21 +328,12 @@ class TrtllmSchedulerTest {
         for (boolean copy : new boolean[] {true, false}) {
             TrtllmScheduler s = scheduler(true, copy);
             int[] a = tokens(100, 40);
-            int[] b = java.util.Arrays.copyOf(a, 64);
-            for (int i = 40; i < 64; i++) {
-                b[i] = 5_000 + i;
-            }
-            StepBatch batch = new StepBatch();
-            ObjectArrayList<Sequence> done = new ObjectArrayList<>();
-            s.addRequest(new Sequence(new Request(0, -1, 0, true, 0, a, 2, 0), 1024));
-            s.schedule(0, batch);
-            s.applyOutputs(20, done); // A's context: token 1, 2 blocks stored
-            s.schedule(20, batch);
-            s.applyOutputs(30, done); // token 2: A finishes and is released
-            assertThat(done.size()).isEqualTo(1);
+            add(s, 0, a);
+            step(s, 0); // A's context: token 1, 2 blocks stored
+            assertThat(step(s, 10)).as("token 2: A finishes and is released").isEqualTo(1);
             long cachedBefore = s.kv().pool().cachedBlocks();
-            s.addRequest(new Sequence(new Request(1, -1, 0, true, 0, b, 2, 1), 1024));
-            s.schedule(30, batch);
+            add(s, 1, sharing(a, 40, 64));
+            s.schedule(20, new StepBatch());
             assertThat(scheduledTokens(s, 1)).as("copy " + copy).isEqualTo(24);
             assertThat(s.partialReusesInPlace()).isEqualTo(1);
             assertThat(s.kv().pool().cachedBlocks())
@@ -382,17 +351,10 @@ class TrtllmSchedulerTest {
         for (boolean copy : new boolean[] {true, false}) {
             TrtllmScheduler s = scheduler(true, copy);
             int[] a = tokens(100, 64);
-            int[] b = java.util.Arrays.copyOf(a, 64);
-            for (int i = 40; i < 64; i++) {
-                b[i] = 5_000 + i;
-            }
-            StepBatch batch = new StepBatch();
-            ObjectArrayList<Sequence> done = new ObjectArrayList<>();
-            s.addRequest(new Sequence(new Request(0, -1, 0, true, 0, a, 2, 0), 1024));
-            s.schedule(0, batch);
-            s.applyOutputs(20, done);
-            s.addRequest(new Sequence(new Request(1, -1, 0, true, 0, b, 2, 1), 1024));
-            s.schedule(20, batch);
+            add(s, 0, a);
+            step(s, 0);
+            add(s, 1, sharing(a, 40, 64));
+            s.schedule(10, new StepBatch());
             assertThat(scheduledTokens(s, 1)).as("copy " + copy).isEqualTo(copy ? 24 : 32);
             assertThat(s.partialReusesInPlace()).isZero();
         }
@@ -405,14 +367,9 @@ class TrtllmSchedulerTest {
         // less one token ends in exactly that block's 9 tokens, which match: B computes 1 token. C's prompt differs in
         // the partial block's last token (its 9 tokens are not the key): C computes 42 - 32 = 10
         TrtllmScheduler s = scheduler(false, true);
-        Request ra = new Request(0, -1, 0, true, 0, tokens(100, 40), 2, 0);
-        StepBatch batch = new StepBatch();
-        ObjectArrayList<Sequence> done = new ObjectArrayList<>();
-        s.addRequest(new Sequence(ra, 1024));
-        s.schedule(0, batch);
-        s.applyOutputs(20, done);
-        s.schedule(20, batch);
-        s.applyOutputs(30, done);
+        Request ra = add(s, 0, tokens(100, 40));
+        step(s, 0);
+        step(s, 10);
         int[] b = new int[42];
         for (int i = 0; i < 41; i++) {
             b[i] = ra.tokenAt(i);
@@ -420,13 +377,37 @@ class TrtllmSchedulerTest {
         b[41] = 9_999;
         int[] c = b.clone();
         c[40] = ra.tokenAt(40) + 1;
-        s.addRequest(new Sequence(new Request(1, -1, 0, true, 0, c, 2, 1), 1024));
-        s.schedule(30, batch);
+        add(s, 1, c);
+        s.schedule(20, new StepBatch());
         assertThat(scheduledTokens(s, 1)).isEqualTo(10);
-        s.applyOutputs(50, done);
-        s.addRequest(new Sequence(new Request(2, -1, 0, true, 0, b, 2, 2), 1024));
-        s.schedule(50, batch);
+        s.applyOutputs(30, new ObjectArrayList<>());
+        add(s, 2, b);
+        s.schedule(30, new StepBatch());
         assertThat(scheduledTokens(s, 2)).isEqualTo(1);
+    }
+
+    /** A prompt of {@code length} tokens whose first {@code shared} are {@code a}'s and the rest its own. */
+    private static int[] sharing(int[] a, int shared, int length) {
+        int[] b = java.util.Arrays.copyOf(a, length);
+        for (int i = shared; i < length; i++) {
+            b[i] = 5_000 + i;
+        }
+        return b;
+    }
+
+    /** Adds request {@code id} with {@code prompt} and 2 output tokens, arrived at 0. */
+    private static Request add(TrtllmScheduler s, int id, int[] prompt) {
+        Request q = new Request(id, -1, 0, true, 0, prompt, 2, id);
+        s.addRequest(new Sequence(q, 1024));
+        return q;
+    }
+
+    /** One synchronous iteration at {@code t} (its outputs at {@code t + 10}); returns how many requests it finished. */
+    private static int step(TrtllmScheduler s, long t) {
+        ObjectArrayList<Sequence> done = new ObjectArrayList<>();
+        s.schedule(t, new StepBatch());
+        s.applyOutputs(t + 10, done);
+        return done.size();
     }
 
     private static int[] tokens(int base, int n) {

@@ -1,6 +1,7 @@
 package io.servesim.kv;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
@@ -142,5 +143,25 @@ class BlockPoolTest {
         assertThat(pool.blockHash(b)).isEqualTo(BlockHasher.NO_HASH);
         assertThat(pool.cachedBlocks()).isEqualTo(1);
         assertThat(pool.indexEntries()).isEqualTo(1);
+    }
+
+    @Test
+    void detachingAFreeCachedBlock_dropsItsHashWithoutAnEviction_andLeavesItFree() {
+        // TensorRT-LLM's in-place partial reuse takes an unreferenced leaf out of the reuse tree before claiming it
+        BlockPool pool = new BlockPool(5);
+        int a = pool.allocate();
+        pool.cache(a, 42L);
+        pool.release(a);
+        long[] evicted = new long[1];
+        pool.onEviction(h -> evicted[0] = h);
+        pool.detach(a);
+        assertThat(pool.lookup(42L)).isEqualTo(-1);
+        assertThat(pool.blockHash(a)).isEqualTo(BlockHasher.NO_HASH);
+        assertThat(pool.evictions()).isZero();
+        assertThat(evicted[0]).as("no eviction is heard (no host offload)").isZero();
+        assertThat(pool.freeBlocks()).isEqualTo(4);
+        pool.touch(a);
+        assertThat(pool.refCount(a)).isEqualTo(1);
+        assertThatThrownBy(() -> pool.detach(a)).isInstanceOf(IllegalStateException.class);
     }
 }
