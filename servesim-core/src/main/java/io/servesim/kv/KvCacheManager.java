@@ -93,7 +93,7 @@ public final class KvCacheManager {
         if (newBlocks + reactivated > pool.freeBlocks()) {
             return false;
         }
-        table.ensureBlockCapacity(numHits + reactivated + newBlocks);
+        table.ensureBlockCapacity(numHits + (claimed >= 0 ? 1 : 0) + newBlocks);
         for (int i = 0; i < numHits; i++) {
             int b = hits.getInt(i);
             pool.touch(b);
