@@ -42,11 +42,6 @@ public record SimConfig(
                         "engine.kvcr.enabled",
                         "KVCR pulls are not modelled in disaggregated clusters yet (docs/pd.md); turn one off");
             }
-            if (engine.kvCache().hostOffload().enabled()) {
-                throw new ConfigException(
-                        "engine.kv_cache.host_offload",
-                        "the G2 host tier is not modelled in disaggregated clusters yet (docs/pd.md); turn one off");
-            }
         }
         java.util.List<PoolConfig> pools = cluster.pools();
         for (int i = 0; i < pools.size(); i++) {

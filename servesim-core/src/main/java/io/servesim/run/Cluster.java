@@ -101,8 +101,13 @@ final class Cluster {
             if (d.bytesPerToken() != deployment.bytesPerToken()
                     && (config.engine().kvcr().enabled()
                             || config.engine().kvCache().hostOffload().enabled())) {
+                String at = !config.cluster().disaggregated()
+                        ? "cluster.pools[" + p + "].timing"
+                        : p == io.servesim.config.ClusterConfig.PREFILL_POOL
+                                ? "cluster.prefill.timing"
+                                : "cluster.decode.timing";
                 throw new io.servesim.config.ConfigException(
-                        "cluster.pools[" + p + "].timing",
+                        at,
                         "KV bytes per token per GPU differ between pools (" + d.bytesPerToken() + " against "
                                 + deployment.bytesPerToken() + "): KVCR pulls and the G2 tier need them equal"
                                 + " (same tensor parallelism and KV dtype)");

@@ -150,6 +150,47 @@ class DisaggregationTest {
     }
 
     @Test
+    void g2HostTier_servesBothPools_aPrefillWorkerLoadsARepeatedPromptFromTheHost() {
+        // vLLM's MultiConnector (NIXL, then the offloading connector): a P/D decode request pulls its prompt from its
+        // prefill worker; every other lookup may continue into the G2 tier. Prompts A, B, A (B shares nothing) one
+        // second apart; the prefill worker has 5 usable blocks, so B evicts 3 of A's 4 blocks from its GPU
+        List<String> sets = new ArrayList<>(List.of(
+                "workload.synthetic.requests=3",
+                "workload.synthetic.shared_prefix_tokens=64",
+                "workload.synthetic.prefix_groups=2",
+                "cluster.prefill={workers: 1, engine: {kv_cache: {num_gpu_blocks: 6}}}",
+                "engine.kv_cache.bytes_per_token=1000",
+                "engine.kv_cache.host_offload={num_host_blocks: 100, d2h_gbytes_per_s: 1.0, h2d_gbytes_per_s: 1.0,"
+                        + " first_byte_ms: 1}"));
+        RunResult r = Simulation.run(load(sets.toArray(String[]::new)));
+        // B (at 1 s): its step's start stores A's 4 blocks (16,000 B each: 1 ms + 64 us at 1 B/ns), which pin them
+        // and leave 1 free block: B waits for the copy, then prefills (20 ms) and evicts 3 of A's blocks
+        assertThat(row(r, 1).pd().prefillDoneNanos()).isEqualTo(1000 * MS + MS + 64_000 + 20 * MS);
+        // C (A's prompt, at 2 s): no GPU hit; the host has A's blocks, 3 of which it may load (its prompt less the last
+        // token). Its step's start stores B's 4 blocks (pinned until 2.001064 s), then the load of 3 blocks (1 ms +
+        // 48 us), then a 20 ms prefill of the last 16 tokens
+        RequestRecord c = row(r, 2);
+        assertThat(c.pd().prefillDoneNanos()).isEqualTo(2000 * MS + (MS + 64_000) + (MS + 48_000) + 20 * MS);
+        assertThat(r.counters().g2LoadBytes()).isEqualTo(48_000);
+        assertThat(r.counters().g2StoreBytes())
+                .as("A's and B's blocks on the prefill worker; a decode worker stores no landed block")
+                .isEqualTo(128_000);
+        // its decode worker still holds A's first 3 blocks: it pulls only the last one (16 tokens: 1 ms + 16 us), then
+        // computes the last prompt token (20 ms)
+        assertThat(c.pd().transferTokens()).isEqualTo(16);
+        assertThat(c.cachedTokens()).isEqualTo(48);
+        assertThat(c.ttftNanos()).isEqualTo(c.pd().prefillDoneNanos() - 2000 * MS + MS + 16_000 + 20 * MS);
+        // one block size in bytes for the whole tier: pools of another tensor parallelism are refused, by their path
+        sets.add("cluster.decode={workers: 1, timing: {type: roofline, gpu: h100-sxm, model: llama-3.1-8b,"
+                + " tensor_parallel: 2}}");
+        sets.add("timing={type: roofline, gpu: h100-sxm, model: llama-3.1-8b}");
+        sets.remove("engine.kv_cache.bytes_per_token=1000");
+        assertThatThrownBy(() -> new Simulation(load(sets.toArray(String[]::new))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster.decode.timing");
+    }
+
+    @Test
     void delayedFree_holdsThePrefillBlocksExactlyUntilTheReadEnds() {
         Simulation sim = new Simulation(load());
         sim.runUntil(21 * MS + 63_999);

@@ -122,12 +122,11 @@ class EngineInvariantProperties {
                                 + "}}, timing: {type: fixed, fixed: {prefill_ms: 7, decode_ms: 3}}}]");
                     }
                     if (w >= 2 && s % 7 == 5) {
-                        // a disaggregated cluster: one prefill worker, the rest decode (KVCR and G2 stay off there);
-                        // worker 0 drains or fails (the prefill pool empties: decode workers prefill locally), or the
-                        // last decode worker fails; transfers share NICs, sometimes under a fabric cap
-                        all.removeIf(o -> o.startsWith("engine.kvcr.")
-                                || o.startsWith("engine.kv_cache.host_offload.")
-                                || o.startsWith("cluster.events="));
+                        // a disaggregated cluster: one prefill worker, the rest decode (KVCR stays off there; the G2
+                        // host tier serves both pools, rank-local for SGLang and TRT-LLM); worker 0 drains or fails
+                        // (the prefill pool empties: decode workers prefill locally), or the last decode worker
+                        // fails; transfers share NICs, sometimes under a fabric cap
+                        all.removeIf(o -> o.startsWith("engine.kvcr.") || o.startsWith("cluster.events="));
                         if (s % 3 == 1) {
                             all.add("cluster.events=[{at_ms: " + (s % 400) + ", worker: " + (s % 2 == 0 ? 0 : w - 1)
                                     + ", action: fail}]");
@@ -139,6 +138,10 @@ class EngineInvariantProperties {
                         // vLLM,
                         // or vLLM
                         int kinds = (int) (s % 6);
+                        if (kinds != 5) {
+                            all.remove(
+                                    "engine.kv_cache.host_offload.scope=cluster_shared"); // SGLang, TRT-LLM: per rank
+                        }
                         String prefillKind = kinds == 2 || kinds == 3 || kinds == 4 ? ", engine: {kind: trtllm}" : "";
                         all.add("cluster.prefill={workers: 1, router: {policy: " + r + "}" + prefillKind + "}");
                         all.add("cluster.decode={workers: " + (w - 1) + ", attention_dp: " + (1 + s % 3)
