@@ -30,12 +30,21 @@ public record DisaggConfig(int maxLocalPrefillTokens, KvTransferConfig transfer)
      * @param fabricGbytesPerS a cap shared by all moving transfers (GB/s; 0 = none)
      * @param bytesPerToken KV bytes per token moved, or null for the model's (every layer and KV head, at the KV
      *     dtype)
+     * @param kvLeaseS vLLM NIXL's {@code kv_lease_duration}: how long a prefill worker keeps blocks no decode worker
+     *     has read after the last heartbeat (which extends the lease by two thirds of it) when that decode worker fails;
+     *     0 = released at once
      */
     public record KvTransferConfig(
-            Mode mode, double firstByteMs, double nicGbytesPerS, double fabricGbytesPerS, Long bytesPerToken) {
+            Mode mode,
+            double firstByteMs,
+            double nicGbytesPerS,
+            double fabricGbytesPerS,
+            Long bytesPerToken,
+            double kvLeaseS) {
         /** Validates the settings. */
         public KvTransferConfig {
             Check.present("mode", mode);
+            Check.atLeast("kv_lease_s", kvLeaseS, 0.0);
             Check.atLeast("first_byte_ms", firstByteMs, 0.0);
             Check.atLeast("nic_gbytes_per_s", nicGbytesPerS, 0.0);
             Check.atLeast("fabric_gbytes_per_s", fabricGbytesPerS, 0.0);

@@ -21,6 +21,9 @@ public final class Handoff {
     boolean held;
 
     boolean sourceFailed;
+    /** Its decode worker failed before reading: the prefill hold waits for its lease to expire. */
+    boolean orphaned;
+
     boolean reprefilled;
     int transferId = -1;
     int localHitBlocks;

@@ -2,7 +2,6 @@ package io.servesim.engine;
 
 import io.servesim.config.DisaggConfig;
 import io.servesim.metrics.LatencyDistribution;
-import io.servesim.sim.SimClock;
 import io.servesim.transfer.TransferService;
 import it.unimi.dsi.fastutil.ints.Int2ObjectLinkedOpenHashMap;
 import it.unimi.dsi.fastutil.objects.ObjectArrayList;
@@ -27,21 +26,24 @@ import it.unimi.dsi.fastutil.objects.ObjectArrayList;
  *       the hardware here.
  *   <li><b>Faults.</b> A prefill worker that fails loses its held blocks: a transfer from it is cancelled and the
  *       decode worker recomputes what did not arrive (vLLM's {@code recompute} policy for failed loads, §3.4); a
- *       decode request not yet staged recomputes the prompt. A decode worker that fails cancels its transfers and
- *       releases the holds of its requests (they start over through dispatch).
+ *       decode request not yet staged recomputes the prompt. A decode worker that fails cancels its transfers (its
+ *       requests start over through dispatch); the holds of its requests end when their NIXL lease expires.
  * </ul>
  *
  * <p>Bytes: {@code destination_missing} charges the prompt less the decode worker's prefix hit; {@code full_prompt}
  * the whole prompt (the decode worker still reuses its own hit blocks).
  */
-public final class PdTransfers {
+public final class PdTransfers implements io.servesim.sim.EventHandler {
     private final DisaggConfig.KvTransferConfig config;
     private final TransferService transfers;
     private final CopyJobs jobs;
     private final int[] nic;
     private final long bytesPerToken;
     private final long firstByteNanos;
-    private final SimClock clock;
+    private final io.servesim.sim.EventQueue clock;
+    private final long leaseNanos;
+    private long expired;
+    private final long timeLimitNanos;
     private final Int2ObjectLinkedOpenHashMap<Handoff> held = new Int2ObjectLinkedOpenHashMap<>();
     private final LatencyDistribution transferNanos = new LatencyDistribution();
     private final LatencyDistribution waitNanos = new LatencyDistribution();
@@ -69,14 +71,17 @@ public final class PdTransfers {
             EngineRank[] ranks,
             int workers,
             long bytesPerToken,
-            SimClock clock,
-            long exactSamples) {
+            io.servesim.sim.EventQueue clock,
+            long exactSamples,
+            long timeLimitNanos) {
         this.config = config;
         this.transfers = transfers;
         this.jobs = jobs;
         this.bytesPerToken = bytesPerToken;
         this.firstByteNanos = Math.round(config.firstByteMs() * 1e6);
         this.clock = clock;
+        this.leaseNanos = Math.round(config.kvLeaseS() * 1e9);
+        this.timeLimitNanos = timeLimitNanos;
         transferNanos.exactLimit(exactSamples);
         waitNanos.exactLimit(exactSamples);
         this.nic = new int[workers];
@@ -231,12 +236,44 @@ public final class PdTransfers {
                         h.destination.wakeByRegistry();
                     }
                 }
-            } else {
+            } else if (!h.orphaned) {
                 if (moving) {
                     cancelled++;
                 }
-                releaseSource(h); // the decode request starts over through dispatch
+                expireLater(h); // the decode request starts over through dispatch
             }
+        }
+    }
+
+    private static final int EXPIRE = 1;
+    private static final long STABLE_ID = 3; // after the transfer services' 0, 1 and 2
+
+    /**
+     * The decode worker of {@code h} failed before it read the blocks: the prefill worker frees them when their lease
+     * expires ({@code nixl/worker.py}: {@code _reqs_to_send} expiry, counted as {@code num_kv_expired_reqs};
+     * {@code nixl/scheduler.py}: the lease starts at {@code kv_lease_duration} when the prefill finishes, and the
+     * decode worker's heartbeats, sent every sixth of it until the KV lands, extend it to two thirds of it from each
+     * heartbeat). servesim takes the last heartbeat at the failure (vLLM's comes up to a sixth of the lease before).
+     */
+    private void expireLater(Handoff h) {
+        if (leaseNanos == 0) {
+            releaseSource(h);
+            return;
+        }
+        h.orphaned = true;
+        long at = Math.max(h.prefillDoneNanos + leaseNanos, clock.nowNanos() + leaseNanos * 2 / 3);
+        if (at > timeLimitNanos) {
+            return; // the run ends first: the hold stays (an event past the limit would mark the run cut short)
+        }
+        clock.schedule(at, io.servesim.sim.Phase.TRANSFER_COMPLETION, STABLE_ID, this, EXPIRE, h.id());
+    }
+
+    @Override
+    public void onEvent(int kind, long payload) {
+        Handoff h = held.get((int) payload);
+        if (h != null && h.orphaned) {
+            expired++;
+            releaseSource(h);
         }
     }
 
@@ -267,6 +304,7 @@ public final class PdTransfers {
                 landed,
                 aborted,
                 cancelled,
+                expired,
                 reprefills,
                 localPrefills,
                 bytes,
@@ -284,6 +322,7 @@ public final class PdTransfers {
      * @param landed transfers whose bytes landed
      * @param aborted transfers cancelled because their prefill worker failed
      * @param cancelled transfers cancelled because their decode worker failed
+     * @param expired prefill holds freed when their lease expired (their decode worker failed before reading them)
      * @param reprefills decode requests that recomputed their prompt because their prefill worker failed
      * @param localPrefills requests prefilled on their decode worker (conditional disaggregation)
      * @param bytes bytes charged by staged transfers
@@ -298,6 +337,7 @@ public final class PdTransfers {
             long landed,
             long aborted,
             long cancelled,
+            long expired,
             long reprefills,
             long localPrefills,
             long bytes,

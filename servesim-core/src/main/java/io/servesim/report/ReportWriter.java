@@ -145,6 +145,7 @@ public final class ReportWriter {
             pd.put("landed", s.pd().landed());
             pd.put("aborted", s.pd().aborted());
             pd.put("cancelled", s.pd().cancelled());
+            pd.put("expired", s.pd().expired());
             pd.put("reprefills", s.pd().reprefills());
             pd.put("local_prefills", s.pd().localPrefills());
             pd.put("bytes", s.pd().bytes());

@@ -106,6 +106,7 @@ public final class Summaries {
                 t.landed(),
                 t.aborted(),
                 t.cancelled(),
+                t.expired(),
                 t.reprefills(),
                 t.localPrefills(),
                 t.bytes(),

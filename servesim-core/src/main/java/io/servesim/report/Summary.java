@@ -59,6 +59,7 @@ public record Summary(
      * @param landed transfers whose bytes landed
      * @param aborted transfers cancelled because their prefill worker failed
      * @param cancelled transfers cancelled because their decode worker failed
+     * @param expired prefill holds freed when their lease expired (their decode worker failed before reading them)
      * @param reprefills decode requests that recomputed their prompt because their prefill worker failed
      * @param localPrefills requests prefilled on their decode worker
      * @param bytes bytes charged by staged transfers
@@ -77,6 +78,7 @@ public record Summary(
             long landed,
             long aborted,
             long cancelled,
+            long expired,
             long reprefills,
             long localPrefills,
             long bytes,

@@ -259,7 +259,8 @@ final class Cluster {
                     w,
                     perToken,
                     queue,
-                    config.output().exactPercentileSamples());
+                    config.output().exactPercentileSamples(),
+                    config.limits().timeLimitNanos());
         } else {
             this.pdTransfers = null;
             this.pd = null;

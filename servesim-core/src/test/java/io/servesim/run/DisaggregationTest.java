@@ -301,11 +301,17 @@ class DisaggregationTest {
     }
 
     @Test
-    void aDecodeWorkerFailing_releasesThePrefillHold_andTheRequestStartsOverThroughDispatch() {
+    void aDecodeWorkerFailing_leavesThePrefillHoldToItsLease_andTheRequestStartsOverThroughDispatch() {
         // two decode workers; the first request's decode worker (1) fails while its pull waits for the first byte
         Simulation sim = new Simulation(
                 load("cluster.decode.workers=2", "cluster.events=[{at_ms: 20.5, worker: 1, action: fail}]"));
         Invariants checks = new Invariants(sim.config()).watch(sim);
+        sim.runUntil(30 * 1000 * MS);
+        // NIXL's lease: 30 s from the prefill's end (20 ms), or two thirds of it from the last heartbeat (taken at the
+        // failure, 20.5 ms: 20.0205 s), whichever is later; the 4 blocks stay held until then
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isEqualTo(4);
+        sim.runUntil(30 * 1000 * MS + 20 * MS);
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isZero();
         RunResult r = sim.run();
         checks.atEnd(sim, r, sim.config());
         assertThat(checks.violations()).isEmpty();
@@ -313,9 +319,19 @@ class DisaggregationTest {
         assertThat(q.status().status()).isEqualTo("completed");
         assertThat(q.restarts()).isEqualTo(1);
         assertThat(q.worker()).isEqualTo(2);
-        assertThat(Summaries.of(r).pd().cancelled()).isEqualTo(1);
-        // it starts over at 20.5 ms: prefill again (its blocks are cached there: 3 full blocks hit, 16 tokens run)
+        Summary.Pd pd = Summaries.of(r).pd();
+        assertThat(pd.cancelled()).isEqualTo(1);
+        assertThat(pd.expired()).isEqualTo(1);
+        // it starts over at 20.5 ms: prefill again (its held blocks are cached there: 3 full blocks hit, 16 tokens run)
         assertThat(q.pd().prefillDoneNanos()).isEqualTo(40 * MS + MS / 2);
+        // with kv_lease_s 0 the hold ends with the failure
+        Simulation now = new Simulation(load(
+                "cluster.decode.workers=2",
+                "cluster.events=[{at_ms: 20.5, worker: 1, action: fail}]",
+                "cluster.disagg.transfer.kv_lease_s=0"));
+        now.runUntil(20 * MS + MS / 2);
+        assertThat(now.rank(0).scheduler().heldForHandoffs()).isZero();
+        assertThat(Summaries.of(now.run()).pd().expired()).isZero();
     }
 
     @Test

@@ -19,7 +19,12 @@ import org.junit.jupiter.api.io.TempDir;
  * an optimisation that changes any result fails here (update them only for an intended behaviour change).
  */
 class FixtureTest {
-    /** Canonical SHA-256 of every W8 cell, by "dp/arm". */
+    /**
+     * Canonical SHA-256 of every W8 cell, by "dp/arm". The pd cells changed on 2026-12-04 only by the output they
+     * echo: the resolved config's {@code cluster.disagg.transfer.kv_lease_s} and {@code summary.json}'s {@code
+     * pd.expired} (the canonical output stripped of those two keys is equal to the one before, and requests.csv is
+     * byte-identical; no worker fails in the fixture, so no lease ever expires).
+     */
     static final Map<String, String> W8_DIGESTS = Map.of(
             "1/g2-only", "fb68effc3ea7531242ef4000bf744c6a1e719e5705f0025c2600c2f7606a9f53",
             "1/kvcr-off", "f9cd91bbc1671e786d8e9bc853c78e2e80eb19dbd10fc7203020163b1f30f048",
@@ -29,8 +34,8 @@ class FixtureTest {
             "8/kvcr-off", "5d9e15f0119f72be6584bdbaa98f24e0a2d18770b20232637568b60d0231c30b",
             "8/kvcr-idle", "5bd436cfd0ad43c8083dc07654923ee411990771ee3f1dcb445f382060a71ea8",
             "8/kvcr-hinted", "a6a0db847853f5f17874b038176e872978e3d5dad20763029c2f70eb9745b233",
-            "1/pd", "917564bef2f2d453a0f1a95e0b2da162ad336ad45e0a77ca9f9ea711f6e4cbef",
-            "8/pd", "b29df1a75bf785f5a4ef13a328f2cfdf62479f00f238e12fe3b916109887b36f");
+            "1/pd", "a0602df7869f95aa406a0464c547abacc60c8474d3e6a6b004c211528d885754",
+            "8/pd", "772c3b6ad8254677f11549598489467413395a47016731bc3fa13f09be04a65a");
 
     @Test
     void w8CellDigests_arePinned() {
