@@ -40,7 +40,10 @@ import it.unimi.dsi.fastutil.objects.ObjectArrayList;
  *   <li><b>Resources</b>: a request's first context chunk allocates the blocks of its <em>whole</em> prompt, after
  *       the blocks it reuses (full blocks of the prompt less its last token, {@code enable_block_reuse}); a
  *       generation token allocates a block when it crosses a boundary. A prompt's blocks become reusable when its
- *       context ends, a generated block when it fills.
+ *       context ends, a generated block when it fills; a released request stores its tokens less the last, the
+ *       partly filled last block too, which later prompts can reuse in part (in place when it is an unreferenced
+ *       leaf, else copied). With a host pool ({@code engine.kv_cache.host_offload}) evicted blocks are offloaded and
+ *       host hits onboarded before the forward.
  * </ol>
  *
  * Not modelled: beam search, draft tokens, two-step lookahead (pipeline
