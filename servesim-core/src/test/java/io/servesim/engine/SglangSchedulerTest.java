@@ -330,19 +330,9 @@ class SglangSchedulerTest {
         // then: B needs all 5 pages and waits, runs 23-43 and evicts A's pages from the device; its own pages are
         // backed up 43-46, so C (arriving at 43) starts at 46. C's 3 pages are a host hit, loaded back during its own
         // prefill batch: 2 ms + 48 MB at 1 GB/s = 50 ms, longer than the 20 ms forward: C's first token at 96
-        String[] common = {
-            "engine.kv_cache.num_gpu_blocks=6",
-            "workload.synthetic.requests=3",
-            "workload.synthetic.input_tokens={type: fixed, value: 70}",
-            "workload.synthetic.output_tokens={type: fixed, value: 1}",
-            "workload.synthetic.shared_prefix_tokens=48",
-            "workload.synthetic.prefix_groups=2",
-            "workload.arrival={type: concurrency, concurrency: 1}",
-            "engine.kv_cache.bytes_per_token=1000000"
-        };
-        List<String> hi = new java.util.ArrayList<>(List.of(common));
-        hi.add("engine.kv_cache.host_offload={num_host_blocks: 100, d2h_gbytes_per_s: 64, h2d_gbytes_per_s: 1.0,"
-                + " first_byte_ms: 2}");
+        String[] common = CheckedRuns.hostTierScenario().toArray(String[]::new);
+        List<String> hi = CheckedRuns.hostTierScenario();
+        hi.add(CheckedRuns.HOST_TIER);
         RunResult r = run(hi.toArray(String[]::new));
         assertThat(row(r, 1).arrivalNanos()).isEqualTo(20 * MS);
         assertThat(row(r, 1).ttftNanos()).isEqualTo(23 * MS);

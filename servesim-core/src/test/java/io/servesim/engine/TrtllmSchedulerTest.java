@@ -458,19 +458,9 @@ class TrtllmSchedulerTest {
         // at 64 GB/s = 3.25 ms, which B's forward waits for (20-43.25). C finds A's 3 shared blocks on the host and
         // onboards them (2 ms + 48 MB at 1 GB/s = 50 ms) while B's 5 evicted blocks go out (3.25 ms, in parallel): C
         // computes 22 tokens after 50 ms, first token at 43.25 + 70 ms
-        String[] common = {
-            "engine.kv_cache.num_gpu_blocks=6",
-            "workload.synthetic.requests=3",
-            "workload.synthetic.input_tokens={type: fixed, value: 70}",
-            "workload.synthetic.output_tokens={type: fixed, value: 1}",
-            "workload.synthetic.shared_prefix_tokens=48",
-            "workload.synthetic.prefix_groups=2",
-            "workload.arrival={type: concurrency, concurrency: 1}",
-            "engine.kv_cache.bytes_per_token=1000000"
-        };
-        List<String> host = new ArrayList<>(List.of(common));
-        host.add("engine.kv_cache.host_offload={num_host_blocks: 100, d2h_gbytes_per_s: 64, h2d_gbytes_per_s: 1.0,"
-                + " first_byte_ms: 2}");
+        String[] common = CheckedRuns.hostTierScenario().toArray(String[]::new);
+        List<String> host = CheckedRuns.hostTierScenario();
+        host.add(CheckedRuns.HOST_TIER);
         RunResult r = run(TWO, host.toArray(String[]::new));
         assertThat(row(r, 0).ttftNanos()).isEqualTo(20 * MS);
         assertThat(row(r, 1).arrivalNanos()).isEqualTo(20 * MS);
