@@ -301,7 +301,9 @@ public final class EngineRank {
         if (handoff != null && !prefillOnly && connector != null && connector.pd() != null) {
             connector.pd().decodeSubmitted(handoff, this, s);
         }
-        if (request.promptLength() >= maxModelLen || scheduler.rejectsPrompt(request.promptLength())) {
+        // a P/D decode request pulling its prompt runs no context here (TRT-LLM's generation-only request)
+        boolean runsContext = handoff == null || prefillOnly || handoff.local();
+        if (request.promptLength() >= maxModelLen || (runsContext && scheduler.rejectsPrompt(request.promptLength()))) {
             s.finish();
             listener.onRequestFinished(this, s, true);
             return;

@@ -292,11 +292,16 @@ public abstract class RankScheduler {
             throw new IllegalStateException("decode request " + r.request().id()
                     + " landed but its last prompt token has no slot (" + pool.freeBlocks() + " free)");
         }
-        heldByWaiting -= r.loadedBlocks();
         int remoteTokens = r.pendingRemoteTokens();
+        consumeLoad(r);
+        return r.admitted(nowNanos, computed, 0, remoteTokens);
+    }
+
+    /** The landed load of {@code r} is used (or, with no block landed, over): its blocks are its own again. */
+    protected final void consumeLoad(Sequence r) {
+        heldByWaiting -= r.loadedBlocks();
         connector.loadConsumed(r);
         r.loadConsumed();
-        return r.admitted(nowNanos, computed, 0, remoteTokens);
     }
 
     private static final it.unimi.dsi.fastutil.ints.IntArrayList NO_HITS =

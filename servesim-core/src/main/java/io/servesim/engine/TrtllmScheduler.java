@@ -816,6 +816,15 @@ public final class TrtllmScheduler extends RankScheduler {
                         // prompt TRT-LLM runs is max_num_tokens, which servesim takes as maxInputLen
                         size = Math.max(1, maxTokens - (r.numTokens() - remaining));
                     }
+                    if (size > maxTokens && r.handoff() != null && !r.prefillOnly()) {
+                        // a P/D generation-side request recomputing a prompt longer than max_num_tokens (its pull was
+                        // cut short by a failed context server): TRT-LLM would fail it; servesim runs it in chunks of
+                        // what the iteration leaves, so the request is not lost (docs/engines.md)
+                        size = maxTokens - batchTokens;
+                        if (size <= 0) {
+                            break;
+                        }
+                    }
                     int cost = Math.max(1, size);
                     if (batchTokens + cost > maxTokens) {
                         break; // the whole loop stops: generation requests behind it wait too
@@ -974,6 +983,9 @@ public final class TrtllmScheduler extends RankScheduler {
             if (host > 0) {
                 secondary.onboard(hashes, hit, host); // copied back, the host slots freed (onboardBlock)
                 kv.cacheLoaded(r.table(), hit + host);
+            }
+            if (r.loaded()) {
+                consumeLoad(r); // a P/D request whose pull was cut short before any block landed: it starts afresh
             }
             r.lookedUp(computed);
             int hostTokens = host * settings.blockSize();

@@ -191,6 +191,26 @@ class DisaggregationTest {
     }
 
     @Test
+    void aTrtllmGenerationPool_takesPromptsLongerThanItsMaxNumTokens_asItRunsNoContextForThem() {
+        // a vLLM prefill pool feeds a TensorRT-LLM generation pool without chunked context whose max_num_tokens (32) is
+        // shorter than the 64-token prompt: a generation-only request runs no context, so it is not rejected
+        List<String> sets = new ArrayList<>(List.of(
+                "cluster.decode={workers: 1, engine: {kind: trtllm, trtllm: {max_num_tokens: 32}}}",
+                "engine.scheduler.max_num_batched_tokens=2048"));
+        RequestRecord q = row(Simulation.run(load(sets.toArray(String[]::new))), 0);
+        assertThat(q.status().status()).isEqualTo("completed");
+        assertThat(q.ttftNanos()).isEqualTo(20 * MS + MS + 64_000 + 10 * MS);
+        // its prefill worker fails before the first byte (20.5 ms): the generation side recomputes the prompt, which
+        // TRT-LLM would fail; servesim runs it in chunks of max_num_tokens (two 20 ms iterations), then decodes
+        sets.add("cluster.events=[{at_ms: 20.5, worker: 0, action: fail}]");
+        RequestRecord f = row(Simulation.run(load(sets.toArray(String[]::new))), 0);
+        assertThat(f.status().status()).isEqualTo("completed");
+        assertThat(f.pd().reprefilled()).isTrue();
+        assertThat(f.ttftNanos()).isEqualTo(20 * MS + MS / 2 + 2 * 20 * MS);
+        assertThat(f.e2eNanos()).isEqualTo(f.ttftNanos() + 2 * 10 * MS);
+    }
+
+    @Test
     void delayedFree_holdsThePrefillBlocksExactlyUntilTheReadEnds() {
         Simulation sim = new Simulation(load());
         sim.runUntil(21 * MS + 63_999);

@@ -138,14 +138,17 @@ class EngineInvariantProperties {
                         // vLLM,
                         // or vLLM
                         int kinds = (int) (s % 6);
-                        if (kinds != 5) {
+                        // vLLM prefill feeding a TRT-LLM generation pool whose max_num_tokens is below most prompts
+                        boolean trtllmDecode = kinds == 5 && s % 12 == 11;
+                        if (kinds != 5 || trtllmDecode) {
                             all.remove(
                                     "engine.kv_cache.host_offload.scope=cluster_shared"); // SGLang, TRT-LLM: per rank
                         }
                         String prefillKind = kinds == 2 || kinds == 3 || kinds == 4 ? ", engine: {kind: trtllm}" : "";
                         all.add("cluster.prefill={workers: 1, router: {policy: " + r + "}" + prefillKind + "}");
                         all.add("cluster.decode={workers: " + (w - 1) + ", attention_dp: " + (1 + s % 3)
-                                + ", timing: {type: fixed, fixed: {prefill_ms: 7, decode_ms: 3}}}");
+                                + ", timing: {type: fixed, fixed: {prefill_ms: 7, decode_ms: 3}}"
+                                + (trtllmDecode ? ", engine: {kind: trtllm, trtllm: {max_num_tokens: 16}}" : "") + "}");
                         all.add("cluster.disagg.max_local_prefill_tokens=" + (s % 4 == 0 ? 0 : 40));
                         if (kinds == 2) {
                             // TRT-LLM on both sides (one of its capacity policies, with or without chunked context)
