@@ -63,6 +63,8 @@ public final class PdTransfers implements io.servesim.sim.EventHandler {
      * @param ranks every rank of the cluster, by global index
      * @param workers workers in the cluster
      * @param bytesPerToken KV bytes one prompt token moves
+     * @param clock the event queue (lease expiries are its events)
+     * @param timeLimitNanos the run's time limit: no lease expiry is scheduled past it
      */
     public PdTransfers(
             DisaggConfig.KvTransferConfig config,
