@@ -100,16 +100,8 @@ class DisaggregationTest {
         // streams at once (a prebuilt batch runs no forward): TTFT 21.064 ms, then two decode batches (10 ms each).
         // vLLM's decode side computes the first token itself (20 ms more, the test above)
         Simulation sim = new Simulation(load("engine.kind=sglang"));
-        sim.runUntil(21 * MS + 63_999);
         assertThat(sim.rank(0).scheduler()).isInstanceOf(io.servesim.engine.SglangScheduler.class);
-        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isEqualTo(4);
-        assertThat(sim.rank(0).scheduler().pool().usedBlocks()).isEqualTo(4);
-        assertThat(sim.rank(1).scheduler().numLoading()).isEqualTo(1);
-        assertThat(sim.rank(1).scheduler().numRunning()).isZero();
-        sim.runUntil(21 * MS + 64_000);
-        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isZero();
-        assertThat(sim.rank(0).scheduler().pool().usedBlocks()).isZero();
-        assertThat(sim.rank(1).scheduler().numLoading()).isZero();
+        heldExactlyUntilTheReadEnds(sim);
         RunResult r = sim.run();
         RequestRecord q = row(r, 0);
         assertThat(q.pd().transferEndNanos()).isEqualTo(21 * MS + 64_000);
@@ -127,15 +119,8 @@ class DisaggregationTest {
         // generation with the context server's first token: its first generation step (10 ms) computes that token and
         // samples the second, and the client gets both then (time to first token); one more step gives the third
         Simulation sim = new Simulation(load("engine.kind=trtllm"));
-        sim.runUntil(21 * MS + 63_999);
         assertThat(sim.rank(0).scheduler()).isInstanceOf(io.servesim.engine.TrtllmScheduler.class);
-        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isEqualTo(4);
-        assertThat(sim.rank(1).scheduler().numLoading()).isEqualTo(1);
-        assertThat(sim.rank(1).scheduler().numRunning()).isZero();
-        sim.runUntil(21 * MS + 64_000);
-        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isZero();
-        assertThat(sim.rank(0).scheduler().pool().usedBlocks()).isZero();
-        assertThat(sim.rank(1).scheduler().numLoading()).isZero();
+        heldExactlyUntilTheReadEnds(sim);
         RunResult r = sim.run();
         RequestRecord q = row(r, 0);
         assertThat(q.pd().transferEndNanos()).isEqualTo(21 * MS + 64_000);
@@ -213,6 +198,14 @@ class DisaggregationTest {
     @Test
     void delayedFree_holdsThePrefillBlocksExactlyUntilTheReadEnds() {
         Simulation sim = new Simulation(load());
+        heldExactlyUntilTheReadEnds(sim);
+    }
+
+    /**
+     * The one request's 4 prompt blocks stay held by its finished prefill (rank 0) while the decode side (rank 1)
+     * waits off the running list for the pull, until the read ends at 21.064 ms, and not a nanosecond longer.
+     */
+    private static void heldExactlyUntilTheReadEnds(Simulation sim) {
         sim.runUntil(21 * MS + 63_999);
         // all 4 prompt blocks (the partial-free last one too) are still held by the finished prefill
         assertThat(sim.rank(0).scheduler().heldForHandoffs()).isEqualTo(4);
@@ -352,6 +345,9 @@ class DisaggregationTest {
         now.runUntil(20 * MS + MS / 2);
         assertThat(now.rank(0).scheduler().heldForHandoffs()).isZero();
         assertThat(Summaries.of(now.run()).pd().expired()).isZero();
+        assertThatThrownBy(() -> load("cluster.disagg.transfer.kv_lease_s=-1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster.disagg.transfer.kv_lease_s");
     }
 
     @Test
