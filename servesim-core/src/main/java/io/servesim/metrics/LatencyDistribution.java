@@ -50,7 +50,7 @@ public final class LatencyDistribution {
     private int distinct;
     private Histogram histogram;
     /** Counts of values [windowBase, windowBase + WINDOW), or null (see the class comment). */
-    private long[] window;
+    private int[] window;
 
     private long windowBase;
     private long windowDistinct;
@@ -111,10 +111,16 @@ public final class LatencyDistribution {
             long offset = v - windowBase;
             if (offset >= 0 && offset < WINDOW) {
                 int i = (int) offset;
-                if (window[i] == 0) {
-                    windowDistinct++;
+                int c = window[i];
+                if (count <= Integer.MAX_VALUE - c) {
+                    if (c == 0) {
+                        windowDistinct++;
+                    }
+                    window[i] = c + (int) count;
+                    return;
                 }
-                window[i] += count; // n bounds every count, so it cannot overflow
+                closeWindow(); // a count would pass 2^31 - 1: the window's samples go to the sorted arrays
+                store(v, count);
                 return;
             }
         }
@@ -160,10 +166,15 @@ public final class LatencyDistribution {
     private void fold() {
         windowAllowed = false;
         merge();
+        closeWindow();
+    }
+
+    /** Moves the window's samples into the sorted arrays (or the histogram) and drops it. */
+    private void closeWindow() {
         if (window == null) {
             return;
         }
-        long[] w = window;
+        int[] w = window;
         long base = windowBase;
         window = null;
         windowDistinct = 0;
@@ -178,13 +189,19 @@ public final class LatencyDistribution {
     /** Moves the sorted values within 2^20 around the median distinct value into a new dense window. */
     private void openWindow() {
         long base = Math.max(0, keys[distinct / 2] - WINDOW / 2);
-        long[] w = new long[WINDOW];
+        for (int i = 0; i < distinct; i++) {
+            long offset = keys[i] - base;
+            if (offset >= 0 && offset < WINDOW && counts[i] > Integer.MAX_VALUE) {
+                return; // a count too large for the window's int cells: no window (the statistics are the same)
+            }
+        }
+        int[] w = new int[WINDOW];
         int kept = 0;
         long moved = 0;
         for (int i = 0; i < distinct; i++) {
             long offset = keys[i] - base;
             if (offset >= 0 && offset < WINDOW) {
-                w[(int) offset] = counts[i];
+                w[(int) offset] = (int) counts[i];
                 moved++;
             } else {
                 keys[kept] = keys[i];

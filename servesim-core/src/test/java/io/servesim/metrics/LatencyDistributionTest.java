@@ -131,6 +131,33 @@ class LatencyDistributionTest {
     }
 
     @Test
+    void aWindowCountThatWouldPassTheIntRange_closesTheWindow_andTheStatisticsStayExact() {
+        // the window counts in ints (half the memory on the per-step path); a value whose count would pass
+        // 2^31 - 1 moves the window's samples to the sorted arrays instead of overflowing
+        SplittableRandom rng = new SplittableRandom(3);
+        List<long[]> samples = new ArrayList<>();
+        LatencyDistribution d = new LatencyDistribution();
+        for (int i = 0; i < 300_000; i++) {
+            long value = 9_000_000L + rng.nextLong(20_000);
+            d.record(value, 1);
+            samples.add(new long[] {value, 1});
+        }
+        long big = Integer.MAX_VALUE - 5L;
+        for (int i = 0; i < 3; i++) { // the second and third would overflow an int cell
+            d.record(9_010_000L, big);
+            samples.add(new long[] {9_010_000L, big});
+            d.record(9_000_001L + i, 2);
+            samples.add(new long[] {9_000_001L + i, 2});
+        }
+        Stats s = d.stats(1);
+        assertThat(d.exact()).isTrue();
+        assertThat(s.count()).isEqualTo(300_000 + 3 * big + 6);
+        assertThat(s.p50()).isEqualTo(reference(samples, 50)).isEqualTo(9_010_000.0);
+        assertThat(s.p99()).isEqualTo(reference(samples, 99));
+        assertThat(s.min()).isEqualTo(reference(samples, 0));
+    }
+
+    @Test
     void pastTheDistinctLimit_withADenseWindow_theHistogramHoldsTheSameMultisetInAnyOrder() {
         SplittableRandom rng = new SplittableRandom(9);
         long[] values = new long[400_000];
