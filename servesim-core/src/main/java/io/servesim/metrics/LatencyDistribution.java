@@ -25,7 +25,8 @@ import org.HdrHistogram.Histogram;
  * value: counts for 2^19 consecutive values around its median distinct value, indexed by value. A sample inside the window is one array increment (no
  * buffer, sort or merge); others take the buffer as before. Window and sorted arrays hold disjoint values, so the
  * distinct count is their sum, and the window is folded into the sorted arrays before any statistic is read: the
- * multiset, and so every statistic, is the same.
+ * multiset, and so every statistic, is the same. Its counts are ints (2 MB of cells, randomly incremented on the
+ * per-step path); a count that would pass 2^31 - 1 first moves the window's samples to the sorted arrays.
  */
 public final class LatencyDistribution {
     /** The default exact sample limit. */
