@@ -26,7 +26,7 @@ import org.HdrHistogram.Histogram;
  * buffer, sort or merge); others take the buffer as before. Window and sorted arrays hold disjoint values, so the
  * distinct count is their sum, and the window is folded into the sorted arrays before any statistic is read: the
  * multiset, and so every statistic, is the same. Its counts are ints (2 MB of cells, randomly incremented on the
- * per-step path); a count that would pass 2^31 - 1 first moves the window's samples to the sorted arrays.
+ * per-step path); a count that would pass 2^31 - 1 first moves the window's samples to the sorted arrays for good.
  */
 public final class LatencyDistribution {
     /** The default exact sample limit. */
@@ -120,7 +120,10 @@ public final class LatencyDistribution {
                     window[i] = c + (int) count;
                     return;
                 }
-                closeWindow(); // a count would pass 2^31 - 1: the window's samples go to the sorted arrays
+                // a count would pass 2^31 - 1: the window's samples go to the sorted arrays, and no window opens
+                // again (one reopened around this value would overflow the same way)
+                windowAllowed = false;
+                closeWindow();
                 store(v, count);
                 return;
             }
