@@ -79,6 +79,7 @@ public final class Sequence {
         this.maxTokens = prefillOnly ? 1 : request.outputTokens();
         // vLLM stops a request at max_model_len total tokens (FINISHED_LENGTH_CAPPED).
         this.targetOutputTokens = Math.min(maxTokens, maxModelLen - promptLength);
+        table.expectTokens(promptLength + Math.max(0, targetOutputTokens));
     }
 
     /** The request's {@code max_tokens} on this rank: its output length, or 1 for a P/D prefill. */
@@ -410,16 +411,14 @@ public final class Sequence {
             return; // every full block is hashed: floor(tokens / block) <= have (per step: no division)
         }
         int fullBlocks = numTokens() / blockSize;
-        table.ensureHashCapacity(fullBlocks);
+        table.ensureHashCapacity(fullBlocks, blockSize);
         if (have == 0) {
             // the prompt's blocks: hashed once per request by dispatch (BlockHasher.promptHashes), here only when a
             // sequence was made without them (scheduler tests)
             long[] pre = promptHashes != null ? promptHashes : request.promptHashes(blockSize);
             promptHashes = null; // the table holds them from now on
             int n = Math.min(pre.length, fullBlocks);
-            for (int b = 0; b < n; b++) {
-                table.addHash(pre[b]);
-            }
+            table.addHashes(pre, n);
             have = n;
         }
         // blocks that reach into generated tokens, as they fill

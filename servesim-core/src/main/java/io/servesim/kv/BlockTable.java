@@ -18,6 +18,8 @@ public final class BlockTable {
     private int numCachedBlocks;
     /** Blocks from this index on are cached unindexed ({@link #markPrivateFrom}); {@link #NONE_PRIVATE}: none. */
     private int privateFrom = NONE_PRIVATE;
+    /** Tokens the request will hold at most ({@link #expectTokens}), or 0: its arrays' first growth sizes for them. */
+    private int expectedTokens;
 
     /** {@link #privateFrom()} of a table whose blocks are all indexed. */
     public static final int NONE_PRIVATE = Integer.MAX_VALUE;
@@ -52,11 +54,29 @@ public final class BlockTable {
         return hashes;
     }
 
-    /** Makes room for {@code count} hashes. */
-    public void ensureHashCapacity(int count) {
+    /**
+     * The request will hold at most {@code tokens} tokens (prompt plus output, within {@code max_model_len}): when
+     * an array must grow, it grows to that size at once, so a request's arrays are allocated once instead of doubling
+     * through its decode (a capacity only: nothing observable depends on it).
+     */
+    public void expectTokens(int tokens) {
+        expectedTokens = Math.max(0, tokens);
+    }
+
+    /** Makes room for {@code count} hashes of {@code blockSize}-token blocks. */
+    public void ensureHashCapacity(int count, int blockSize) {
         if (count > hashes.length) {
-            hashes = Arrays.copyOf(hashes, Math.max(count, hashes.length * 2));
+            hashes = Arrays.copyOf(hashes, Math.max(count, Math.max(hashes.length * 2, expectedTokens / blockSize)));
         }
+    }
+
+    /** Appends the first {@code count} hashes of {@code blockHashes} (the caller computed them). */
+    public void addHashes(long[] blockHashes, int count) {
+        if (numHashes + count > hashes.length) {
+            hashes = Arrays.copyOf(hashes, Math.max(numHashes + count, hashes.length * 2));
+        }
+        System.arraycopy(blockHashes, 0, hashes, numHashes, count);
+        numHashes += count;
     }
 
     /** Appends the hash of the next full block (the caller computes it from the request's tokens). */
@@ -74,9 +94,10 @@ public final class BlockTable {
         blocks[numBlocks++] = block;
     }
 
-    void ensureBlockCapacity(int count) {
+    void ensureBlockCapacity(int count, int blockSize) {
         if (count > blocks.length) {
-            blocks = Arrays.copyOf(blocks, Math.max(count, blocks.length * 2));
+            int expected = (expectedTokens + blockSize - 1) / blockSize;
+            blocks = Arrays.copyOf(blocks, Math.max(count, Math.max(blocks.length * 2, expected)));
         }
     }
 

@@ -93,7 +93,7 @@ public final class KvCacheManager {
         if (newBlocks + reactivated > pool.freeBlocks()) {
             return false;
         }
-        table.ensureBlockCapacity(numHits + (claimed >= 0 ? 1 : 0) + newBlocks);
+        table.ensureBlockCapacity(numHits + (claimed >= 0 ? 1 : 0) + newBlocks, blockSize);
         for (int i = 0; i < numHits; i++) {
             int b = hits.getInt(i);
             pool.touch(b);
@@ -203,7 +203,7 @@ public final class KvCacheManager {
         if (blocksNeeded + reactivated > pool.freeBlocks()) {
             return false;
         }
-        table.ensureBlockCapacity(held + numHits + blocksNeeded);
+        table.ensureBlockCapacity(held + numHits + blocksNeeded, blockSize);
         for (int i = 0; i < numHits; i++) {
             int b = hits.getInt(i);
             pool.touch(b);
