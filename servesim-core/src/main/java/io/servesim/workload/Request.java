@@ -37,6 +37,17 @@ public final class Request {
     private final int[] outputTokenIds;
     private final int dpRank;
     private final boolean migrate;
+    /**
+     * The previous turn of its session when this prompt extends that turn's prompt token for token (a session
+     * workload's append-only buffer), until this prompt is hashed: its full blocks' hashes are reused, not recomputed.
+     */
+    private Request extendedTurn;
+    /** This prompt's block hashes, kept (for {@link #keptHashesBlockSize}-token blocks) until the next turn takes them. */
+    private long[] keptHashes;
+
+    private int keptHashesBlockSize;
+    /** Whether a later turn's prompt will extend this one ({@link #promptWillBeExtended}): it keeps its hashes. */
+    private boolean keepsHashes;
 
     /**
      * Creates a request.
@@ -329,7 +340,9 @@ public final class Request {
      */
     public long[] promptHashes(int blockSize) {
         if (promptTokens != null) {
-            return BlockHasher.promptHashes(promptTokens, promptLength, blockSize);
+            return extendedTurn == null && !keepsHashes
+                    ? BlockHasher.promptHashes(promptTokens, promptLength, blockSize)
+                    : sessionPromptHashes(blockSize);
         }
         long[] hashes = new long[promptLength / blockSize];
         long parent = BlockHasher.ROOT;
@@ -358,6 +371,49 @@ public final class Request {
             hashes[b] = parent;
         }
         return hashes;
+    }
+
+    /**
+     * A session turn's prompt hashes: the previous turn's prompt is a prefix of this one (same tokens), so its full
+     * blocks have the same chained hashes and only the blocks after them are hashed — a session of t turns hashes
+     * each token once instead of about t/2 times. The previous turn's array is handed over once (then dropped from
+     * it), and this turn keeps its own only when a next turn will extend it, so a session holds at most one array.
+     * The values are those {@link BlockHasher#promptHashes} gives (a second call, e.g. after a failed worker, hashes
+     * what it cannot reuse again).
+     */
+    private long[] sessionPromptHashes(int blockSize) {
+        long[] hashes = new long[promptLength / blockSize];
+        int reused = 0;
+        Request previous = extendedTurn;
+        extendedTurn = null;
+        if (previous != null && previous.keptHashes != null && previous.keptHashesBlockSize == blockSize) {
+            reused = Math.min(previous.keptHashes.length, hashes.length);
+            System.arraycopy(previous.keptHashes, 0, hashes, 0, reused);
+            previous.keptHashes = null;
+        }
+        long parent = reused == 0 ? BlockHasher.ROOT : hashes[reused - 1];
+        for (int b = reused; b < hashes.length; b++) {
+            parent = BlockHasher.hashBlock(parent, promptTokens, b * blockSize, blockSize);
+            hashes[b] = parent;
+        }
+        if (keepsHashes) {
+            keptHashes = hashes;
+            keptHashesBlockSize = blockSize;
+        }
+        return hashes;
+    }
+
+    /**
+     * Declares that this prompt starts with {@code previous}'s whole prompt, token for token (the session workload's
+     * turns), so {@link #promptHashes} may reuse its hashes.
+     */
+    void extendsPromptOf(Request previous) {
+        this.extendedTurn = previous;
+    }
+
+    /** Declares that a later turn's prompt will start with this whole prompt: its hashes are kept for that turn. */
+    void promptWillBeExtended() {
+        this.keepsHashes = true;
     }
 
     private static final long HASH_TOKEN_SEED = 0x7EACE5EEDL;

@@ -154,6 +154,12 @@ public final class SessionWorkload implements Workload, EventHandler {
                 turn > 0 && config.migrateFraction() > 0 && migrates(streams, s.id, turn, config.migrateFraction());
         Request r =
                 new Request(created++, s.id, turn, last, now, s.tokens, length, output, outputSeed, null, -1, migrate);
+        if (turn > 0) {
+            r.extendsPromptOf(s.lastRequest); // the shared buffer: this prompt starts with the previous one
+        }
+        if (!last) {
+            r.promptWillBeExtended();
+        }
         s.length = length;
         s.lastRequest = r;
         sink.submit(r);

@@ -159,6 +159,50 @@ class WorkloadTest {
     }
 
     @Test
+    void aSessionTurnsPromptHashes_reuseThePreviousTurns_andEqualHashingEveryToken() {
+        EventQueue q = new EventQueue();
+        List<Request> got = new ArrayList<>();
+        SessionWorkload w = new SessionWorkload(
+                new SessionsConfig(
+                        1L,
+                        null,
+                        4,
+                        DistributionConfig.fixed(37),
+                        DistributionConfig.fixed(13),
+                        DistributionConfig.fixed(9),
+                        DistributionConfig.fixed(100),
+                        0,
+                        1,
+                        0.0),
+                new ArrivalConfig(ArrivalConfig.Type.CONSTANT, 1.0, null),
+                new RandomStreams(5));
+        w.start(q, got::add);
+        int blockSize = 4;
+        for (int turn = 0; turn < 4; turn++) {
+            while (q.runNext()) {}
+            assertThat(got).hasSize(turn + 1);
+            Request r = got.get(turn);
+            long[] expected = io.servesim.kv.BlockHasher.promptHashes(r.promptTokens(), r.promptLength(), blockSize);
+            assertThat(expected.length).isGreaterThan(turn * 4); // later turns reach past the reused blocks
+            assertThat(r.promptHashes(blockSize)).isEqualTo(expected);
+            assertThat(r.promptHashes(blockSize)).isEqualTo(expected); // again (a re-dispatch): same values
+            assertThat(r.promptHashes(8)) // another block size (another pool): its own chain
+                    .isEqualTo(io.servesim.kv.BlockHasher.promptHashes(r.promptTokens(), r.promptLength(), 8));
+            if (turn < 3) {
+                r.promptHashes(blockSize); // the block size the next turn is looked up with
+                final int done = turn;
+                q.schedule(
+                        q.nowNanos() + 1,
+                        io.servesim.sim.Phase.PASS_COMPLETION,
+                        0,
+                        (k, p) -> w.onRequestDone(got.get(done), 9, false),
+                        0,
+                        0);
+            }
+        }
+    }
+
+    @Test
     void rejectedTurn_endsItsSession_recordsItsUnsentTurnsAsAbandoned_andConcurrencyStartsTheNextSession() {
         EventQueue q = new EventQueue();
         List<Request> got = new ArrayList<>();
