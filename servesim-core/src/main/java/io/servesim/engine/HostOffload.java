@@ -6,6 +6,7 @@ import io.servesim.kv.KvCacheManager;
 import io.servesim.transfer.TransferService;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
+import java.util.Arrays;
 
 /**
  * One rank's link to the G2 host tier, following vLLM's OffloadingConnector ({@code offloading/scheduler.py},
@@ -175,8 +176,9 @@ final class HostOffload {
             return;
         }
         BlockPool gpu = kv.pool();
-        IntArrayList blocks = new IntArrayList();
-        LongArrayList hashes = new LongArrayList();
+        // the blocks kept are compacted to the front of the pending lists (most steps store none: nothing allocated),
+        // then copied into exact arrays for the copy job
+        int kept = 0;
         for (int i = 0, n = pendingBlocks.size(); i < n; i++) {
             int b = pendingBlocks.getInt(i);
             long h = pendingHashes.getLong(i);
@@ -184,16 +186,19 @@ final class HostOffload {
                 continue; // evicted already, or G2 has it / cannot make room
             }
             gpu.touch(b); // pinned until the copy lands
-            blocks.add(b);
-            hashes.add(h);
+            pendingBlocks.set(kept, b);
+            pendingHashes.set(kept, h);
+            kept++;
         }
+        int[] blocks = kept == 0 ? null : Arrays.copyOf(pendingBlocks.elements(), kept);
+        long[] hashes = kept == 0 ? null : Arrays.copyOf(pendingHashes.elements(), kept);
         pendingBlocks.clear();
         pendingHashes.clear();
-        if (blocks.isEmpty()) {
+        if (kept == 0) {
             return;
         }
-        pinnedForStore += blocks.size();
-        long bytes = blockBytes * blocks.size();
+        pinnedForStore += kept;
+        long bytes = blockBytes * kept;
         counters.storeStarted(bytes);
         int id = transfers.submit(gpuEndpoint, hostEndpoint, bytes, firstByteNanos);
         active.add(id);
@@ -201,19 +206,19 @@ final class HostOffload {
             @Override
             public void done() {
                 active.rem(id);
-                for (int i = 0; i < blocks.size(); i++) {
-                    host.completeStore(hashes.getLong(i));
-                    gpu.release(blocks.getInt(i));
+                for (int i = 0; i < blocks.length; i++) {
+                    host.completeStore(hashes[i]);
+                    gpu.release(blocks[i]);
                 }
-                pinnedForStore -= blocks.size();
+                pinnedForStore -= blocks.length;
                 transfers.release(id);
                 rank.wakeAfterLoad(); // freed pins may unblock a waiting request
             }
 
             @Override
             public void abort() {
-                for (int i = 0; i < hashes.size(); i++) {
-                    host.abortStore(hashes.getLong(i)); // the reserved entries never fill
+                for (long h : hashes) {
+                    host.abortStore(h); // the reserved entries never fill
                 }
             }
         });

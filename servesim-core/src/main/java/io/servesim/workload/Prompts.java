@@ -22,7 +22,12 @@ final class Prompts {
 
     /** A prompt of {@code length} tokens whose first min(length, shared) tokens are group {@code key}'s prefix. */
     int[] build(long key, int length, SplittableRandom rng) {
-        int[] p = new int[length];
+        return build(key, length, length, rng);
+    }
+
+    /** As {@link #build(long, int, SplittableRandom)}, in an array of {@code capacity >= length} (the rest zero). */
+    int[] build(long key, int length, int capacity, SplittableRandom rng) {
+        int[] p = new int[capacity];
         int shared = Math.min(length, sharedPrefixTokens);
         if (shared > 0) {
             int group = (int) Math.floorMod(key, (long) prefixGroups);

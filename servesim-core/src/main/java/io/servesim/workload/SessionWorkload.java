@@ -116,14 +116,13 @@ public final class SessionWorkload implements Workload, EventHandler {
             int input = (int) Math.min(
                     (long) io.servesim.config.DistributionConfig.MAX_TOKENS,
                     Distributions.sample(config.firstInputTokens(), rng, 1));
-            int[] first = prompts.build(s.id, input, rng);
             // room for the expected whole session, so later turns append without copying (sizing only: results
             // do not depend on it)
             double perTurn = Math.max(0, Distributions.mean(config.newInputTokens()))
                     + Math.max(0, Distributions.mean(config.outputTokens()));
             long expected = input + (long) Math.ceil(perTurn * (config.turns() - 1));
             s.tokens =
-                    expected > input && expected < (1 << 24) ? java.util.Arrays.copyOf(first, (int) expected) : first;
+                    prompts.build(s.id, input, expected > input && expected < (1 << 24) ? (int) expected : input, rng);
             length = input;
         } else {
             // the session's turns share one append-only buffer: this prompt = previous prompt + its output + new
