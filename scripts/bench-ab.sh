@@ -60,7 +60,7 @@ for s in $sets; do set_args+=(--set "$s"); done
 # one replay; prints its replay milliseconds
 replay_ms() {
   local jar="$1" config="$2"
-  "$JAVA_HOME/bin/java" -XX:+UseParallelGC -Xss8m -jar "$jar" replay "$config" "${set_args[@]}" \
+  "$JAVA_HOME/bin/java" -XX:+UseParallelGC -XX:MaxTenuringThreshold=1 -Xss8m -jar "$jar" replay "$config" "${set_args[@]}" \
     --out "$work/out" --no-html --progress never 2>/dev/null \
     | sed -n 's/^wall time: replay \([0-9]*\) ms.*/\1/p'
 }

@@ -14,5 +14,5 @@ if [ ! -f servesim-cli/target/servesim.jar ] || [ ! -f "$cp_file" ] \
   ./mvnw -B -q -ntp -DskipTests -Dspotless.check.skip=true install >&2
   ./mvnw -B -q -ntp -pl servesim-spark dependency:build-classpath -Dmdep.outputFile=target/classpath.txt >&2
 fi
-exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC \
+exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -XX:MaxTenuringThreshold=1 \
   -cp "servesim-cli/target/servesim.jar:servesim-spark/target/classes:$(cat "$cp_file")" io.servesim.cli.Main "$@"

@@ -75,9 +75,9 @@ class DocCodeNamesTest {
     private static final Pattern EMBEDDED_MEMBER =
             Pattern.compile("(?<![\\w.+\\-/$])(" + TYPE + ")\\.([a-z][A-Za-z0-9_]*)(?![\\w/])");
 
-    /** Inside prose or a plain block: a CamelCase name of two or more humps. */
+    /** Inside prose or a plain block: a CamelCase name of two or more humps (not a JVM flag such as -XX:Name). */
     private static final Pattern EMBEDDED_CAMEL =
-            Pattern.compile("(?<![\\w.+\\-/$])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?![\\w./])");
+            Pattern.compile("(?<![\\w.+\\-/$])(?<!XX:)([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)(?![\\w./])");
 
     /** Inside prose or a plain block: a bare {@code name()} call. */
     private static final Pattern EMBEDDED_CALL = Pattern.compile("(?<![\\w.])([a-z][A-Za-z0-9]*)\\(\\)");
@@ -413,7 +413,8 @@ class DocCodeNamesTest {
                         The `EventQueue` (`sim.EventQueue`, `io.servesim.sim.EventQueue`) has `EventQueue.schedule(t)`
                         and `schedule()`; `EventQueue.Slot`, `Slot`, `Slot.phase()`, `PASS_COMPLETION`, `True`,
                         `ContextTokens`, `SplittableRandom.nextDouble()`, `Locale.ROOT`, `Long2IntOpenHashMap`,
-                        `-XX:+UseParallelGC`, `update_from_output()`, `bash scripts/bench.sh -Xmx2g`.
+                        `-XX:+UseParallelGC`, `-XX:MaxTenuringThreshold=1`, `update_from_output()`,
+                        `bash scripts/bench.sh -Xmx2g`.
 
                         ```
                         → EventQueue.schedule → schedule()
