@@ -1,7 +1,7 @@
 package io.servesim.metrics;
 
 import it.unimi.dsi.fastutil.longs.Long2LongOpenHashMap;
-import it.unimi.dsi.fastutil.longs.LongArrays;
+import java.util.Arrays;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -14,7 +14,7 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Layout (recording is on the per-step path: every engine step records its inter-token gaps): samples are
  * appended to a small buffer, each packed into one long ({@code value << 20 | count}), and merged into sorted
- * distinct (value, count) arrays when the buffer fills — a radix sort of the buffer and one linear merge — instead
+ * distinct (value, count) arrays when the buffer fills — a sort of the buffer and one linear merge — instead
  * of probing a hash map that outgrows the caches. The buffer grows with the distinct values held, so each merge's
  * cost is amortised over as many new samples. The result is the same multiset, so the statistics are identical to
  * keeping a map; the switch to HdrHistogram is decided at the merges (and before any statistic is read) and moves
@@ -138,7 +138,7 @@ public final class LatencyDistribution {
         if (buffered == buffer.length) {
             int cap = Math.min(MAX_BUFFER, Math.max(MIN_BUFFER, distinct));
             if (buffer.length < cap) {
-                buffer = java.util.Arrays.copyOf(buffer, Math.min(cap, buffer.length * 2));
+                buffer = Arrays.copyOf(buffer, Math.min(cap, buffer.length * 2));
             } else {
                 merge();
                 if (window == null
@@ -220,12 +220,14 @@ public final class LatencyDistribution {
     }
 
     private void mergeBuffer() {
-        LongArrays.radixSort(buffer, 0, buffered);
+        // the JDK's sort, not fastutil's radix sort: 7-14 ns per element against 34-58 for packed gap values, 4 k to
+        // 1 M of them (JDK 25, this project's machine kind); the sorted longs are the same either way
+        Arrays.sort(buffer, 0, buffered);
         long[] extraKeys = new long[0];
         long[] extraCounts = new long[0];
         if (unpacked != null) {
             extraKeys = unpacked.keySet().toLongArray();
-            LongArrays.radixSort(extraKeys);
+            Arrays.sort(extraKeys);
             extraCounts = new long[extraKeys.length];
             for (int i = 0; i < extraKeys.length; i++) {
                 extraCounts[i] = unpacked.get(extraKeys[i]);
