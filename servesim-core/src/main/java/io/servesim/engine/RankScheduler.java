@@ -36,10 +36,16 @@ public abstract class RankScheduler {
     /** Blocks of finished P/D prefills held until their decode worker has read them (vLLM NIXL's delayed free). */
     protected long heldForHandoffs;
 
-    /** Steps scheduled whose outputs are not applied yet (two with an async or overlap loop), oldest first. */
-    protected final java.util.ArrayDeque<ScheduledStep> inFlightSteps = new java.util.ArrayDeque<>(2);
+    /**
+     * Steps scheduled whose outputs are not applied yet (two with an async or overlap loop), oldest first, linked
+     * through {@link ScheduledStep#next}: the rank reaches its step records without a deque and its array in between
+     * (at thousands of ranks each of those is a cache miss per step).
+     */
+    private ScheduledStep oldestInFlight;
 
-    private final java.util.ArrayDeque<ScheduledStep> spareSteps = new java.util.ArrayDeque<>(2);
+    private ScheduledStep newestInFlight;
+    /** Step records for reuse, linked through {@link ScheduledStep#next}. */
+    private ScheduledStep spareSteps;
 
     /** The step scheduled last. */
     protected ScheduledStep latest = new ScheduledStep();
@@ -165,40 +171,65 @@ public abstract class RankScheduler {
 
     /** Starts a step record: it becomes {@link #latest}. */
     protected final ScheduledStep beginStepRecord() {
-        latest = spareSteps.isEmpty() ? new ScheduledStep() : spareSteps.pollFirst();
-        return latest;
+        ScheduledStep step = spareSteps;
+        if (step == null) {
+            step = new ScheduledStep();
+        } else {
+            spareSteps = step.next;
+            step.next = null;
+        }
+        latest = step;
+        return step;
     }
 
     /** The step record is complete with {@code total} tokens: in flight until its outputs are applied, if any. */
     protected final void endStepRecord(ScheduledStep step, int total) {
         lastStepTokens = total;
         if (total > 0) {
-            inFlightSteps.addLast(step); // its outputs come back with applyOutputs, in schedule order
+            // its outputs come back with applyOutputs, in schedule order
+            if (newestInFlight == null) {
+                oldestInFlight = step;
+            } else {
+                newestInFlight.next = step;
+            }
+            newestInFlight = step;
         } else {
-            spareSteps.addFirst(step);
+            step.next = spareSteps;
+            spareSteps = step;
         }
     }
 
     /** The oldest step in flight, whose outputs are being applied. */
     protected final ScheduledStep oldestStep() {
-        ScheduledStep step = inFlightSteps.pollFirst();
+        ScheduledStep step = oldestInFlight;
         if (step == null) {
             throw new IllegalStateException("outputs applied with no step in flight");
         }
+        oldestInFlight = step.next;
+        if (oldestInFlight == null) {
+            newestInFlight = null;
+        }
+        step.next = null;
         return step;
     }
 
     /** A step whose outputs were applied goes back for reuse. */
     protected final void recycle(ScheduledStep step) {
         step.clear();
-        spareSteps.addFirst(step);
+        step.next = spareSteps;
+        spareSteps = step;
     }
 
     /** Forgets every step (the rank failed). */
     protected final void clearSteps() {
-        while (!inFlightSteps.isEmpty()) {
-            inFlightSteps.pollFirst().clear();
+        for (ScheduledStep step = oldestInFlight; step != null; ) {
+            ScheduledStep next = step.next;
+            step.next = null;
+            step.clear();
+            step = next;
         }
+        oldestInFlight = null;
+        newestInFlight = null;
         latest.clear();
     }
 

@@ -19,6 +19,9 @@ final class ScheduledStep {
     /** Whether applying its outputs may finish a request. */
     boolean mayFinish;
 
+    /** The next step in its scheduler's in-flight or spare list ({@link RankScheduler}), or null. */
+    ScheduledStep next;
+
     /** Appends an entry; {@code samples} and {@code preemptions} are set when the step is finalised. */
     void add(Sequence r, int n, boolean isFirst, boolean isContext) {
         if (count == seqs.length) {
