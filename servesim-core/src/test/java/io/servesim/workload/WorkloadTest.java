@@ -118,25 +118,35 @@ class WorkloadTest {
         }
     }
 
-    @Test
-    void nextTurnPrompt_isPreviousPromptPlusGeneratedTokensPlusNewTokens_releasedAfterThinkTime() {
-        EventQueue q = new EventQueue();
-        List<Request> got = new ArrayList<>();
+    /**
+     * One session of {@code turns} turns with fixed lengths (first prompt, new tokens per turn, outputs) and a 100 ms
+     * think time, started on {@code q}: its turns arrive in {@code got}.
+     */
+    private static SessionWorkload oneSession(
+            EventQueue q, List<Request> got, int turns, int first, int fresh, int output, long seed) {
         SessionWorkload w = new SessionWorkload(
                 new SessionsConfig(
                         1L,
                         null,
-                        3,
-                        TEN,
-                        DistributionConfig.fixed(5),
-                        DistributionConfig.fixed(4),
+                        turns,
+                        DistributionConfig.fixed(first),
+                        DistributionConfig.fixed(fresh),
+                        DistributionConfig.fixed(output),
                         DistributionConfig.fixed(100),
                         0,
                         1,
                         0.0),
                 new ArrivalConfig(ArrivalConfig.Type.CONSTANT, 1.0, null),
-                new RandomStreams(2));
+                new RandomStreams(seed));
         w.start(q, got::add);
+        return w;
+    }
+
+    @Test
+    void nextTurnPrompt_isPreviousPromptPlusGeneratedTokensPlusNewTokens_releasedAfterThinkTime() {
+        EventQueue q = new EventQueue();
+        List<Request> got = new ArrayList<>();
+        SessionWorkload w = oneSession(q, got, 3, 10, 5, 4, 2);
         while (q.runNext()) {}
         assertThat(got).hasSize(1);
         Request t0 = got.get(0);
@@ -162,21 +172,7 @@ class WorkloadTest {
     void aSessionTurnsPromptHashes_reuseThePreviousTurns_andEqualHashingEveryToken() {
         EventQueue q = new EventQueue();
         List<Request> got = new ArrayList<>();
-        SessionWorkload w = new SessionWorkload(
-                new SessionsConfig(
-                        1L,
-                        null,
-                        4,
-                        DistributionConfig.fixed(37),
-                        DistributionConfig.fixed(13),
-                        DistributionConfig.fixed(9),
-                        DistributionConfig.fixed(100),
-                        0,
-                        1,
-                        0.0),
-                new ArrivalConfig(ArrivalConfig.Type.CONSTANT, 1.0, null),
-                new RandomStreams(5));
-        w.start(q, got::add);
+        SessionWorkload w = oneSession(q, got, 4, 37, 13, 9, 5);
         int blockSize = 4;
         for (int turn = 0; turn < 4; turn++) {
             while (q.runNext()) {}
