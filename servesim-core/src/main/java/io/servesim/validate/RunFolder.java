@@ -246,9 +246,18 @@ public record RunFolder(
         List<String> all = new ArrayList<>(overrides());
         all.addAll(sets);
         try {
-            return base == null
+            ConfigLoader.Loaded loaded = base == null
                     ? ConfigLoader.fromYamlWithWarnings("", "defaults", all)
                     : ConfigLoader.loadWithWarnings(base, all);
+            if (!loaded.config().cluster().pools().isEmpty()) {
+                // a pool's own timing and engine settings would win over the run's deployment set above, and the
+                // replay would silently be of another GPU or model
+                throw new ConfigException(
+                        "cluster.pools",
+                        "a measured run is replayed on the one deployment its meta.json states; remove cluster.pools"
+                                + " (and cluster.mode) from the base config");
+            }
+            return loaded;
         } catch (RuntimeException e) {
             throw named(e);
         }

@@ -152,6 +152,19 @@ class RunFolderTest {
     }
 
     @Test
+    void aBaseConfigWithPools_isRefused_becauseAPoolsSettingsWouldReplaceTheRunsDeployment() throws IOException {
+        Path base = tmp.resolve("pools.yaml");
+        // one pool on another GPU: without the check the run would be replayed on an L40S instead of its H100
+        Files.writeString(base, "cluster:\n  pools:\n    - {name: only, workers: 1, timing: {gpu: l40s}}\n");
+        RunFolder r = RunFolder.read(run(Map.of()));
+        assertThatThrownBy(() -> r.config(base, List.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("run " + r.name())
+                .hasMessageContaining("cluster.pools")
+                .hasMessageContaining("meta.json");
+    }
+
+    @Test
     void dtypes_mapToTheTimingsElementSize() throws IOException {
         record Case(Object dtype, Object kv, TimingConfig.Dtype weights, TimingConfig.Dtype cache) {}
         List<Case> cases = List.of(
