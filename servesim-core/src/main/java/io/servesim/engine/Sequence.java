@@ -429,8 +429,9 @@ public final class Sequence {
             // index are an equivalent identity (as for its prompt blocks), at one mix per block instead of hashing its
             // tokens; the seed matters when the prompt has no full block (the chain then starts at the root). A
             // hash-id row whose first id is its own (markPrivateFrom(0)) has no such seed: its tokens are hashed.
+            long key = BlockHasher.hashIdKey(seed);
             for (int b = have; b < fullBlocks; b++) {
-                parent = BlockHasher.hashIdBlock(parent, seed, b);
+                parent = BlockHasher.hashIdBlockOfKey(parent, key, b);
                 table.addHash(parent);
             }
             return;

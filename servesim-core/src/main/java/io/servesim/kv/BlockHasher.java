@@ -44,11 +44,23 @@ public final class BlockHasher {
      * identity {@code Request.promptHashes} derives for hash-id prompts (salted apart from token hashes).
      */
     public static long hashIdBlock(long parent, long hashId, int sub) {
-        long s = begin(parent ^ HASH_ID_SALT);
-        s = add(s, (int) hashId);
-        s = add(s, (int) (hashId >>> 32));
-        s = add(s, sub);
-        return finish(s);
+        return hashIdBlockOfKey(parent, hashIdKey(hashId), sub);
+    }
+
+    /** The per-id part of {@link #hashIdBlock}: computed once for all the sub-blocks of one trace block id. */
+    public static long hashIdKey(long hashId) {
+        return Mix64.fmix(hashId ^ HASH_ID_SALT);
+    }
+
+    /**
+     * {@link #hashIdBlock} from the id's {@link #hashIdKey}: one mix per sub-block. The key is a bijection of the id
+     * and {@code sub × odd} of the sub-block, so for one parent distinct (id, sub) pairs collide only when two keys
+     * differ in the few bits a sub-block index spans (chance about 2^-58 per pair), and across distinct parents (the
+     * previous block's mixed hash) only by the 2^-64 chance of any 64-bit hash.
+     */
+    public static long hashIdBlockOfKey(long parent, long key, int sub) {
+        long h = Mix64.fmix(parent ^ key ^ (sub * 0x9E3779B97F4A7C15L));
+        return h == NO_HASH ? 1L : h;
     }
 
     /** Hash of the block {@code tokens[from, from + blockSize)} whose parent block hash is {@code parent}. */

@@ -348,17 +348,21 @@ public final class Request {
         long parent = BlockHasher.ROOT;
         if (hashIds == null) {
             // unique seeded tokens: block b's identity is (seed, b), chained
+            long key = BlockHasher.hashIdKey(tokenSeed);
             for (int b = 0; b < hashes.length; b++) {
-                parent = BlockHasher.hashIdBlock(parent, tokenSeed, b);
+                parent = BlockHasher.hashIdBlockOfKey(parent, key, b);
                 hashes[b] = parent;
             }
             return hashes;
         }
         if (hashBlockSize % blockSize == 0) {
             int perId = hashBlockSize / blockSize;
-            for (int b = 0; b < hashes.length; b++) {
-                parent = BlockHasher.hashIdBlock(parent, hashIds[b / perId], b % perId);
-                hashes[b] = parent;
+            for (int b = 0, id = 0; b < hashes.length; id++) {
+                long key = BlockHasher.hashIdKey(hashIds[id]);
+                for (int sub = 0; sub < perId && b < hashes.length; sub++, b++) {
+                    parent = BlockHasher.hashIdBlockOfKey(parent, key, sub);
+                    hashes[b] = parent;
+                }
             }
             return hashes;
         }
