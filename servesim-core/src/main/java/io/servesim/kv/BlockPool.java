@@ -1,6 +1,5 @@
 package io.servesim.kv;
 
-import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.util.Arrays;
 
 /**
@@ -41,7 +40,7 @@ public final class BlockPool {
     private int[] freeNext;
     private int[] dupPrev;
     private int[] dupNext;
-    private final Long2IntOpenHashMap cacheHeads;
+    private final HashIndex cacheHeads;
     /** Blocks [nextFresh, numBlocks) were never allocated: the implicit head of the free queue, in id order. */
     private int nextFresh = 1;
 
@@ -76,8 +75,7 @@ public final class BlockPool {
         dupPrev = new int[initial];
         dupNext = new int[initial];
         // Kept sparse: removals (evictions) shift back probe chains, which dominated profiles at load factor 0.75.
-        cacheHeads = new Long2IntOpenHashMap(16, 0.5f);
-        cacheHeads.defaultReturnValue(NIL);
+        cacheHeads = new HashIndex(NIL);
         refCount[NULL_BLOCK] = 1;
     }
 
@@ -329,12 +327,7 @@ public final class BlockPool {
 
     /** Drops every map entry whose block no longer carries its hash (amortised: runs when stale ≥ live). */
     private void purgeStale() {
-        for (var it = cacheHeads.long2IntEntrySet().fastIterator(); it.hasNext(); ) {
-            var e = it.next();
-            if (hash[e.getIntValue()] != e.getLongKey()) {
-                it.remove();
-            }
-        }
+        cacheHeads.purgeStale(hash);
         staleEntries = 0;
     }
 
