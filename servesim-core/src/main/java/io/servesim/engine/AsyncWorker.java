@@ -138,6 +138,13 @@ final class AsyncWorker implements StepDriver, EventHandler {
             Pass done = blockedOn;
             blockedOn = null;
             complete(done, now);
+            if (mayRunInline(now)) {
+                // the CPU's loop, armed now, would be the next event to run (ahead of every external one): run it
+                // here instead of posting it and taking it back (the same handler, without the event's round trip)
+                queue.runAheadTo(now); // counted as run ahead, as the posted event would have been
+                runCpu(now);
+                return;
+            }
             armCpu();
             return;
         }
@@ -147,12 +154,37 @@ final class AsyncWorker implements StepDriver, EventHandler {
             return;
         }
         armed = false;
+        runCpu(now);
+    }
+
+    /**
+     * Whether an own local event at {@code atNanos} (phase STEP_START) may run at once, inside the current handler:
+     * it would run ahead as the very next thing ({@link #post} and {@link #onEvent}'s loop would take it straight
+     * back) and nothing else is pending or armed.
+     */
+    private boolean mayRunInline(long atNanos) {
+        return inHandler
+                && !pending
+                && !armed
+                && !cpuBusy
+                && blockedOn == null
+                && queue.mayRunAhead(atNanos, Phase.STEP_START, stableId);
+    }
+
+    /** The CPU's loop at {@code now}: schedules a step if any rank has requests, else waits for the oldest. */
+    private void runCpu(long now) {
         if (hasRequests()) {
             Pass pass = schedule(now);
             batches.addLast(pass);
             if (pass.cpuNanos > 0) {
+                long done = now + pass.cpuNanos;
+                if (mayRunInline(done)) {
+                    queue.runAheadTo(done); // the SCHEDULED event, run inline (see handle)
+                    afterSchedule(pass, done);
+                    return;
+                }
                 cpuBusy = true; // schedule() takes CPU time: the loop goes on when it is done
-                post(now + pass.cpuNanos, Phase.STEP_START, SCHEDULED, false);
+                post(done, Phase.STEP_START, SCHEDULED, false);
                 return;
             }
             afterSchedule(pass, now);

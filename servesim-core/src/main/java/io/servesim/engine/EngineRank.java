@@ -33,6 +33,12 @@ public final class EngineRank {
     private int peakUsedBlocks;
     private boolean failed;
     private long registryWakeups;
+    // the load last reported to the listener ({@link #loadChanged}): waiting (with loading), running, used blocks and
+    // pending prompt tokens; -1 before the first report
+    private int reportedWaiting = -1;
+    private int reportedRunning = -1;
+    private int reportedUsedBlocks = -1;
+    private long reportedPendingPrompt = -1;
 
     /**
      * Creates a rank.
@@ -242,7 +248,7 @@ public final class EngineRank {
         if (failed) {
             return;
         }
-        listener.onLoadChanged(this);
+        loadChanged();
         if (hasWork()) {
             driver.wake(this);
         }
@@ -309,7 +315,7 @@ public final class EngineRank {
             return;
         }
         scheduler.addRequest(s);
-        listener.onLoadChanged(this);
+        loadChanged();
         driver.wake(this);
     }
 
@@ -326,7 +332,7 @@ public final class EngineRank {
             observer.afterSchedule(this, batch);
         }
         if (tokens > 0 || waitingBefore != scheduler.numWaiting() || runningBefore != scheduler.numRunning()) {
-            listener.onLoadChanged(this); // queue lengths, pending prompt tokens or used blocks changed
+            loadChanged(); // queue lengths, pending prompt tokens or used blocks changed
         }
         if (tokens > 0) {
             prefillTokens += batch.prefillTokens();
@@ -372,11 +378,34 @@ public final class EngineRank {
             listener.onRequestFinished(this, finished.get(k), false);
         }
         if (!finished.isEmpty()) {
-            listener.onLoadChanged(this);
+            loadChanged();
         }
         finished.clear();
         if (observer != null) {
             observer.afterOutputs(this);
+        }
+    }
+
+    /**
+     * Reports this rank's load to the listener if any part of it (waiting and loading, running, used blocks, pending
+     * prompt tokens: what the load tracker and routers read) differs from the last report. The listener keeps only
+     * the latest values, so an unchanged report does nothing there; skipping it saves a call per decode step.
+     */
+    private void loadChanged() {
+        RankScheduler s = scheduler;
+        int waiting = s.numWaiting() + s.numLoading();
+        int running = s.numRunning();
+        int used = s.pool().usedBlocks();
+        long pending = s.pendingPromptTokens();
+        if (waiting != reportedWaiting
+                || running != reportedRunning
+                || used != reportedUsedBlocks
+                || pending != reportedPendingPrompt) {
+            reportedWaiting = waiting;
+            reportedRunning = running;
+            reportedUsedBlocks = used;
+            reportedPendingPrompt = pending;
+            listener.onLoadChanged(this);
         }
     }
 

@@ -371,6 +371,9 @@ public abstract class RankScheduler {
 
     /** The latest step reaches the GPU at {@code nanos} (after its CPU part): its first admissions count as scheduled then. */
     final void firstScheduledAt(long nanos) {
+        if (!latest.anyFirst) {
+            return;
+        }
         for (int k = 0; k < latest.count; k++) {
             if (latest.first[k]) {
                 latest.seqs[k].firstScheduledAt(nanos);

@@ -16,6 +16,9 @@ final class ScheduledStep {
     int[] preemptions = new int[16];
     int count;
 
+    /** Whether any entry is its request's first admission ({@link #markFirst}). */
+    boolean anyFirst;
+
     /** Whether applying its outputs may finish a request. */
     boolean mayFinish;
 
@@ -36,9 +39,16 @@ final class ScheduledStep {
         seqs[count] = r;
         tokens[count] = n;
         first[count] = isFirst;
+        anyFirst |= isFirst;
         context[count] = isContext;
         samples[count] = false;
         count++;
+    }
+
+    /** Sets whether the last entry is its request's first admission. */
+    void markFirst(boolean isFirst) {
+        first[count - 1] = isFirst;
+        anyFirst |= isFirst;
     }
 
     /** Empties it for reuse. */
@@ -46,5 +56,6 @@ final class ScheduledStep {
         Arrays.fill(seqs, 0, count, null);
         count = 0;
         mayFinish = false;
+        anyFirst = false;
     }
 }

@@ -873,7 +873,7 @@ public final class TrtllmScheduler extends RankScheduler {
     private void addAndAllocate(Sequence r, int tokens, long nowNanos) {
         add(r, tokens);
         ScheduledStep step = latest;
-        step.first[step.count - 1] = allocate(step, step.count - 1, nowNanos);
+        step.markFirst(allocate(step, step.count - 1, nowNanos));
     }
 
     /**

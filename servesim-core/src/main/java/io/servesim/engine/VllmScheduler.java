@@ -399,7 +399,7 @@ public final class VllmScheduler extends RankScheduler {
                 counters.firstAdmission(r.promptLength(), computed, g2Tokens, remoteTokens);
             }
             step.add(r, numNew, false, false);
-            step.first[step.count - 1] = first;
+            step.markFirst(first);
             budget -= numNew;
         }
         return budget;
