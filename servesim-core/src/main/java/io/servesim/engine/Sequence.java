@@ -411,15 +411,16 @@ public final class Sequence {
             return; // every full block is hashed: floor(tokens / block) <= have (per step: no division)
         }
         int fullBlocks = numTokens() / blockSize;
-        table.ensureHashCapacity(fullBlocks, blockSize);
         if (have == 0) {
             // the prompt's blocks: hashed once per request by dispatch (BlockHasher.promptHashes), here only when a
             // sequence was made without them (scheduler tests)
             long[] pre = promptHashes != null ? promptHashes : request.promptHashes(blockSize);
             promptHashes = null; // the table holds them from now on
             int n = Math.min(pre.length, fullBlocks);
-            table.addHashes(pre, n);
+            table.initHashes(pre, n, Math.max(fullBlocks, table.expectedTokens() / blockSize));
             have = n;
+        } else {
+            table.ensureHashCapacity(fullBlocks, blockSize);
         }
         // blocks that reach into generated tokens, as they fill
         long parent = have == 0 ? BlockHasher.ROOT : table.hash(have - 1);

@@ -63,11 +63,28 @@ public final class BlockTable {
         expectedTokens = Math.max(0, tokens);
     }
 
+    /** Tokens the request will hold at most, as given to {@link #expectTokens} (0 if not given). */
+    public int expectedTokens() {
+        return expectedTokens;
+    }
+
     /** Makes room for {@code count} hashes of {@code blockSize}-token blocks. */
     public void ensureHashCapacity(int count, int blockSize) {
         if (count > hashes.length) {
             hashes = Arrays.copyOf(hashes, Math.max(count, Math.max(hashes.length * 2, expectedTokens / blockSize)));
         }
+    }
+
+    /**
+     * Starts an empty table's hashes with the first {@code count} of {@code blockHashes}, room for {@code capacity}
+     * (at least {@code count}): one copy into a new array, which the JVM need not clear first.
+     */
+    public void initHashes(long[] blockHashes, int count, int capacity) {
+        if (numHashes != 0) {
+            throw new IllegalStateException("hashes already set: " + numHashes);
+        }
+        hashes = Arrays.copyOf(blockHashes, Math.max(capacity, count));
+        numHashes = count;
     }
 
     /** Appends the first {@code count} hashes of {@code blockHashes} (the caller computed them). */

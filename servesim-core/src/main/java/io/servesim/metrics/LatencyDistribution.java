@@ -48,6 +48,10 @@ public final class LatencyDistribution {
 
     private long[] keys = new long[0];
     private long[] counts = new long[0];
+    // the arrays the previous merge left behind, reused as the next merge's output when large enough: a merge writes
+    // every cell it later reads, so they need no zeroing (a new array each merge cleared megabytes on long runs)
+    private long[] spareKeys = new long[0];
+    private long[] spareCounts = new long[0];
     private int distinct;
     private Histogram histogram;
     /** Counts of values [windowBase, windowBase + WINDOW), or null (see the class comment). */
@@ -234,8 +238,13 @@ public final class LatencyDistribution {
             }
             unpacked = null;
         }
-        long[] k = new long[distinct + buffered + extraKeys.length];
-        long[] c = new long[k.length];
+        int most = distinct + buffered + extraKeys.length;
+        long[] k = spareKeys;
+        long[] c = spareCounts;
+        if (k.length < most) {
+            k = new long[Math.max(most, k.length + (k.length >> 1))];
+            c = new long[k.length];
+        }
         int out = 0;
         int i = 0;
         int b = 0;
@@ -265,6 +274,8 @@ public final class LatencyDistribution {
             c[out] = total;
             out++;
         }
+        spareKeys = keys;
+        spareCounts = counts;
         keys = k;
         counts = c;
         distinct = out;
@@ -285,6 +296,8 @@ public final class LatencyDistribution {
             }
             keys = null;
             counts = null;
+            spareKeys = null;
+            spareCounts = null;
             buffer = null;
         }
     }
