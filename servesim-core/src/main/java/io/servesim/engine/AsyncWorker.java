@@ -3,7 +3,6 @@ package io.servesim.engine;
 import io.servesim.sim.EventHandler;
 import io.servesim.sim.EventQueue;
 import io.servesim.sim.Phase;
-import java.util.ArrayDeque;
 
 /**
  * Drives ranks with vLLM's default engine loop, async scheduling ({@code engine.scheduler.async_scheduling}):
@@ -26,7 +25,9 @@ final class AsyncWorker implements StepDriver, EventHandler {
 
     /** One submitted pass: the ranks that stepped in it and its GPU interval. */
     private static final class Pass {
-        long[] stepped;
+        long[] stepped; // with several ranks: bit i set if rank i stepped
+        long stepped0; // with one rank: 1 if it stepped
+        Pass next; // in the spare list
         boolean hasTokens;
         boolean mayFinish; // applying its outputs may finish a request (then its end is an external event)
         long cpuNanos;
@@ -37,9 +38,17 @@ final class AsyncWorker implements StepDriver, EventHandler {
     private final EngineRank[] ranks;
     private final EventQueue queue;
     private final long stableId;
-    private final long[] active;
-    private final ArrayDeque<Pass> batches = new ArrayDeque<>(QUEUE_SIZE);
-    private final ArrayDeque<Pass> spare = new ArrayDeque<>(QUEUE_SIZE + 1);
+    // a worker of one rank (DP 1 or an independent rank, the common shape) keeps its state in scalar fields: at
+    // thousands of workers every extra object a step reaches is a cache miss
+    private final EngineRank rank0;
+    private final boolean single;
+    private long active0; // one rank: 1 if it may have work
+    private final long[] active; // several ranks: bit i set if rank i may have work (null with one rank)
+    // the batch queue (vLLM's batch_queue, at most QUEUE_SIZE passes), oldest first
+    private Pass queued0;
+    private Pass queued1;
+    private int queuedCount;
+    private Pass spare; // passes for reuse, linked through Pass.next
     private Pass blockedOn;
     private boolean armed;
     private boolean cpuBusy;
@@ -57,7 +66,9 @@ final class AsyncWorker implements StepDriver, EventHandler {
         this.ranks = ranks;
         this.queue = queue;
         this.stableId = ranks[0].globalIndex();
-        this.active = new long[(ranks.length + 63) >>> 6];
+        this.rank0 = ranks[0];
+        this.single = ranks.length == 1;
+        this.active = single ? null : new long[(ranks.length + 63) >>> 6];
         for (EngineRank r : ranks) {
             r.driver(this);
         }
@@ -65,18 +76,66 @@ final class AsyncWorker implements StepDriver, EventHandler {
 
     @Override
     public void wake(EngineRank rank) {
-        int i = indexOf(rank);
-        active[i >>> 6] |= 1L << i;
+        if (single) {
+            active0 = 1;
+        } else {
+            int i = rank.rankId();
+            active[i >>> 6] |= 1L << i;
+        }
         armCpu();
     }
 
-    private int indexOf(EngineRank rank) {
-        return ranks.length == 1 ? 0 : rank.rankId();
+    private void enqueue(Pass pass) {
+        if (queuedCount == 0) {
+            queued0 = pass;
+        } else if (queuedCount == 1) {
+            queued1 = pass;
+        } else {
+            throw new IllegalStateException("batch queue over " + QUEUE_SIZE);
+        }
+        queuedCount++;
+    }
+
+    private Pass newestQueued() {
+        return queuedCount == 2 ? queued1 : queued0;
+    }
+
+    private Pass dequeue() {
+        Pass oldest = queued0;
+        queued0 = queued1;
+        queued1 = null;
+        queuedCount--;
+        return oldest;
+    }
+
+    private void clearQueue() {
+        queued0 = null;
+        queued1 = null;
+        queuedCount = 0;
+    }
+
+    private Pass takeSpare() {
+        Pass pass = spare;
+        if (pass == null) {
+            pass = new Pass();
+            if (!single) {
+                pass.stepped = new long[active.length];
+            }
+            return pass;
+        }
+        spare = pass.next;
+        pass.next = null;
+        return pass;
+    }
+
+    private void giveSpare(Pass pass) {
+        pass.next = spare;
+        spare = pass;
     }
 
     /** The CPU runs its loop at the current instant unless it already will or is blocked on a step. */
     private void armCpu() {
-        if (!armed && !cpuBusy && blockedOn == null && !ranks[0].failed()) {
+        if (!armed && !cpuBusy && blockedOn == null && !rank0.failed()) {
             armed = true;
             post(queue.nowNanos(), Phase.STEP_START, CPU, false);
         }
@@ -126,11 +185,11 @@ final class AsyncWorker implements StepDriver, EventHandler {
     }
 
     private void handle(int kind) {
-        if (ranks[0].failed()) {
+        if (rank0.failed()) {
             armed = false; // the worker failed: pending events do nothing
             cpuBusy = false;
             blockedOn = null;
-            batches.clear();
+            clearQueue();
             return;
         }
         long now = queue.nowNanos();
@@ -150,7 +209,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
         }
         if (kind == SCHEDULED) {
             cpuBusy = false;
-            afterSchedule(batches.peekLast(), now);
+            afterSchedule(newestQueued(), now);
             return;
         }
         armed = false;
@@ -175,7 +234,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
     private void runCpu(long now) {
         if (hasRequests()) {
             Pass pass = schedule(now);
-            batches.addLast(pass);
+            enqueue(pass);
             if (pass.cpuNanos > 0) {
                 long done = now + pass.cpuNanos;
                 if (mayRunInline(done)) {
@@ -189,7 +248,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
             }
             afterSchedule(pass, now);
             return;
-        } else if (batches.isEmpty()) {
+        } else if (queuedCount == 0) {
             return; // idle until a rank gets work
         }
         popOldest(now);
@@ -197,7 +256,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
 
     /** After scheduling: go on scheduling while the GPU is busy and the queue has room, else wait for the oldest. */
     private void afterSchedule(Pass pass, long now) {
-        if (pass.hasTokens && batches.size() < QUEUE_SIZE && batches.peekFirst().endNanos > now) {
+        if (pass.hasTokens && queuedCount < QUEUE_SIZE && queued0.endNanos > now) {
             armCpu(); // the GPU is busy with the previous step: do not block, schedule the next one
             return;
         }
@@ -206,7 +265,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
 
     /** Blocks on the oldest step (future.result()) and applies its outputs when it ends. */
     private void popOldest(long now) {
-        Pass oldest = batches.pollFirst();
+        Pass oldest = dequeue();
         if (oldest.hasTokens) {
             emptyRetries = 0;
         }
@@ -219,8 +278,8 @@ final class AsyncWorker implements StepDriver, EventHandler {
         if (!oldest.hasTokens && nothingInFlight()) {
             // nothing could be scheduled and no step with tokens is in flight: vLLM's loop would spin here until a
             // copy lands or a request arrives; in virtual time the worker waits for that event instead
-            while (!batches.isEmpty()) {
-                complete(batches.pollFirst(), now);
+            while (queuedCount > 0) {
+                complete(dequeue(), now);
             }
             if (!hasRequests()) {
                 return;
@@ -246,18 +305,13 @@ final class AsyncWorker implements StepDriver, EventHandler {
 
     /** Whether every step left in the queue is empty (no GPU work in flight). */
     private boolean nothingInFlight() {
-        for (Pass p : batches) {
-            if (p.hasTokens) {
-                return false;
-            }
-        }
-        return true;
+        return !(queuedCount > 0 && queued0.hasTokens) && !(queuedCount > 1 && queued1.hasTokens);
     }
 
     /** Whether any rank has requests waiting or running (vLLM's {@code has_requests}). */
     private boolean hasRequests() {
-        if (ranks.length == 1) {
-            return active[0] != 0 && ranks[0].hasWork();
+        if (single) {
+            return active0 != 0 && rank0.hasWork();
         }
         for (int w = 0; w < active.length; w++) {
             long bits = active[w];
@@ -274,15 +328,24 @@ final class AsyncWorker implements StepDriver, EventHandler {
 
     /** Schedules every rank with work; the pass starts when the GPU frees up and lasts its slowest rank's step. */
     private Pass schedule(long now) {
-        Pass pass = spare.isEmpty() ? new Pass() : spare.pollFirst();
-        if (pass.stepped == null) {
-            pass.stepped = new long[active.length];
-        }
+        Pass pass = takeSpare();
         long gpu = 0;
         long cpu = 0;
         boolean any = false;
         boolean mayFinish = false;
-        for (int w = 0; w < active.length; w++) {
+        if (single) {
+            EngineRank r = rank0;
+            if (active0 != 0 && r.hasWork() && r.beginStep(Math.max(now, gpuFreeNanos)) > 0) {
+                pass.stepped0 = 1;
+                gpu = r.gpuNanos();
+                cpu = r.cpuNanos();
+                any = true;
+                mayFinish = r.scheduler().latestStepMayFinish();
+            } else {
+                pass.stepped0 = 0;
+            }
+        }
+        for (int w = 0; !single && w < active.length; w++) {
             long bits = active[w];
             long ran = 0;
             while (bits != 0) {
@@ -305,7 +368,9 @@ final class AsyncWorker implements StepDriver, EventHandler {
         long start = Math.max(now + pass.cpuNanos, gpuFreeNanos); // submitted once scheduled; the GPU runs FIFO
         pass.startNanos = start;
         if (any) {
-            if (cpu > 0) {
+            if (cpu > 0 && single) {
+                rank0.stepStartsAt(start);
+            } else if (cpu > 0) {
                 for (int w = 0; w < active.length; w++) {
                     long bits = pass.stepped[w];
                     while (bits != 0) {
@@ -325,17 +390,17 @@ final class AsyncWorker implements StepDriver, EventHandler {
 
     /** Applies a pass's outputs (update_from_output) at {@code now} on every rank that stepped in it. */
     private void complete(Pass pass, long now) {
-        if (ranks.length == 1) { // the common shape (DP 1 or independent ranks): no bit-set walks
-            if (pass.stepped[0] != 0) {
-                pass.stepped[0] = 0;
-                ranks[0].endStep(now, pass.endNanos - pass.startNanos);
+        if (single) { // the common shape (DP 1 or independent ranks): no bit-set walks
+            if (pass.stepped0 != 0) {
+                pass.stepped0 = 0;
+                rank0.endStep(now, pass.endNanos - pass.startNanos);
             }
-            active[0] = ranks[0].hasWork() ? 1L : 0L;
-            spare.addFirst(pass);
+            active0 = rank0.hasWork() ? 1L : 0L;
+            giveSpare(pass);
             return;
         }
         RankBits.endSteps(ranks, pass.stepped, now, pass.endNanos - pass.startNanos);
         RankBits.retainRanksWithWork(ranks, active);
-        spare.addFirst(pass);
+        giveSpare(pass);
     }
 }

@@ -20,7 +20,7 @@ public final class EngineRank {
     private final SimClock clock;
     private final EngineListener listener;
     private final OffloadCounters offloadCounters;
-    private final StepBatch batch = new StepBatch();
+    private StepBatch batch = new StepBatch();
     private final ObjectArrayList<Sequence> finished = new ObjectArrayList<>();
     private StepDriver driver;
     private TieredConnector connector;
@@ -119,9 +119,12 @@ public final class EngineRank {
         return timing;
     }
 
-    /** The current step's batch composition. */
-    public StepBatch batch() {
-        return batch;
+    /**
+     * Uses {@code shared} as this rank's step batch. The ranks of one simulation may share one: a step's batch is
+     * filled by its schedule and read (step time, observers) before any other rank schedules.
+     */
+    public void shareStepBatch(StepBatch shared) {
+        this.batch = java.util.Objects.requireNonNull(shared);
     }
 
     /** Virtual time this rank spent in passes it took part in. */
@@ -373,14 +376,14 @@ public final class EngineRank {
     void endStep(long nowNanos, long passNanos) {
         busyNanos += passNanos;
         passes++;
-        scheduler.applyOutputs(nowNanos, finished);
-        for (int k = 0, n = finished.size(); k < n; k++) {
-            listener.onRequestFinished(this, finished.get(k), false);
-        }
-        if (!finished.isEmpty()) {
+        int done = scheduler.appendOutputs(nowNanos, finished); // finished is empty between steps
+        if (done > 0) {
+            for (int k = 0; k < done; k++) {
+                listener.onRequestFinished(this, finished.get(k), false);
+            }
             loadChanged();
+            finished.clear();
         }
-        finished.clear();
         if (observer != null) {
             observer.afterOutputs(this);
         }

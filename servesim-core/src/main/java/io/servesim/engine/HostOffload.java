@@ -38,6 +38,9 @@ final class HostOffload {
     private final boolean sharedPool;
     private final IntArrayList pendingBlocks = new IntArrayList();
     private final LongArrayList pendingHashes = new LongArrayList();
+    // whether the pending lists may hold blocks (set when any is added): most steps cache nothing new, and this field
+    // sits in an object the step touches anyway, unlike the lists
+    private boolean pendingAny;
     private int pinnedForStore;
     private final EngineRank rank;
     private final double h2dBytesPerNano;
@@ -170,6 +173,10 @@ final class HostOffload {
 
     /** At the start of a step: store what the previous step computed and G2 lacks. */
     void storePrevious(KvCacheManager kv) {
+        if (!pendingAny) {
+            return; // nothing pending: as below with empty lists
+        }
+        pendingAny = false;
         if (writeBack) {
             pendingBlocks.clear(); // write-back stores on eviction only
             pendingHashes.clear();
@@ -226,6 +233,9 @@ final class HostOffload {
 
     /** After scheduling: remember the blocks cached (computed) in this step, for the next step's store. */
     void collect(KvCacheManager kv) {
+        if (!kv.hasNewlyCached()) {
+            return; // nothing to drain: as below with nothing cached
+        }
         if (selective) {
             kv.drainNewlyCached(discardBlocks, discardHashes); // stored only when hit again (storeHit)
             discardBlocks.clear();
@@ -233,6 +243,7 @@ final class HostOffload {
             return;
         }
         kv.drainNewlyCached(pendingBlocks, pendingHashes);
+        pendingAny = true;
     }
 
     /**
@@ -247,6 +258,7 @@ final class HostOffload {
     void storeHit(int block, long hash) {
         pendingBlocks.add(block);
         pendingHashes.add(hash);
+        pendingAny = true;
     }
 
     /** Ready G2 blocks continuing the prefix at {@code from} (before {@code to}), touched as most recent. */
@@ -318,6 +330,7 @@ final class HostOffload {
         pinnedForStore = 0;
         pendingBlocks.clear();
         pendingHashes.clear();
+        pendingAny = false;
     }
 
     /** The G2 pool when it is this rank's own (a KVCR source may serve pulls from it), else null. */

@@ -156,12 +156,12 @@ public abstract class RankScheduler {
 
     /** The i-th request scheduled in the latest step. */
     public final Sequence scheduled(int i) {
-        return latest.seqs[i];
+        return latest.seq(i);
     }
 
     /** Tokens given to the i-th scheduled request in the latest step. */
     public final int scheduledTokens(int i) {
-        return latest.tokens[i];
+        return latest.tokens(i);
     }
 
     /** Total tokens scheduled in the latest step. */
@@ -266,8 +266,19 @@ public abstract class RankScheduler {
      */
     public abstract int schedule(long nowNanos, StepBatch batch);
 
-    /** Applies the outputs of the oldest step in flight at its end; finished requests go to {@code finishedOut}. */
-    public abstract void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut);
+    /** Applies the outputs of the oldest step in flight at its end; the requests that finished replace {@code finishedOut}. */
+    public final void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
+        finishedOut.clear();
+        appendOutputs(nowNanos, finishedOut);
+    }
+
+    /**
+     * {@link #applyOutputs}, appending the requests that finished to {@code finishedOut}, which is touched only when
+     * one does (a rank's step reaches no list of its own when nothing finishes).
+     *
+     * @return how many were appended
+     */
+    abstract int appendOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut);
 
     /** A one-line description of the waiting head, for diagnostics. */
     abstract String describeHead();
@@ -319,7 +330,7 @@ public abstract class RankScheduler {
      */
     protected final boolean admitOverLanded(Sequence r, int computed, long nowNanos) {
         int tokens = r.numTokens() - computed;
-        if (!kv.allocateSlots(r.table(), computed, NO_HITS, tokens, r.numTokens(), settings.maxModelLen())) {
+        if (!kv.allocateSlots(r.table(), computed, tokens, r.numTokens(), settings.maxModelLen())) {
             throw new IllegalStateException("decode request " + r.request().id()
                     + " landed but its last prompt token has no slot (" + pool.freeBlocks() + " free)");
         }
@@ -334,9 +345,6 @@ public abstract class RankScheduler {
         connector.loadConsumed(r);
         r.loadConsumed();
     }
-
-    private static final it.unimi.dsi.fastutil.ints.IntArrayList NO_HITS =
-            new it.unimi.dsi.fastutil.ints.IntArrayList();
 
     /** A request whose copies landed gives its blocks back before admission (they stay cached); it recomputes. */
     protected final void releaseLanded(Sequence s) {
@@ -375,8 +383,8 @@ public abstract class RankScheduler {
             return;
         }
         for (int k = 0; k < latest.count; k++) {
-            if (latest.first[k]) {
-                latest.seqs[k].firstScheduledAt(nanos);
+            if (latest.first(k)) {
+                latest.seq(k).firstScheduledAt(nanos);
             }
         }
     }

@@ -6,14 +6,24 @@ import java.util.Arrays;
  * One scheduled step of a rank whose engine keeps steps until their outputs are applied (two in flight with an
  * overlap scheduler): per entry the request, its tokens, whether it was its first admission, whether it computes
  * context, whether it samples a token, and its preemption count when scheduled (a later preemption drops the token).
+ *
+ * <p>Layout: an entry's tokens, flags and preemption count pack into one long, and the first entry lives in the
+ * record's own fields (most steps of a lightly loaded rank have one or two entries), the rest in two arrays. At
+ * thousands of ranks every array a step reaches is a cache miss; six parallel arrays made that six.
  */
 final class ScheduledStep {
-    Sequence[] seqs = new Sequence[16];
-    int[] tokens = new int[16];
-    boolean[] first = new boolean[16];
-    boolean[] context = new boolean[16];
-    boolean[] samples = new boolean[16];
-    int[] preemptions = new int[16];
+    private static final long TOKENS_MASK = 0xFFFF_FFFFL;
+    private static final long FIRST = 1L << 32;
+    private static final long CONTEXT = 1L << 33;
+    private static final long SAMPLES = 1L << 34;
+    private static final int PREEMPTIONS_SHIFT = 35;
+
+    private Sequence seq0;
+    private long info0;
+    private Sequence[] seqs = new Sequence[8];
+    private long[] infos = new long[8];
+
+    /** Entries. */
     int count;
 
     /** Whether any entry is its request's first admission ({@link #markFirst}). */
@@ -27,33 +37,96 @@ final class ScheduledStep {
 
     /** Appends an entry; {@code samples} and {@code preemptions} are set when the step is finalised. */
     void add(Sequence r, int n, boolean isFirst, boolean isContext) {
-        if (count == seqs.length) {
-            int grown = count * 2;
-            seqs = Arrays.copyOf(seqs, grown);
-            tokens = Arrays.copyOf(tokens, grown);
-            first = Arrays.copyOf(first, grown);
-            context = Arrays.copyOf(context, grown);
-            samples = Arrays.copyOf(samples, grown);
-            preemptions = Arrays.copyOf(preemptions, grown);
+        long info = (n & TOKENS_MASK) | (isFirst ? FIRST : 0) | (isContext ? CONTEXT : 0);
+        if (count == 0) {
+            seq0 = r;
+            info0 = info;
+        } else {
+            int i = count - 1;
+            if (i == seqs.length) {
+                seqs = Arrays.copyOf(seqs, i * 2);
+                infos = Arrays.copyOf(infos, i * 2);
+            }
+            seqs[i] = r;
+            infos[i] = info;
         }
-        seqs[count] = r;
-        tokens[count] = n;
-        first[count] = isFirst;
         anyFirst |= isFirst;
-        context[count] = isContext;
-        samples[count] = false;
         count++;
+    }
+
+    private long info(int k) {
+        return k == 0 ? info0 : infos[k - 1];
+    }
+
+    private void info(int k, long info) {
+        if (k == 0) {
+            info0 = info;
+        } else {
+            infos[k - 1] = info;
+        }
+    }
+
+    /** The request of entry {@code k}. */
+    Sequence seq(int k) {
+        return k == 0 ? seq0 : seqs[k - 1];
+    }
+
+    /** Tokens of entry {@code k}. */
+    int tokens(int k) {
+        return (int) (info(k) & TOKENS_MASK);
+    }
+
+    /** Sets the tokens of entry {@code k}. */
+    void tokens(int k, int n) {
+        info(k, (info(k) & ~TOKENS_MASK) | (n & TOKENS_MASK));
+    }
+
+    /** Whether entry {@code k} is its request's first admission. */
+    boolean first(int k) {
+        return (info(k) & FIRST) != 0;
     }
 
     /** Sets whether the last entry is its request's first admission. */
     void markFirst(boolean isFirst) {
-        first[count - 1] = isFirst;
+        int k = count - 1;
+        info(k, isFirst ? info(k) | FIRST : info(k) & ~FIRST);
         anyFirst |= isFirst;
+    }
+
+    /** Whether entry {@code k} computes context. */
+    boolean context(int k) {
+        return (info(k) & CONTEXT) != 0;
+    }
+
+    /** Whether entry {@code k} samples a token. */
+    boolean samples(int k) {
+        return (info(k) & SAMPLES) != 0;
+    }
+
+    /** Sets whether entry {@code k} samples a token. */
+    void samples(int k, boolean samples) {
+        info(k, samples ? info(k) | SAMPLES : info(k) & ~SAMPLES);
+    }
+
+    /** The preemption count of entry {@code k}'s request when the step was finalised. */
+    int preemptions(int k) {
+        return (int) (info(k) >>> PREEMPTIONS_SHIFT);
+    }
+
+    /** Records the preemption count of entry {@code k}'s request (below 2^28). */
+    void preemptions(int k, int preemptions) {
+        if (preemptions < 0 || preemptions >= 1 << 28) {
+            throw new IllegalStateException("preemption count out of range: " + preemptions);
+        }
+        info(k, (info(k) & ((1L << PREEMPTIONS_SHIFT) - 1)) | ((long) preemptions << PREEMPTIONS_SHIFT));
     }
 
     /** Empties it for reuse. */
     void clear() {
-        Arrays.fill(seqs, 0, count, null);
+        seq0 = null;
+        if (count > 1) {
+            Arrays.fill(seqs, 0, count - 1, null);
+        }
         count = 0;
         mayFinish = false;
         anyFirst = false;

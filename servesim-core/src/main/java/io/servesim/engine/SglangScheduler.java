@@ -72,7 +72,6 @@ public final class SglangScheduler extends RankScheduler {
     private final ObjectArrayList<Sequence> running = new ObjectArrayList<>();
     private final ObjectArrayList<Sequence> order = new ObjectArrayList<>();
     private final IntArrayList hits = new IntArrayList();
-    private final IntArrayList noHits = new IntArrayList();
     private Sequence chunked;
     private boolean retractedLastStep;
     private long retractions;
@@ -232,8 +231,8 @@ public final class SglangScheduler extends RankScheduler {
         boolean overlap = settings.asyncScheduling();
         int total = 0;
         for (int k = 0; k < step.count; k++) {
-            Sequence r = step.seqs[k];
-            int n = step.tokens[k];
+            Sequence r = step.seq(k);
+            int n = step.tokens(k);
             int context = r.numComputedTokens();
             int prompt = r.promptLength();
             int known = r.numTokens() + r.placeholders();
@@ -241,8 +240,8 @@ public final class SglangScheduler extends RankScheduler {
             batch.add(n, context, decode);
             r.computedTo(context + n);
             boolean samples = context + n >= known; // a chunk that is not the prompt's last samples nothing
-            step.samples[k] = samples;
-            step.preemptions[k] = r.preemptions();
+            step.samples(k, samples);
+            step.preemptions(k, r.preemptions());
             if (overlap && samples) {
                 r.placeholderAdded(); // the next batch is scheduled before this token is known (FutureMap)
             }
@@ -294,7 +293,7 @@ public final class SglangScheduler extends RankScheduler {
             if (settings.prefixCaching()) {
                 r.ensureHashes(page());
             }
-            if (!kv.allocateSlots(r.table(), r.numComputedTokens(), noHits, 1, r.numTokens(), settings.maxModelLen())) {
+            if (!kv.allocateSlots(r.table(), r.numComputedTokens(), 1, r.numTokens(), settings.maxModelLen())) {
                 throw new IllegalStateException(
                         "SGLang mixed decode of request " + r.request().id() + " found no page");
             }
@@ -603,7 +602,7 @@ public final class SglangScheduler extends RankScheduler {
             if (settings.prefixCaching()) {
                 r.ensureHashes(page);
             }
-            if (!kv.allocateSlots(r.table(), r.numComputedTokens(), noHits, 1, r.numTokens(), settings.maxModelLen())) {
+            if (!kv.allocateSlots(r.table(), r.numComputedTokens(), 1, r.numTokens(), settings.maxModelLen())) {
                 throw new IllegalStateException("SGLang decode of request "
                         + r.request().id() + " found no free page after retraction (" + pool.freeBlocks() + " free)");
             }
@@ -675,8 +674,7 @@ public final class SglangScheduler extends RankScheduler {
      */
     private boolean allocate(Sequence r, int tokens, boolean admission, long nowNanos) {
         if (!admission) {
-            return kv.allocateSlots(
-                    r.table(), r.numComputedTokens(), noHits, tokens, r.numTokens(), settings.maxModelLen());
+            return kv.allocateSlots(r.table(), r.numComputedTokens(), tokens, r.numTokens(), settings.maxModelLen());
         }
         int hit = prefixHit(r);
         int host = pendingHostPages;
@@ -688,7 +686,7 @@ public final class SglangScheduler extends RankScheduler {
             if (!kv.allocateForLoad(r.table(), hits, host)) {
                 return false;
             }
-            if (!kv.allocateSlots(r.table(), computed, noHits, tokens, r.numTokens(), settings.maxModelLen())) {
+            if (!kv.allocateSlots(r.table(), computed, tokens, r.numTokens(), settings.maxModelLen())) {
                 kv.free(r.table()); // nothing was loaded: the pages go back uncached
                 return false;
             }
@@ -857,13 +855,13 @@ public final class SglangScheduler extends RankScheduler {
      * req.finished()}) and for every request it retracted since (dropped too: {@code is_retracted}).
      */
     @Override
-    public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
-        finishedOut.clear();
+    int appendOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
+        int finishedCount = 0;
         ScheduledStep step = oldestStep();
         boolean overlap = settings.asyncScheduling();
         for (int k = 0; k < step.count; k++) {
-            Sequence r = step.seqs[k];
-            if (!step.samples[k] || r.finished() || r.preemptions() != step.preemptions[k]) {
+            Sequence r = step.seq(k);
+            if (!step.samples(k) || r.finished() || r.preemptions() != step.preemptions(k)) {
                 continue; // a chunk that is not the prompt's last, a finished request's extra token, a retracted one
             }
             counters.tokenSampled();
@@ -891,6 +889,7 @@ public final class SglangScheduler extends RankScheduler {
                     running.remove(r);
                 }
                 finishedOut.add(r);
+                finishedCount++;
             }
         }
         flushGaps();
@@ -900,6 +899,7 @@ public final class SglangScheduler extends RankScheduler {
             // here): the next batch's start sends the copies
             connector.afterSchedule(kv);
         }
+        return finishedCount;
     }
 
     @Override

@@ -63,7 +63,6 @@ public final class TrtllmScheduler extends RankScheduler {
     private final ObjectArrayList<Sequence> pending = new ObjectArrayList<>();
     private final ObjectArrayList<Sequence> toChunk = new ObjectArrayList<>();
     private final IntArrayList hits = new IntArrayList();
-    private final IntArrayList noHits = new IntArrayList();
     private final IntArrayList skipHits = new IntArrayList();
     /** First new context blocks contributed by requests scheduled this iteration (beneficialToSkip). */
     private final it.unimi.dsi.fastutil.longs.LongOpenHashSet contributed =
@@ -281,8 +280,8 @@ public final class TrtllmScheduler extends RankScheduler {
         boolean overlap = settings.asyncScheduling();
         int total = 0;
         for (int k = 0; k < step.count; k++) {
-            Sequence r = step.seqs[k];
-            int n = step.tokens[k];
+            Sequence r = step.seq(k);
+            int n = step.tokens(k);
             int context = r.numComputedTokens();
             int prompt = r.promptLength();
             int known = r.numTokens() + r.placeholders();
@@ -291,7 +290,7 @@ public final class TrtllmScheduler extends RankScheduler {
             batch.add(n, context, decode);
             r.computedTo(context + n);
             boolean samples = context + n >= known; // a context chunk that is not the last samples nothing
-            step.samples[k] = samples;
+            step.samples(k, samples);
             if (overlap && samples) {
                 r.placeholderAdded(); // the next step is scheduled before this token is known
             }
@@ -949,8 +948,8 @@ public final class TrtllmScheduler extends RankScheduler {
      * @return whether this was the request's first admission
      */
     private boolean allocate(ScheduledStep step, int k, long nowNanos) {
-        Sequence r = step.seqs[k];
-        int tokens = step.tokens[k];
+        Sequence r = step.seq(k);
+        int tokens = step.tokens(k);
         if (r.table().numBlocks() == 0) {
             int hit = prefixHit(r);
             int host = hostRun(r, hit, true);
@@ -960,7 +959,7 @@ public final class TrtllmScheduler extends RankScheduler {
             // the reused prefix is looked up again here, after the step's earlier allocations (a generation token
             // stores the block holding its last prompt token, storeNewBlock, which a later request can reuse): never
             // compute past the prompt's end if it grew since the chunk was sized
-            step.tokens[k] = Math.min(tokens, r.numTokens() - computed);
+            step.tokens(k, Math.min(tokens, r.numTokens() - computed));
             int blocks = ceilDiv(r.numTokens(), settings.blockSize()) - hit;
             HostOffload secondary = secondary();
             long[] hashes = r.table().hashesView();
@@ -1011,7 +1010,7 @@ public final class TrtllmScheduler extends RankScheduler {
             insertStarted(r);
             boolean first = admitOverLanded(r, r.numTokens(), nowNanos);
             r.firstTokenReceived();
-            if (!kv.allocateSlots(r.table(), r.numTokens() - 1, noHits, 1, r.numTokens(), settings.maxModelLen())) {
+            if (!kv.allocateSlots(r.table(), r.numTokens() - 1, 1, r.numTokens(), settings.maxModelLen())) {
                 throw new IllegalStateException("TRT-LLM capacity check scheduled P/D request "
                         + r.request().id() + " but the slot of its first token does not fit");
             }
@@ -1032,7 +1031,7 @@ public final class TrtllmScheduler extends RankScheduler {
             if (settings.prefixCaching()) {
                 r.ensureHashes(settings.blockSize());
             }
-            if (!kv.allocateSlots(r.table(), cur, noHits, tokens, r.numTokens(), settings.maxModelLen())) {
+            if (!kv.allocateSlots(r.table(), cur, tokens, r.numTokens(), settings.maxModelLen())) {
                 throw new IllegalStateException("TRT-LLM capacity check scheduled request "
                         + r.request().id() + " but its next block does not fit");
             }
@@ -1050,18 +1049,18 @@ public final class TrtllmScheduler extends RankScheduler {
     }
 
     @Override
-    public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
-        finishedOut.clear();
+    int appendOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
+        int finishedCount = 0;
         ScheduledStep step = oldestStep();
         boolean overlap = settings.asyncScheduling();
         int bs = settings.blockSize();
         for (int k = 0; k < step.count; k++) {
-            Sequence r = step.seqs[k];
-            if (!step.samples[k] || r.finished()) {
+            Sequence r = step.seq(k);
+            if (!step.samples(k) || r.finished()) {
                 continue; // a context chunk that is not the last samples nothing
             }
             boolean holds = r.table().numBlocks() > 0; // not paused since
-            if (step.context[k] && holds && settings.prefixCaching()) {
+            if (step.context(k) && holds && settings.prefixCaching()) {
                 int stored = (r.numTokens() - 1) / bs;
                 kv.cacheLoaded(r.table(), stored); // storeContextBlocks: its context less one token
                 indexForPartialReuse(r, stored);
@@ -1095,10 +1094,12 @@ public final class TrtllmScheduler extends RankScheduler {
                 }
                 active.remove(r);
                 finishedOut.add(r);
+                finishedCount++;
             }
         }
         flushGaps();
         recycle(step);
+        return finishedCount;
     }
 
     /** A P/D context's blocks are read: released for reuse as any request's, the partial last one too. */

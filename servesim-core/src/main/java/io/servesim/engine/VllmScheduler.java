@@ -238,8 +238,7 @@ public final class VllmScheduler extends RankScheduler {
             }
             boolean allocated;
             while (true) {
-                allocated =
-                        kv.allocateSlots(r.table(), r.numComputedTokens(), noHits, numNew, r.numTokens(), maxModelLen);
+                allocated = kv.allocateSlots(r.table(), r.numComputedTokens(), numNew, r.numTokens(), maxModelLen);
                 if (allocated) {
                     break;
                 }
@@ -284,8 +283,8 @@ public final class VllmScheduler extends RankScheduler {
         batch.reset((long) pool.usableBlocks() * blockSize);
         int total = 0;
         for (int k = 0; k < step.count; k++) {
-            Sequence r = step.seqs[k];
-            int n = step.tokens[k];
+            Sequence r = step.seq(k);
+            int n = step.tokens(k);
             int context = r.numComputedTokens();
             int prompt = r.promptLength();
             int known = r.numTokens() + r.placeholders();
@@ -294,7 +293,7 @@ public final class VllmScheduler extends RankScheduler {
             r.computedTo(context + n);
             // a non-final prefill chunk samples no token (vLLM's is_prefill_chunk, fixed at schedule time)
             boolean samples = context + n >= known;
-            step.samples[k] = samples;
+            step.samples(k, samples);
             if (async && samples) {
                 r.placeholderAdded(); // AsyncScheduler._update_after_schedule
             }
@@ -423,14 +422,14 @@ public final class VllmScheduler extends RankScheduler {
      * @param finishedOut receives the requests that finished, in schedule order
      */
     @Override
-    public void applyOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
-        finishedOut.clear();
+    int appendOutputs(long nowNanos, ObjectArrayList<Sequence> finishedOut) {
+        int finishedCount = 0;
         ScheduledStep step = oldestStep();
         final boolean async = settings.asyncScheduling();
         boolean finishedWaiting = false;
         for (int k = 0; k < step.count; k++) {
-            Sequence r = step.seqs[k];
-            if (!step.samples[k] || r.finished()) {
+            Sequence r = step.seq(k);
+            if (!step.samples(k) || r.finished()) {
                 continue; // a non-final prefill chunk samples no token; a finished request's token is dropped
             }
             boolean wasRunning = r.running();
@@ -460,11 +459,12 @@ public final class VllmScheduler extends RankScheduler {
                     kv.free(r.table());
                 }
                 finishedOut.add(r);
+                finishedCount++;
                 finishedWaiting |= !wasRunning;
             }
         }
         flushGaps();
-        if (!finishedOut.isEmpty()) {
+        if (finishedCount > 0) {
             int w = 0;
             for (int k = 0, n = running.size(); k < n; k++) {
                 Sequence s = running.get(k);
@@ -479,6 +479,7 @@ public final class VllmScheduler extends RankScheduler {
             }
         }
         recycle(step);
+        return finishedCount;
     }
 
     private void preempt(Sequence victim) {

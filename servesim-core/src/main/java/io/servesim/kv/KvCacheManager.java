@@ -25,6 +25,8 @@ public final class KvCacheManager {
     private final int blockSize;
     private final boolean prefixCaching;
     private boolean trackNewlyCached;
+    // blocks recorded in the lists below: read on every step instead of the lists (one cache line fewer per rank)
+    private int newlyCachedCount;
     private final it.unimi.dsi.fastutil.ints.IntArrayList newlyCachedBlocks =
             new it.unimi.dsi.fastutil.ints.IntArrayList();
     private final it.unimi.dsi.fastutil.longs.LongArrayList newlyCachedHashes =
@@ -45,13 +47,23 @@ public final class KvCacheManager {
     /** Stops recording newly cached blocks (a host tier that stores on eviction only) and drops what was recorded. */
     public void stopTrackingNewlyCached() {
         this.trackNewlyCached = false;
+        newlyCachedCount = 0;
         newlyCachedBlocks.clear();
         newlyCachedHashes.clear();
+    }
+
+    /** Whether blocks were cached (and recorded) since the last drain. */
+    public boolean hasNewlyCached() {
+        return newlyCachedCount != 0;
     }
 
     /** Moves the blocks cached since the last drain (block ids and hashes) into the given lists. */
     public void drainNewlyCached(
             it.unimi.dsi.fastutil.ints.IntArrayList blocks, it.unimi.dsi.fastutil.longs.LongArrayList hashes) {
+        if (newlyCachedCount == 0) {
+            return;
+        }
+        newlyCachedCount = 0;
         blocks.addAll(newlyCachedBlocks);
         hashes.addAll(newlyCachedHashes);
         newlyCachedBlocks.clear();
@@ -160,6 +172,19 @@ public final class KvCacheManager {
         return outHits.size();
     }
 
+    /** The empty hit list of a request already running (never modified). */
+    private static final IntArrayList NO_HITS = new IntArrayList(0);
+
+    /**
+     * {@link #allocateSlots(BlockTable, int, IntArrayList, int, int, int)} for a request with no new prefix hits (one
+     * already running): the same, through one shared empty hit list rather than one per caller (at thousands of ranks
+     * each of those is a cache miss per step).
+     */
+    public boolean allocateSlots(
+            BlockTable table, int numComputedTokens, int numNewTokens, int numKnownTokens, int maxModelLen) {
+        return allocateSlots(table, numComputedTokens, NO_HITS, numNewTokens, numKnownTokens, maxModelLen);
+    }
+
     /**
      * Allocates the slots for {@code numNewTokens} more tokens; vLLM's {@code allocate_slots}.
      *
@@ -252,6 +277,7 @@ public final class KvCacheManager {
                 if (trackNewlyCached) {
                     newlyCachedBlocks.add(b);
                     newlyCachedHashes.add(table.hash(i));
+                    newlyCachedCount++;
                 }
             }
         }

@@ -129,6 +129,9 @@ final class Cluster {
         }
         this.workerOfRank = new int[rankBase[w]];
         this.ranks = new EngineRank[rankBase[w]];
+        // one step batch for every rank: a step's batch is filled by its schedule and read before any other rank
+        // schedules, so the ranks share it and a step touches no batch of its own
+        io.servesim.timing.StepBatch stepBatch = new io.servesim.timing.StepBatch();
         for (int i = 0; i < w; i++) {
             int rpw = rankBase[i + 1] - rankBase[i];
             EngineRank[] rs = new EngineRank[rpw];
@@ -167,6 +170,7 @@ final class Cluster {
                                 listener,
                                 offloadCounters);
                 };
+                rs[r].shareStepBatch(stepBatch);
                 ranks[g] = rs[r];
             }
             workers[i] = new Worker(i, rs, config.cluster().dpMode(), settings.asyncScheduling(), queue);
