@@ -10,37 +10,21 @@ import io.servesim.workload.Request;
  */
 public final class Sequence {
     private final Request request;
-    private final RoutingDecision routing;
     private long[] promptHashes;
     private final int promptLength;
     private final int maxTokens;
     private final int targetOutputTokens;
-    private final boolean prefillOnly;
-    private final Handoff handoff;
     private final BlockTable table = new BlockTable();
+    private final Cold cold;
     private int numOutputTokens;
     private int numComputedTokens;
     private int preemptions;
-    private int cachedTokensAtFirstAdmission = -1;
-    private int reportedCachedTokens;
-    private int g2TokensAtFirstAdmission;
-    private int remoteTokensAtFirstAdmission;
-    private long firstScheduledNanos = -1;
     private long firstTokenNanos = -1;
     private long lastTokenNanos = -1;
     private boolean finished;
     private boolean running;
     // async scheduling: tokens scheduled whose sampled id has not come back yet (vLLM's num_output_placeholders)
     private int placeholders;
-    // copies in flight or landed before admission (G2 loads, KVCR pulls; see KvConnector)
-    private boolean loaded;
-    private int loadedBlocks;
-    private int pendingCopies;
-    private int targetBlocks;
-    private int pendingG2Tokens;
-    private int pendingRemoteTokens;
-    private long pullNanos = -1;
-    private int pullSource = -1;
 
     Sequence(Request request, int maxModelLen) {
         this(request, RoutingDecision.NONE, null, maxModelLen);
@@ -71,11 +55,9 @@ public final class Sequence {
             Handoff handoff,
             boolean prefillOnly) {
         this.request = request;
-        this.routing = routing;
         this.promptHashes = promptHashes;
+        this.cold = new Cold(routing, handoff, prefillOnly);
         this.promptLength = request.promptLength();
-        this.handoff = handoff;
-        this.prefillOnly = prefillOnly;
         this.maxTokens = prefillOnly ? 1 : request.outputTokens();
         // vLLM stops a request at max_model_len total tokens (FINISHED_LENGTH_CAPPED).
         this.targetOutputTokens = Math.min(maxTokens, maxModelLen - promptLength);
@@ -89,17 +71,17 @@ public final class Sequence {
 
     /** Whether this is the prefill side of a disaggregated request (it keeps its blocks when it finishes). */
     public boolean prefillOnly() {
-        return prefillOnly;
+        return cold.prefillOnly;
     }
 
     /** Its way through a disaggregated cluster, or null. */
     public Handoff handoff() {
-        return handoff;
+        return cold.handoff;
     }
 
     /** Whether it is a decode-side request whose prompt KV is still to be pulled from its prefill worker. */
     boolean awaitingRemotePrefill() {
-        return handoff != null && handoff.awaitingPull;
+        return cold.handoff != null && cold.handoff.awaitingPull;
     }
 
     /** The request. */
@@ -109,7 +91,7 @@ public final class Sequence {
 
     /** Where dispatch placed it. */
     public RoutingDecision routing() {
-        return routing;
+        return cold.routing;
     }
 
     /** Prompt length in tokens. */
@@ -139,7 +121,7 @@ public final class Sequence {
 
     /** Prefix-hit tokens at first admission, or -1 before it. */
     public int cachedTokensAtFirstAdmission() {
-        return cachedTokensAtFirstAdmission;
+        return cold.cachedTokensAtFirstAdmission;
     }
 
     /**
@@ -148,34 +130,34 @@ public final class Sequence {
      * from {@link #cachedTokensAtFirstAdmission()} when the request was preempted before its first token.
      */
     public int reportedCachedTokens() {
-        return reportedCachedTokens;
+        return cold.reportedCachedTokens;
     }
 
     /** A prefix lookup for it found {@code hitTokens} (local and external); vLLM reports the last one before output. */
     void lookedUp(int hitTokens) {
         if (firstTokenNanos < 0) {
-            reportedCachedTokens = hitTokens;
+            cold.reportedCachedTokens = hitTokens;
         }
     }
 
     /** Prompt tokens loaded from G2 at first admission. */
     public int g2TokensAtFirstAdmission() {
-        return g2TokensAtFirstAdmission;
+        return cold.g2TokensAtFirstAdmission;
     }
 
     /** Prompt tokens pulled from another worker at first admission. */
     public int remoteTokensAtFirstAdmission() {
-        return remoteTokensAtFirstAdmission;
+        return cold.remoteTokensAtFirstAdmission;
     }
 
     /** Time from staging to landing of this request's KVCR pull, or -1. */
     public long pullNanos() {
-        return pullNanos;
+        return cold.pullNanos;
     }
 
     /** The worker this request pulled from, or -1. */
     public int pullSource() {
-        return pullSource;
+        return cold.pullSource;
     }
 
     /** The block table. */
@@ -190,7 +172,7 @@ public final class Sequence {
 
     /** Virtual time of the first admission (first scheduled), or -1. */
     public long firstScheduledNanos() {
-        return firstScheduledNanos;
+        return cold.firstScheduledNanos;
     }
 
     /** Virtual time of the first output token, or -1. */
@@ -222,19 +204,19 @@ public final class Sequence {
     boolean admitted(long nowNanos, int computed, int g2Tokens, int remoteTokens) {
         numComputedTokens = computed;
         running = true;
-        if (cachedTokensAtFirstAdmission >= 0) {
+        if (cold.cachedTokensAtFirstAdmission >= 0) {
             return false;
         }
-        cachedTokensAtFirstAdmission = computed;
-        g2TokensAtFirstAdmission = g2Tokens;
-        remoteTokensAtFirstAdmission = remoteTokens;
-        firstScheduledNanos = nowNanos;
+        cold.cachedTokensAtFirstAdmission = computed;
+        cold.g2TokensAtFirstAdmission = g2Tokens;
+        cold.remoteTokensAtFirstAdmission = remoteTokens;
+        cold.firstScheduledNanos = nowNanos;
         return true;
     }
 
     /** Its first admission's step reached the GPU at {@code nanos}. */
     void firstScheduledAt(long nanos) {
-        firstScheduledNanos = nanos;
+        cold.firstScheduledNanos = nanos;
     }
 
     /** Preempted (recompute): its computed tokens are gone. */
@@ -269,25 +251,23 @@ public final class Sequence {
         placeholders--;
     }
 
-    private boolean firstTokenHeld;
-
     /**
      * Its first output token arrived with its KV (TensorRT-LLM's P/D: the context server sampled it, {@code
      * firstGenTokens}), unstreamed: the client gets it with the token the generation server samples next.
      */
     void firstTokenReceived() {
         numOutputTokens++;
-        firstTokenHeld = true;
+        cold.firstTokenHeld = true;
     }
 
     /** Whether a first token received with the KV waits to be streamed ({@link #firstTokenReceived}). */
     boolean firstTokenHeld() {
-        return firstTokenHeld;
+        return cold.firstTokenHeld;
     }
 
     /** Streams the held first token at {@code nowNanos} (its time to first token ends here). */
     void streamHeldFirstToken(long nowNanos) {
-        firstTokenHeld = false;
+        cold.firstTokenHeld = false;
         firstTokenNanos = nowNanos;
         lastTokenNanos = nowNanos;
     }
@@ -330,78 +310,78 @@ public final class Sequence {
 
     /** Copies into it started: {@code g2Tokens} from G2, {@code remoteTokens} pulled; blocks up to {@code target}. */
     void loadStarted(int g2Tokens, int remoteTokens, int target, int copies) {
-        pendingG2Tokens = g2Tokens;
-        pendingRemoteTokens = remoteTokens;
-        targetBlocks = target;
-        pendingCopies = copies;
+        cold.pendingG2Tokens = g2Tokens;
+        cold.pendingRemoteTokens = remoteTokens;
+        cold.targetBlocks = target;
+        cold.pendingCopies = copies;
     }
 
     /** One of its copies landed; true when none is left. */
     boolean copyLanded() {
-        return --pendingCopies == 0;
+        return --cold.pendingCopies == 0;
     }
 
     /** Blocks it will hold once its copies land (its local hits plus the copied ones). */
     int targetBlocks() {
-        return targetBlocks;
+        return cold.targetBlocks;
     }
 
     /** Its copies landed: it holds {@code heldBlocks} cached blocks and waits at the head to be admitted. */
     void landed(int heldBlocks) {
-        loaded = true;
-        loadedBlocks = heldBlocks;
+        cold.loaded = true;
+        cold.loadedBlocks = heldBlocks;
     }
 
     /** Whether its copies landed and it has not been admitted since. */
     boolean loaded() {
-        return loaded;
+        return cold.loaded;
     }
 
     /** Blocks held after its copies landed. */
     int loadedBlocks() {
-        return loadedBlocks;
+        return cold.loadedBlocks;
     }
 
     /** Tokens its G2 load brings. */
     int pendingG2Tokens() {
-        return pendingG2Tokens;
+        return cold.pendingG2Tokens;
     }
 
     /** Tokens its KVCR pull brings (0 once consumed, released or aborted). */
     int pendingRemoteTokens() {
-        return pendingRemoteTokens;
+        return cold.pendingRemoteTokens;
     }
 
     /** Admission consumed what its copies loaded. */
     void loadConsumed() {
-        loaded = false;
-        pendingRemoteTokens = 0;
-        pendingG2Tokens = 0;
+        cold.loaded = false;
+        cold.pendingRemoteTokens = 0;
+        cold.pendingG2Tokens = 0;
     }
 
     /** It gave back the blocks its copies filled (they stay cached) before admission. */
     void loadReleased() {
-        pendingRemoteTokens = 0;
-        loaded = false;
-        loadedBlocks = 0;
+        cold.pendingRemoteTokens = 0;
+        cold.loaded = false;
+        cold.loadedBlocks = 0;
     }
 
     /** Its KVCR pull from worker {@code sourceWorker} was staged. */
     void pullStaged(int sourceWorker) {
-        pullSource = sourceWorker;
+        cold.pullSource = sourceWorker;
     }
 
     /** Its KVCR pull landed {@code nanos} after staging. */
     void pullLanded(long nanos) {
-        pullNanos = nanos;
+        cold.pullNanos = nanos;
     }
 
     /** Its KVCR pull was aborted (the source failed): it will hold blocks only up to {@code from}. */
     void pullAborted(int from) {
-        targetBlocks = from;
-        pendingRemoteTokens = 0;
-        pullNanos = -1;
-        pullSource = -1;
+        cold.targetBlocks = from;
+        cold.pendingRemoteTokens = 0;
+        cold.pullNanos = -1;
+        cold.pullSource = -1;
     }
 
     /** Extends the table's chained hashes to every full block of the known tokens. */
@@ -444,6 +424,37 @@ public final class Sequence {
             }
             parent = BlockHasher.finish(state);
             table.addHash(parent);
+        }
+    }
+
+    /**
+     * What a step does not read: routing, P/D, first-admission and copy state. Kept apart so the fields a decode step
+     * reads (tokens, times, flags, the table) fit in fewer cache lines (at thousands of ranks each is a miss).
+     */
+    private static final class Cold {
+        final RoutingDecision routing;
+        final Handoff handoff;
+        final boolean prefillOnly;
+        int cachedTokensAtFirstAdmission = -1;
+        int reportedCachedTokens;
+        int g2TokensAtFirstAdmission;
+        int remoteTokensAtFirstAdmission;
+        long firstScheduledNanos = -1;
+        // copies in flight or landed before admission (G2 loads, KVCR pulls; see KvConnector)
+        boolean loaded;
+        int loadedBlocks;
+        int pendingCopies;
+        int targetBlocks;
+        int pendingG2Tokens;
+        int pendingRemoteTokens;
+        long pullNanos = -1;
+        int pullSource = -1;
+        boolean firstTokenHeld;
+
+        Cold(RoutingDecision routing, Handoff handoff, boolean prefillOnly) {
+            this.routing = routing;
+            this.handoff = handoff;
+            this.prefillOnly = prefillOnly;
         }
     }
 }
