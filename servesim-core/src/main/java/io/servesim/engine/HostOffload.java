@@ -177,6 +177,7 @@ final class HostOffload {
             return; // nothing pending: as below with empty lists
         }
         pendingAny = false;
+        kv.storesQueued(false);
         if (writeBack) {
             pendingBlocks.clear(); // write-back stores on eviction only
             pendingHashes.clear();
@@ -244,6 +245,7 @@ final class HostOffload {
         }
         kv.drainNewlyCached(pendingBlocks, pendingHashes);
         pendingAny = true;
+        kv.storesQueued(true);
     }
 
     /**
@@ -259,6 +261,7 @@ final class HostOffload {
         pendingBlocks.add(block);
         pendingHashes.add(hash);
         pendingAny = true;
+        rank.scheduler().kv().storesQueued(true);
     }
 
     /** Ready G2 blocks continuing the prefix at {@code from} (before {@code to}), touched as most recent. */
@@ -331,6 +334,7 @@ final class HostOffload {
         pendingBlocks.clear();
         pendingHashes.clear();
         pendingAny = false;
+        rank.scheduler().kv().storesQueued(false);
     }
 
     /** The G2 pool when it is this rank's own (a KVCR source may serve pulls from it), else null. */

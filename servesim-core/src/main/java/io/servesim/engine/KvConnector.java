@@ -28,10 +28,16 @@ interface KvConnector {
     /** A request whose copies landed gave its blocks back before admission (they stay cached). */
     void loadReleased(Sequence s);
 
-    /** A step starts: deferred stores of what the previous step computed go out now. */
+    /**
+     * A step starts: deferred stores of what the previous step computed go out now. The vLLM scheduler calls it only
+     * when stores are queued ({@link KvCacheManager#storesQueued}), so a connector that queues them must say so there.
+     */
     void beforeSchedule(KvCacheManager kv);
 
-    /** The step was scheduled: remember what it cached, for the next step's stores. */
+    /**
+     * The step was scheduled: remember what it cached, for the next step's stores. The vLLM scheduler calls it only
+     * when blocks were newly cached ({@link KvCacheManager#hasNewlyCached}).
+     */
     void afterSchedule(KvCacheManager kv);
 
     /** GPU blocks of this rank held by copies in flight (store pins and KVCR source holds). */

@@ -208,7 +208,7 @@ public final class VllmScheduler extends RankScheduler {
         final boolean async = settings.asyncScheduling();
         ScheduledStep step = beginStepRecord();
         boolean preempted = false;
-        if (connector != null) {
+        if (connector != null && kv.storesQueued()) {
             connector.beforeSchedule(kv);
         }
 
@@ -306,7 +306,7 @@ public final class VllmScheduler extends RankScheduler {
             total += n;
         }
         endStepRecord(step, total);
-        if (connector != null) {
+        if (connector != null && kv.hasNewlyCached()) {
             connector.afterSchedule(kv);
         }
         preemptedLastStep = preempted;

@@ -27,6 +27,7 @@ public final class KvCacheManager {
     private boolean trackNewlyCached;
     // blocks recorded in the lists below: read on every step instead of the lists (one cache line fewer per rank)
     private int newlyCachedCount;
+    private boolean storesQueued;
     private final it.unimi.dsi.fastutil.ints.IntArrayList newlyCachedBlocks =
             new it.unimi.dsi.fastutil.ints.IntArrayList();
     private final it.unimi.dsi.fastutil.longs.LongArrayList newlyCachedHashes =
@@ -50,6 +51,19 @@ public final class KvCacheManager {
         newlyCachedCount = 0;
         newlyCachedBlocks.clear();
         newlyCachedHashes.clear();
+    }
+
+    /**
+     * Whether the KV connector queued stores for the next step's start (set and cleared by the connector; read by the
+     * scheduler on every step, so a step with nothing to store reaches none of the connector's objects).
+     */
+    public boolean storesQueued() {
+        return storesQueued;
+    }
+
+    /** Sets {@link #storesQueued()}. */
+    public void storesQueued(boolean queued) {
+        this.storesQueued = queued;
     }
 
     /** Whether blocks were cached (and recorded) since the last drain. */
