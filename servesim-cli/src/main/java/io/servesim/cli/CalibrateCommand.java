@@ -49,6 +49,13 @@ public final class CalibrateCommand implements Callable<Integer> {
     int maxIterations;
 
     @Option(
+            names = "--prior-weight",
+            defaultValue = "0",
+            description = "With --corpus: how strongly each fitted coefficient is held to its literature prior"
+                    + " (a maximum a posteriori fit; 0, the default: none; docs/accuracy.md tried 0.05).")
+    double priorWeight;
+
+    @Option(
             names = "--threads",
             defaultValue = "1",
             description = "With --corpus: runs replayed at once (default: ${DEFAULT-VALUE}).")

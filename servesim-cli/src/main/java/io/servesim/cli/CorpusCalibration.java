@@ -29,6 +29,10 @@ final class CorpusCalibration {
             err.println("error: --threads and --max-iterations must be >= 1");
             return Main.USAGE;
         }
+        if (!(c.priorWeight >= 0) || !Double.isFinite(c.priorWeight)) {
+            err.println("error: --prior-weight must be a finite number >= 0, got " + c.priorWeight);
+            return Main.USAGE;
+        }
         List<CorpusFit.Case> cases = ValidateCommand.reportingUserErrors(err, () -> {
             List<CorpusFit.Case> out = new ArrayList<>();
             for (RunFolder r : RunFolder.corpus(c.corpus)) {
@@ -48,7 +52,7 @@ final class CorpusCalibration {
         // every fit starts from the literature prior, not from the defaults (they are the last fit: a held-out run
         // would inform its own fold)
         CorpusFit.Profile start = CorpusFit.prior(base.timing().roofline());
-        CorpusFit fit = new CorpusFit(cases, c.threads, c.maxIterations);
+        CorpusFit fit = new CorpusFit(cases, c.threads, c.maxIterations).priorWeight(c.priorWeight);
         fit.onProgress(line -> {
             err.println("calibrate: " + line);
             err.flush();
@@ -76,7 +80,7 @@ final class CorpusCalibration {
             o.printf(Locale.ROOT, "leave one %s out (each row scored with a profile fitted without it):%n", kind);
             o.print(table(held));
         }
-        AtomicFiles.writeString(c.out, CorpusFit.profileYaml(p, c.corpus.toString(), inSample, folds));
+        AtomicFiles.writeString(c.out, CorpusFit.profileYaml(p, c.corpus.toString(), c.priorWeight, inSample, folds));
         AtomicFiles.writeString(c.out.resolveSibling(c.out.getFileName() + ".folds.csv"), foldsCsv(inSample, folds));
         o.printf(
                 Locale.ROOT,

@@ -105,6 +105,16 @@ class CalibrateCommandTest {
                 tmp.resolve("p").toString());
         assertThat(kind.exit()).isEqualTo(2);
         assertThat(kind.err()).contains("--leave-out: unknown kind 'node'");
+        CliRun prior = CliRun.of(
+                "calibrate",
+                "--corpus",
+                CORPUS.toString(),
+                "--prior-weight",
+                "-0.5",
+                "--out",
+                tmp.resolve("p").toString());
+        assertThat(prior.exit()).isEqualTo(2);
+        assertThat(prior.err()).contains("--prior-weight must be a finite number >= 0, got -0.5");
         CliRun neither = CliRun.of("calibrate", "--out", tmp.resolve("p").toString());
         assertThat(neither.exit()).isEqualTo(2);
         assertThat(neither.err()).contains("give --config and --measured");

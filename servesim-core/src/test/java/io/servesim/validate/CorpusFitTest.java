@@ -1,6 +1,7 @@
 package io.servesim.validate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.RooflineConfig;
@@ -58,6 +59,23 @@ class CorpusFitTest {
     }
 
     @Test
+    void priorWeight_holdsEveryCoefficientAtItsPrior_whenItOutweighsTheRuns() {
+        List<CorpusFit.Case> cases = cases();
+        RooflineConfig defaults =
+                ConfigLoader.fromYaml("", "t", List.of()).timing().roofline();
+        CorpusFit.Profile poor = new CorpusFit.Profile(defaults.with("mbu", 0.4).with("kv_mbu", 0.4), 5);
+        CorpusFit.Profile free = new CorpusFit(cases, 2, 3).priorWeight(0).fit(poor, c -> true);
+        CorpusFit.Profile held = new CorpusFit(cases, 2, 3).priorWeight(1e4).fit(poor, c -> true);
+        assertThat(free.get("mbu")).as("the runs alone move mbu").isGreaterThan(0.45);
+        for (String k : CorpusFit.FITTED) {
+            assertThat(held.get(k)).as(k).isCloseTo(poor.get(k), org.assertj.core.data.Percentage.withPercentage(1));
+        }
+        assertThatThrownBy(() -> new CorpusFit(cases, 1, 1).priorWeight(-1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("prior weight");
+    }
+
+    @Test
     void clientOverhead_addsToTtftAndE2eOfClientSideRunsOnly() {
         List<CorpusFit.Case> cases = cases();
         RooflineConfig r = ConfigLoader.fromYaml("", "t", List.of()).timing().roofline();
@@ -87,7 +105,7 @@ class CorpusFitTest {
                 .with("kv_mbu", 0.61);
         CorpusFit.Profile p = new CorpusFit.Profile(r, 4.25);
         Path file = tmp.resolve("profile.yaml");
-        Files.writeString(file, CorpusFit.profileYaml(p, "corpus", List.of(), List.of()));
+        Files.writeString(file, CorpusFit.profileYaml(p, "corpus", 0.05, List.of(), List.of()));
         SimConfig c = ConfigLoader.fromYaml(
                 "", "t", List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm", "timing.calibration=" + file));
         RooflineConfig loaded = io.servesim.timing.Deployment.resolve(c).roofline();
