@@ -227,7 +227,8 @@ public final class Specs {
 
     /**
      * The preset model a Hugging Face id names (e.g. {@code meta-llama/Llama-2-7b-hf}): one of a preset's
-     * {@code hf_ids}, or the preset's own name, compared ignoring case.
+     * {@code hf_ids}, or the preset's own name, compared ignoring case; else, for a local path or another
+     * organisation's copy ({@code /models/Llama-3.1-8B-Instruct}), the one preset with an id of that repository name.
      *
      * @param field where the id came from, reported in errors (e.g. {@code meta.json: model})
      */
@@ -238,10 +239,38 @@ public final class Specs {
                 return model(preset, field);
             }
         }
+        // a local checkout or a mirror under another organisation (e.g. /models/Llama-3.1-8B-Instruct, as vLLM logs
+        // a model served from disk): the repository name alone, when exactly one preset has it
+        String tail = repositoryName(want);
+        List<String> byTail = new ArrayList<>();
+        for (String preset : MODEL_PRESETS.keySet()) {
+            if (!tail.isEmpty()
+                    && hfIds(preset).stream().anyMatch(a -> repositoryName(a).equalsIgnoreCase(tail))) {
+                byTail.add(preset);
+            }
+        }
+        if (byTail.size() == 1) {
+            return model(byTail.get(0), field);
+        }
+        if (byTail.size() > 1) {
+            throw new ConfigException(
+                    field,
+                    "model '" + id + "' could be any of the presets " + String.join(", ", byTail)
+                            + ": give the full Hugging Face id");
+        }
         List<String> known = new ArrayList<>();
         MODEL_PRESETS.keySet().forEach(p -> known.addAll(hfIds(p)));
         throw new ConfigException(
                 field, "unknown model '" + id + "' (known Hugging Face ids: " + String.join(", ", known) + ")");
+    }
+
+    /** The part of a Hugging Face id or path after its last {@code /} (trailing ones dropped). */
+    private static String repositoryName(String idOrPath) {
+        String s = idOrPath.replace('\\', '/');
+        while (s.endsWith("/")) {
+            s = s.substring(0, s.length() - 1);
+        }
+        return s.substring(s.lastIndexOf('/') + 1);
     }
 
     /**

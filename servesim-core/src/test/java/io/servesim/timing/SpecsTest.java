@@ -32,7 +32,13 @@ class SpecsTest {
                         "gpt-oss-120b",
                         "llama-2-7b",
                         "llama-2-70b",
-                        "codellama-34b");
+                        "codellama-34b",
+                        "llama-3.1-405b",
+                        "qwen3-0.6b",
+                        "qwen3-1.7b",
+                        "qwen3-30b-a3b-2507",
+                        "mixtral-8x22b",
+                        "gpt-oss-20b");
         for (String name : Specs.modelPresets()) {
             ModelSpec m = Specs.model(name, "timing.model");
             assertThat(m.totalParams() / 1e9)
@@ -76,11 +82,30 @@ class SpecsTest {
                 .isEqualTo("codellama-34b");
         assertThat(Specs.modelByHfId("Qwen/Qwen3-8B", "model").name()).isEqualTo("qwen3-8b");
         assertThat(Specs.modelByHfId("qwen3-32b", "model").name()).isEqualTo("qwen3-32b"); // a preset name too
-        assertThatThrownBy(() -> Specs.modelByHfId("meta-llama/Llama-2-13b-hf", "meta.json: model"))
+        assertThatThrownBy(() -> Specs.modelByHfId("acme/NotAModel-13b-hf", "meta.json: model"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith(
-                        "meta.json: model: unknown model 'meta-llama/Llama-2-13b-hf' (known Hugging" + " Face ids: ")
+                        "meta.json: model: unknown model 'acme/NotAModel-13b-hf' (known Hugging" + " Face ids: ")
                 .hasMessageContaining("meta-llama/Llama-2-70b-hf");
+        // a model served from disk is logged by its path; a mirror under another organisation keeps the name
+        assertThat(Specs.modelByHfId("/models/Llama-3.1-8B-Instruct/", "model").name())
+                .isEqualTo("llama-3.1-8b");
+        assertThat(Specs.modelByHfId("my-org/qwen3-30b-a3b-instruct-2507", "model")
+                        .name())
+                .isEqualTo("qwen3-30b-a3b-2507");
+        assertThatThrownBy(() -> Specs.modelByHfId("/models/Llama-2-13b-hf-custom", "model"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("unknown model");
+        java.util.Map<String, String> presetByRepositoryName = new java.util.HashMap<>();
+        for (String preset : Specs.modelPresets()) {
+            for (String id : Specs.hfIds(preset)) {
+                String name = id.substring(id.lastIndexOf('/') + 1).toLowerCase(java.util.Locale.ROOT);
+                String other = presetByRepositoryName.putIfAbsent(name, preset);
+                assertThat(other == null || other.equals(preset))
+                        .as("repository name %s names one preset (%s, %s)", name, other, preset)
+                        .isTrue();
+            }
+        }
         for (String preset : Specs.modelPresets()) {
             assertThat(Specs.hfIds(preset)).as(preset).isNotEmpty();
             for (String id : Specs.hfIds(preset)) {
