@@ -225,6 +225,21 @@ public record ClusterConfig(
         return new ClusterConfig(workers, dp, dpMode, router, events, pools, mode, disagg);
     }
 
+    /**
+     * Each worker's pool name, for {@code requests.csv}'s {@code pool} column: only for an aggregated fleet of
+     * {@code cluster.pools} (null otherwise; a disaggregated run's rows have their own prefill/decode columns).
+     */
+    public String[] poolNamesByWorker() {
+        if (pools.isEmpty() || disaggregated()) {
+            return null;
+        }
+        String[] out = new String[workers];
+        for (int w = 0; w < workers; w++) {
+            out[w] = pools.get(poolOf(w)).name();
+        }
+        return out;
+    }
+
     /** The pool worker {@code worker} belongs to (0 without pools). */
     public int poolOf(int worker) {
         int first = 0;

@@ -244,6 +244,18 @@ public final class RequestColumns {
         return disaggregated ? String.join(",", CSV_NAMES_PD) + "\n" : CSV_HEADER;
     }
 
+    /**
+     * The last requests.csv column of a run with aggregated {@code cluster.pools}: the name of the pool of the
+     * request's {@code worker} (empty when it has none). Derived from {@code worker}, so not in canonical.json.
+     */
+    public static final String POOL = "pool";
+
+    /** The requests.csv header line of a run, with the {@link #POOL} column when {@code pools}. */
+    public static String csvHeader(boolean disaggregated, boolean pools) {
+        String h = csvHeader(disaggregated);
+        return pools ? h.substring(0, h.length() - 1) + "," + POOL + "\n" : h;
+    }
+
     private RequestColumns() {}
 
     private static Column stored(String csv, String canonical, String unit, String meaning, Cell cell) {
@@ -268,6 +280,22 @@ public final class RequestColumns {
     private static void optional(long id, StringBuilder sb) {
         if (id >= 0) {
             sb.append(id);
+        }
+    }
+
+    /**
+     * Appends one requests.csv line (with its newline), ending in the {@link #POOL} column when {@code poolByWorker}
+     * (each worker's pool name) is not null.
+     */
+    public static void appendCsv(RequestRecord r, String[] poolByWorker, StringBuilder sb) {
+        appendCsv(r, sb);
+        if (poolByWorker != null) {
+            sb.setLength(sb.length() - 1);
+            sb.append(',');
+            if (r.worker() >= 0) {
+                sb.append(poolByWorker[r.worker()]);
+            }
+            sb.append('\n');
         }
     }
 

@@ -75,6 +75,18 @@ public final class RequestLog {
         disaggregated |= r.pd() != null;
     }
 
+    private String[] poolByWorker;
+
+    /** Sets each worker's pool name (requests.csv's {@code pool} column), or null for none. */
+    public void poolNames(String[] byWorker) {
+        this.poolByWorker = byWorker == null ? null : byWorker.clone();
+    }
+
+    /** Each worker's pool name, or null when the run has no {@code pool} column. */
+    public String[] poolNames() {
+        return poolByWorker == null ? null : poolByWorker.clone();
+    }
+
     /** Whether its records carry prefill/decode facts (a disaggregated run). */
     public boolean disaggregated() {
         return disaggregated;

@@ -28,6 +28,7 @@ public final class RequestStream implements AutoCloseable {
     private final MessageDigest sha;
     private final Int2ObjectOpenHashMap<byte[]> pending = new Int2ObjectOpenHashMap<>();
     private final StringBuilder row = new StringBuilder(256);
+    private final String[] poolByWorker;
     private int nextId;
     private long rows;
     private int peakPending;
@@ -40,7 +41,16 @@ public final class RequestStream implements AutoCloseable {
 
     /** Opens a stream to {@code target} with the header of a run, disaggregated (P/D columns) or not. */
     public RequestStream(Path target, boolean disaggregated) {
+        this(target, disaggregated, null);
+    }
+
+    /**
+     * Opens a stream to {@code target} with the header of a run, disaggregated (P/D columns) or not, and with the
+     * {@code pool} column when {@code poolByWorker} (each worker's pool name) is not null.
+     */
+    public RequestStream(Path target, boolean disaggregated, String[] poolByWorker) {
         this.target = target;
+        this.poolByWorker = poolByWorker == null ? null : poolByWorker.clone();
         try {
             Path dir = target.toAbsolutePath().getParent();
             Files.createDirectories(dir);
@@ -52,13 +62,13 @@ public final class RequestStream implements AutoCloseable {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-        emit(RequestColumns.csvHeader(disaggregated).getBytes(StandardCharsets.UTF_8));
+        emit(RequestColumns.csvHeader(disaggregated, this.poolByWorker != null).getBytes(StandardCharsets.UTF_8));
     }
 
     /** Adds the row of one finished request. */
     public void add(RequestRecord record) {
         row.setLength(0);
-        RequestColumns.appendCsv(record, row);
+        RequestColumns.appendCsv(record, poolByWorker, row);
         byte[] bytes = row.toString().getBytes(StandardCharsets.UTF_8);
         int id = record.requestId();
         if (id != nextId) {

@@ -290,11 +290,12 @@ public final class ReportWriter {
 
     /** Writes requests.csv (header row, one row per request in request-id order, Locale.ROOT numbers). */
     public static void writeRequestsCsv(RequestLog log, Writer w) throws IOException {
-        w.write(RequestColumns.csvHeader(log.disaggregated()));
+        String[] pools = log.poolNames();
+        w.write(RequestColumns.csvHeader(log.disaggregated(), pools != null));
         StringBuilder sb = new StringBuilder(256);
         for (int i : log.indicesByRequestId()) {
             sb.setLength(0);
-            RequestColumns.appendCsv(log.get(i), sb);
+            RequestColumns.appendCsv(log.get(i), pools, sb);
             w.append(sb);
         }
     }

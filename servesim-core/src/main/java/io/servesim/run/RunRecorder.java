@@ -41,6 +41,7 @@ final class RunRecorder {
             poolMetrics[p] = new RequestMetrics();
             poolMetrics[p].exactLimit(exactPercentileSamples);
         }
+        log.poolNames(cluster.poolNamesByWorker());
         this.poolOfWorker = new int[poolMetrics.length == 0 ? 0 : cluster.workers()];
         for (int w = 0; w < poolOfWorker.length; w++) {
             poolOfWorker[w] = cluster.poolOf(w);

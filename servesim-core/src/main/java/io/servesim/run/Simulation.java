@@ -223,7 +223,8 @@ public final class Simulation {
         if (started) {
             throw new IllegalStateException("streamRequestsTo must be called before the run starts");
         }
-        recorder.streamTo(new RequestStream(file, config.cluster().disaggregated()));
+        recorder.streamTo(new RequestStream(
+                file, config.cluster().disaggregated(), config.cluster().poolNamesByWorker()));
         streaming = true;
         return this;
     }

@@ -9,6 +9,8 @@ import io.servesim.config.SimConfig;
 import io.servesim.metrics.RequestLog;
 import io.servesim.report.Summaries;
 import io.servesim.report.Summary;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -80,6 +82,35 @@ class HeterogeneousPoolsTest {
         assertThat(slow.e2eMs().mean()).isEqualTo(80.0);
         assertThat(s.ttftMs().mean()).isEqualTo(30.0); // the fleet: both requests
         assertThat(s.completed()).isEqualTo(fast.completed() + slow.completed());
+    }
+
+    @Test
+    void requestsCsv_endsInThePoolOfEachRequestsWorker_keptOrStreamed(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        java.io.StringWriter kept = new java.io.StringWriter();
+        io.servesim.report.ReportWriter.writeRequestsCsv(
+                Simulation.run(load(TWO_POOLS)).log(), kept);
+        List<String> lines = kept.toString().lines().toList();
+        assertThat(lines.get(0)).startsWith("request_id,").endsWith(",restarts,pool");
+        assertThat(lines.get(1)).startsWith("0,,0,0,").endsWith(",fast"); // request 0 on worker 0
+        assertThat(lines.get(2)).startsWith("1,,0,1,").endsWith(",slow");
+        assertThat(lines).hasSize(3);
+
+        Path zst = dir.resolve("requests.csv.zst");
+        new Simulation(load(TWO_POOLS, "output.stream_requests=true"))
+                .streamRequestsTo(zst)
+                .run();
+        try (java.io.InputStream in = new com.github.luben.zstd.ZstdInputStream(Files.newInputStream(zst))) {
+            assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8))
+                    .isEqualTo(kept.toString());
+        }
+
+        java.io.StringWriter uniform = new java.io.StringWriter();
+        io.servesim.report.ReportWriter.writeRequestsCsv(
+                Simulation.run(load(TWO_POOLS.replaceAll("(?s)  pools:.*", "  workers: 2\n")))
+                        .log(),
+                uniform);
+        assertThat(uniform.toString().lines().findFirst().orElseThrow()).endsWith(",restarts"); // no pools: no column
     }
 
     @Test
