@@ -119,6 +119,17 @@ class SpecsTest {
         assertThat(Specs.gpuByName("NVIDIA H100 80GB HBM3", "gpu").name()).isEqualTo("h100-sxm");
         assertThat(Specs.gpuByName("nvidia h100 80gb hbm3 (sxm)", "gpu").name()).isEqualTo("h100-sxm");
         assertThat(Specs.gpuByName("H100-SXM", "gpu").name()).isEqualTo("h100-sxm");
+        // nvidia-smi's names of the other H100 and A100 parts win over the bare family name by being longer
+        assertThat(Specs.gpuByName("H100", "gpu").name()).isEqualTo("h100-sxm");
+        assertThat(Specs.gpuByName("NVIDIA H100 PCIe", "gpu").name()).isEqualTo("h100-pcie");
+        assertThat(Specs.gpuByName("NVIDIA H100 NVL (94 GB)", "gpu").name()).isEqualTo("h100-nvl");
+        assertThat(Specs.gpuByName("NVIDIA A100 80GB PCIe", "gpu").name()).isEqualTo("a100-pcie-80gb");
+        assertThat(Specs.gpuByName("NVIDIA A100 80GB HBM2e (SXM)", "gpu").name())
+                .isEqualTo("a100-sxm-80gb");
+        assertThat(Specs.gpuByName("NVIDIA A100-SXM4-40GB", "gpu").name()).isEqualTo("a100-sxm-40gb");
+        assertThat(Specs.gpuByName("A100-80", "gpu").name()).isEqualTo("a100-sxm-80gb");
+        assertThat(Specs.gpuByName("NVIDIA L40", "gpu").name()).isEqualTo("l40");
+        assertThat(Specs.gpuByName("NVIDIA L40S", "gpu").name()).isEqualTo("l40s");
         assertThat(Specs.gpuByName("NVIDIA RTX PRO 6000 (96 GB GDDR7, 1,597 GB/s per the source config.json)", "gpu")
                         .name())
                 .isEqualTo("rtx-pro-6000");
@@ -137,7 +148,7 @@ class SpecsTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("meta.json: gpu: unknown GPU 'NVIDIA L40SX' (known: ")
                 .hasMessageContaining("NVIDIA A100-SXM4-80GB");
-        assertThatThrownBy(() -> Specs.gpuByName("NVIDIA H100 PCIe", "gpu")).hasMessageContaining("unknown GPU");
+        assertThatThrownBy(() -> Specs.gpuByName("NVIDIA GH200 480GB", "gpu")).hasMessageContaining("unknown GPU");
         for (String preset : Specs.gpuPresets()) {
             assertThat(Specs.gpuNames(preset)).as(preset).isNotEmpty();
             for (String name : Specs.gpuNames(preset)) {
@@ -151,7 +162,7 @@ class SpecsTest {
         assertThat(Specs.gpuPresets().stream()
                         .filter(g -> Specs.gpu(g, "timing.gpu").hasNvlink())
                         .toList())
-                .containsExactlyInAnyOrder("a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200");
+                .containsExactlyInAnyOrder("a100-sxm-80gb", "a100-sxm-40gb", "h100-sxm", "h200-sxm", "h20", "b200");
     }
 
     @Test
@@ -242,10 +253,24 @@ class SpecsTest {
     }
 
     @Test
-    void gpuPresets_areTheIssuesSeven_withSources() {
+    void gpuPresets_areTheIssuesSevenAndCommonServingParts_withSources() {
         assertThat(Specs.gpuPresets())
                 .containsExactlyInAnyOrder(
-                        "a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "l40s", "rtx-4090", "rtx-pro-6000");
+                        "a100-sxm-80gb",
+                        "h100-sxm",
+                        "h200-sxm",
+                        "b200",
+                        "l40s",
+                        "rtx-4090",
+                        "rtx-pro-6000",
+                        "a100-sxm-40gb",
+                        "a100-pcie-80gb",
+                        "h100-pcie",
+                        "h100-nvl",
+                        "h20",
+                        "l40",
+                        "l4",
+                        "a10");
         for (String g : Specs.gpuPresets()) {
             GpuSpec s = Specs.gpu(g, "timing.gpu");
             assertThat(s.source()).as(g).isNotBlank();
