@@ -28,6 +28,8 @@ public final class Specs {
             "MistralForCausalLM",
             "Qwen2ForCausalLM",
             "Qwen3ForCausalLM",
+            "GraniteForCausalLM",
+            "Phi3ForCausalLM",
             "MixtralForCausalLM",
             "Qwen3MoeForCausalLM",
             "GptOssForCausalLM");

@@ -38,7 +38,22 @@ class SpecsTest {
                         "qwen3-1.7b",
                         "qwen3-30b-a3b-2507",
                         "mixtral-8x22b",
-                        "gpt-oss-20b");
+                        "gpt-oss-20b",
+                        "llama-3-8b",
+                        "llama-3-70b",
+                        "llama-3.2-1b",
+                        "llama-3.2-3b",
+                        "qwen2.5-7b",
+                        "qwen2.5-14b",
+                        "qwen2.5-32b",
+                        "qwen2.5-72b",
+                        "granite-3.1-8b",
+                        "phi-4",
+                        "mistral-small-24b",
+                        "mistral-7b",
+                        "llama-2-13b",
+                        "codellama-7b",
+                        "codellama-13b");
         for (String name : Specs.modelPresets()) {
             ModelSpec m = Specs.model(name, "timing.model");
             assertThat(m.totalParams() / 1e9)
