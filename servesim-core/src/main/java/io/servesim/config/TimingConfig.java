@@ -16,6 +16,11 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  * @param weightDtype bf16 or fp8
  * @param kvDtype bf16 or fp8
  * @param gpuMemoryUtilization vLLM's gpu_memory_utilization, (0, 1]
+ * @param gpuP2p whether a worker's GPUs reach each other peer to peer (NVLink, or PCIe with P2P); false: vLLM turns
+ *     its custom all-reduce off and NCCL stages collectives through host memory, so the measured (peer-to-peer)
+ *     collective tables do not apply and the link model prices them
+ * @param linkGbytesPerS the GPU-to-GPU bandwidth per direction collectives reach on this deployment, GB/s, replacing
+ *     the GPU preset's link and its measured collective tables (null: the preset's)
  * @param calibration path to a calibration profile written by {@code servesim calibrate}, or null
  * @param fixed fixed model parameters
  * @param polynomial polynomial model parameters
@@ -32,6 +37,8 @@ public record TimingConfig(
         Dtype weightDtype,
         Dtype kvDtype,
         double gpuMemoryUtilization,
+        boolean gpuP2p,
+        Double linkGbytesPerS,
         String calibration,
         FixedTimingConfig fixed,
         PolynomialTimingConfig polynomial,
@@ -83,6 +90,9 @@ public record TimingConfig(
         Check.present("weight_dtype", weightDtype);
         Check.present("kv_dtype", kvDtype);
         RooflineConfig.fraction("gpu_memory_utilization", gpuMemoryUtilization);
+        if (linkGbytesPerS != null && !(linkGbytesPerS > 0 && Double.isFinite(linkGbytesPerS))) {
+            throw new ConfigException("link_gbytes_per_s", "must be a positive number of GB/s, got " + linkGbytesPerS);
+        }
         Check.present("custom_gpu", customGpu);
         Check.present("fixed", fixed);
         Check.present("polynomial", polynomial);

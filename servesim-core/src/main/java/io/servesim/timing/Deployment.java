@@ -157,6 +157,43 @@ public record Deployment(
     }
 
     private static GpuSpec gpu(TimingConfig t) {
+        GpuSpec g = gpuSpec(t);
+        return g == null ? null : interconnect(g, t);
+    }
+
+    /**
+     * The GPU as this deployment links it. The measured collective tables (AIConfigurator's) were taken on machines
+     * whose GPUs reach each other peer to peer; vLLM runs its custom all-reduce only then (it checks P2P access and
+     * otherwise falls back to NCCL, which stages data through host memory). Without peer access, or with a stated
+     * link bandwidth, the tables do not describe the deployment and the link model prices every collective.
+     */
+    private static GpuSpec interconnect(GpuSpec g, TimingConfig t) {
+        if (t.gpuP2p() && t.linkGbytesPerS() == null) {
+            return g;
+        }
+        if (!t.gpuP2p() && g.hasNvlink()) {
+            throw new ConfigException(
+                    "timing.gpu_p2p",
+                    "is false, but " + g.name() + " links its GPUs by " + g.link()
+                            + " (always peer to peer); false is for PCIe GPUs without peer access");
+        }
+        double link = t.linkGbytesPerS() != null ? t.linkGbytesPerS() : g.linkGbytesPerS();
+        return new GpuSpec(
+                g.name(),
+                g.memoryGib(),
+                g.bandwidthGbytesPerS(),
+                g.bf16Tflops(),
+                g.fp8Tflops(),
+                g.link(),
+                link,
+                g.source(),
+                g.achieved(),
+                null,
+                null,
+                null);
+    }
+
+    private static GpuSpec gpuSpec(TimingConfig t) {
         if (t.gpu() == null) {
             return null;
         }

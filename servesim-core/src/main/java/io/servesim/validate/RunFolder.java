@@ -48,6 +48,10 @@ import tools.jackson.databind.json.JsonMapper;
  * @param chunkedPrefill {@code enable_chunked_prefill} (null: true)
  * @param statedNumGpuBlocks {@code num_gpu_blocks}, or null (then derived as vLLM does)
  * @param gpuMemoryUtilization {@code gpu_memory_utilization} (null: 0.9)
+ * @param gpuP2p {@code gpu_p2p}: whether the GPUs reach each other peer to peer (null: true; {@code
+ *     timing.gpu_p2p})
+ * @param linkGbytesPerS {@code link_gbytes_per_s}: what the machine's GPU-to-GPU collectives reach per direction, or
+ *     null (the GPU preset's link and measured tables; {@code timing.link_gbytes_per_s})
  * @param weightDtype from {@code dtype} (null: bf16)
  * @param kvDtype from {@code kv_cache_dtype} (null or {@code auto}: the weight dtype)
  * @param clientSide whether {@code measured_definitions} says the latencies were timed client-side (they then include
@@ -71,6 +75,8 @@ public record RunFolder(
         boolean chunkedPrefill,
         Integer statedNumGpuBlocks,
         double gpuMemoryUtilization,
+        boolean gpuP2p,
+        Double linkGbytesPerS,
         TimingConfig.Dtype weightDtype,
         TimingConfig.Dtype kvDtype,
         boolean clientSide,
@@ -194,6 +200,8 @@ public record RunFolder(
                 m.bool("enable_chunked_prefill", true),
                 blocks,
                 utilization,
+                m.bool("gpu_p2p", true),
+                m.has("link_gbytes_per_s") ? m.positive("link_gbytes_per_s") : null,
                 weights,
                 kv,
                 m.string("measured_definitions").toLowerCase(Locale.ROOT).contains("client-side"),
@@ -228,6 +236,10 @@ public record RunFolder(
         sets.add("timing.weight_dtype=" + weightDtype.configName());
         sets.add("timing.kv_dtype=" + kvDtype.configName());
         sets.add(String.format(Locale.ROOT, "timing.gpu_memory_utilization=%s", gpuMemoryUtilization));
+        sets.add("timing.gpu_p2p=" + gpuP2p);
+        if (linkGbytesPerS != null) {
+            sets.add(String.format(Locale.ROOT, "timing.link_gbytes_per_s=%s", linkGbytesPerS));
+        }
         sets.add("engine.scheduler.max_num_seqs=" + maxNumSeqs);
         sets.add("engine.scheduler.max_num_batched_tokens=" + maxNumBatchedTokens);
         sets.add("engine.scheduler.enable_chunked_prefill=" + chunkedPrefill);
@@ -483,6 +495,15 @@ public record RunFolder(
                 throw error(field, "expected true, false or null, got " + v);
             }
             return v.booleanValue();
+        }
+
+        /** A positive finite number (the field must be present). */
+        double positive(String field) {
+            JsonNode v = root.get(field);
+            if (v == null || !v.isNumber() || !(v.doubleValue() > 0) || !Double.isFinite(v.doubleValue())) {
+                throw error(field, "expected a positive number, got " + v);
+            }
+            return v.doubleValue();
         }
 
         double fraction(String field, double fallback) {

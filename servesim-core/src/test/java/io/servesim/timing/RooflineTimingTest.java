@@ -134,8 +134,8 @@ class RooflineTimingTest {
                     .isEqualTo(Math.round((linear + attention) * 1e9));
         }
         // an unmeasured GPU gets its BF16 GEMM rate times the measured GPUs' mean attention / GEMM ratio
-        GpuSpec rtx4090 = Specs.gpu("rtx-4090", "t");
-        assertThat(rtx4090.achievedAttentionFlopsPerSecond() / rtx4090.achievedFlopsPerSecond(Dtype.BF16))
+        GpuSpec l4 = Specs.gpu("l4", "t");
+        assertThat(l4.achievedAttentionFlopsPerSecond() / l4.achievedFlopsPerSecond(Dtype.BF16))
                 .isCloseTo(
                         (177.4 / 288.1
                                         + 627.6 / 843.8
@@ -240,6 +240,56 @@ class RooflineTimingTest {
         assertThat(tp16).isEqualTo(Math.round((w16 + kv16 + ar16) * 1e9));
         assertThat(Specs.gpu("l40s", "t").hasNvlink()).isFalse();
         assertThat(Specs.gpu("h100-sxm", "t").hasNvlink()).isTrue();
+    }
+
+    @Test
+    void gpusWithoutPeerAccess_dropTheMeasuredAllReduce_forTheLinkModelAtTheStatedBandwidth() {
+        ModelSpec m = Specs.model("llama-3.1-8b", "t");
+        StepBatch b = decodes(1, 1000);
+        // the RTX PRO 6000 preset has AIConfigurator's all-reduce table, measured with peer-to-peer access
+        GpuSpec measured = Specs.gpu("rtx-pro-6000", "t");
+        assertThat(measured.allReduce()).isNotNull();
+        io.servesim.config.SimConfig noP2p = io.servesim.config.ConfigLoader.fromYaml(
+                "",
+                "t",
+                java.util.List.of(
+                        "timing.model=llama-3.1-8b",
+                        "timing.gpu=rtx-pro-6000",
+                        "timing.tensor_parallel=2",
+                        "timing.gpu_p2p=false",
+                        "timing.link_gbytes_per_s=16"));
+        GpuSpec staged = Deployment.resolve(noP2p).gpu();
+        assertThat(staged.allReduce()).isNull();
+        assertThat(staged.allGather()).isNull();
+        assertThat(staged.linkGbytesPerS()).isEqualTo(16);
+        long tp2 = new RooflineTiming(m, staged, 2, 1, Dtype.BF16, 2, 2, BARE).stepNanos(b);
+        double bw = 1506e9 * 0.8;
+        double weights = (m.totalParams() - 128256.0 * 4096) * 2 / 2 / bw;
+        double kv = m.kvBytesPerToken(2, 2) * 1001.0 / bw;
+        // 2 all-reduces per layer, each one PCIe latency (25 us) plus the ring's 2 x (2 - 1) / 2 x 4,096 BF16 values
+        // at 16 GB/s
+        double allReduce = 2 * 32 * (25e-6 + 2.0 * 1 / 2 * 4096 * 2 / 16e9);
+        assertThat(tp2).isEqualTo(Math.round((weights + kv + allReduce) * 1e9));
+        // with peer access the measured table prices the same all-reduce at about 4 us
+        long p2p = new RooflineTiming(m, measured, 2, 1, Dtype.BF16, 2, 2, BARE).stepNanos(b);
+        assertThat(tp2 - p2p).isGreaterThan(Math.round(2 * 32 * 20e-6 * 1e9));
+    }
+
+    @Test
+    void peerAccess_cannotBeTurnedOffForNvlinkGpus_andTheLinkMustBePositive() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> Deployment.resolve(io.servesim.config.ConfigLoader.fromYaml(
+                                "",
+                                "t",
+                                java.util.List.of(
+                                        "timing.model=llama-3.1-8b", "timing.gpu=h100-sxm", "timing.gpu_p2p=false"))))
+                .isInstanceOf(io.servesim.config.ConfigException.class)
+                .hasMessageContaining("timing.gpu_p2p")
+                .hasMessageContaining("nvlink");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> io.servesim.config.ConfigLoader.fromYaml(
+                        "", "t", java.util.List.of("timing.link_gbytes_per_s=0")))
+                .isInstanceOf(io.servesim.config.ConfigException.class)
+                .hasMessageContaining("timing.link_gbytes_per_s");
     }
 
     @Test

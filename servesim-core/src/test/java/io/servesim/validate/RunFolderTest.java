@@ -83,6 +83,8 @@ class RunFolderTest {
         assertThat(r.chunkedPrefill()).isTrue();
         assertThat(r.statedNumGpuBlocks()).isNull();
         assertThat(r.gpuMemoryUtilization()).isEqualTo(0.9);
+        assertThat(r.gpuP2p()).isTrue();
+        assertThat(r.linkGbytesPerS()).isNull();
         assertThat(r.weightDtype()).isEqualTo(TimingConfig.Dtype.BF16);
         assertThat(r.kvDtype()).isEqualTo(TimingConfig.Dtype.BF16);
         assertThat(r.clientSide()).isFalse();
@@ -98,6 +100,8 @@ class RunFolderTest {
         assertThat(c.timing().model()).isEqualTo("llama-2-7b");
         assertThat(c.timing().gpu()).isEqualTo("h100-sxm");
         assertThat(c.timing().gpuMemoryUtilization()).isEqualTo(0.9);
+        assertThat(c.timing().gpuP2p()).isTrue();
+        assertThat(c.timing().linkGbytesPerS()).isNull();
         assertThat(c.engine().scheduler().maxNumSeqs()).isEqualTo(64);
         assertThat(c.engine().scheduler().maxNumBatchedTokens()).isEqualTo(1024);
         assertThat(c.engine().kvCache().numGpuBlocks()).isNull(); // derived as vLLM does
@@ -117,6 +121,9 @@ class RunFolderTest {
         m.put("enable_chunked_prefill", true);
         m.put("num_gpu_blocks", 20000);
         m.put("gpu_memory_utilization", 0.85);
+        m.put("gpu", "NVIDIA RTX PRO 6000 Blackwell Server Edition");
+        m.put("gpu_p2p", false);
+        m.put("link_gbytes_per_s", 16);
         m.put("dtype", "auto (not set; model config torch_dtype=bfloat16)");
         m.put("kv_cache_dtype", "fp8_e4m3");
         m.put("measured_definitions", "Client-side, measured by a load generator over HTTP.");
@@ -135,6 +142,8 @@ class RunFolderTest {
         assertThat(c.timing().weightDtype()).isEqualTo(TimingConfig.Dtype.BF16);
         assertThat(c.timing().kvDtype()).isEqualTo(TimingConfig.Dtype.FP8);
         assertThat(c.timing().gpuMemoryUtilization()).isEqualTo(0.85);
+        assertThat(c.timing().gpuP2p()).isFalse();
+        assertThat(c.timing().linkGbytesPerS()).isEqualTo(16.0);
         assertThat(c.engine().maxModelLen()).isEqualTo(4096);
         assertThat(c.engine().kvCache().prefixCaching()).isFalse();
         assertThat(c.engine().kvCache().numGpuBlocks()).isEqualTo(20000);
@@ -222,6 +231,10 @@ class RunFolderTest {
                 .hasMessage("run x: meta.json: tensor_parallel: expected a positive integer, got \"two\"");
         assertThatThrownBy(() -> RunFolder.read(run(Map.of("gpu_memory_utilization", 1.5))))
                 .hasMessage("run x: meta.json: gpu_memory_utilization: expected a number in (0, 1], got 1.5");
+        assertThatThrownBy(() -> RunFolder.read(run(Map.of("link_gbytes_per_s", -16))))
+                .hasMessage("run x: meta.json: link_gbytes_per_s: expected a positive number, got -16");
+        assertThatThrownBy(() -> RunFolder.read(run(Map.of("gpu_p2p", "no"))))
+                .hasMessage("run x: meta.json: gpu_p2p: expected true, false or null, got \"no\"");
         assertThatThrownBy(() -> RunFolder.read(run(Map.of("enable_prefix_caching", "yes"))))
                 .hasMessage("run x: meta.json: enable_prefix_caching: expected true, false or null, got \"yes\"");
         assertThatThrownBy(() -> RunFolder.read(run(Map.of("tensor_parallel", 2, "expert_parallel", 8))))

@@ -23,19 +23,20 @@ class FixtureTest {
      * Canonical SHA-256 of every W8 cell, by "dp/arm". The pd cells changed on 2026-12-04 only by the output they
      * echo: the resolved config's {@code cluster.disagg.transfer.kv_lease_s} and {@code summary.json}'s {@code
      * pd.expired} (the canonical output stripped of those two keys is equal to the one before, and requests.csv is
-     * byte-identical; no worker fails in the fixture, so no lease ever expires).
+     * byte-identical; no worker fails in the fixture, so no lease ever expires). All cells changed on 2026-12-05
+     * only by the resolved config's two new keys {@code timing.gpu_p2p} and {@code timing.link_gbytes_per_s}.
      */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "fb68effc3ea7531242ef4000bf744c6a1e719e5705f0025c2600c2f7606a9f53",
-            "1/kvcr-off", "f9cd91bbc1671e786d8e9bc853c78e2e80eb19dbd10fc7203020163b1f30f048",
-            "1/kvcr-idle", "fbe107bc45392045305f798cdd521272e1cb97e43fe74d184a790b21577e001c",
-            "1/kvcr-hinted", "e67047852184353b1c5dae54c89fc58a981c8782d88b25c68e1dcfb104cc113d",
-            "8/g2-only", "e91a5bbe2341bc1b98f035d6c5645c5c8007aa8beceb5cc0d6aa094d8c0895ce",
-            "8/kvcr-off", "5d9e15f0119f72be6584bdbaa98f24e0a2d18770b20232637568b60d0231c30b",
-            "8/kvcr-idle", "5bd436cfd0ad43c8083dc07654923ee411990771ee3f1dcb445f382060a71ea8",
-            "8/kvcr-hinted", "a6a0db847853f5f17874b038176e872978e3d5dad20763029c2f70eb9745b233",
-            "1/pd", "a0602df7869f95aa406a0464c547abacc60c8474d3e6a6b004c211528d885754",
-            "8/pd", "772c3b6ad8254677f11549598489467413395a47016731bc3fa13f09be04a65a");
+            "1/g2-only", "a3031ebdad5059a132dfb871ecb6080b53f8c18d6290b6601b51cc83ed35c772",
+            "1/kvcr-off", "963f694052b9b9e1edae19ae91ce55f9b0980bc4d5eb7375be729aebb466a235",
+            "1/kvcr-idle", "0019d5723c28063cf58e8d17ed04314682df9a0861dc1880ce229e9dbdd38cb9",
+            "1/kvcr-hinted", "493c0462802d5932207e67a88887b0c08e4ba9b362d85e00e3304dc50966fd2a",
+            "8/g2-only", "1756b0d5707a2183c31961da89cbaa1eecfaccf849de3ce199f3ffbf5bdf9dcb",
+            "8/kvcr-off", "09ab6a8ea357c4e75f85283077d7b755bb5552f9f0708e50a2ad8bedcd8af3dd",
+            "8/kvcr-idle", "407c81c336fa3f0c50cd172800c483f1f040883e7ff5e99320d42094ecc03acd",
+            "8/kvcr-hinted", "2731c83dfe91abf61d5274047a46c0bd34dcf240b92816dbb26e40edb6130122",
+            "1/pd", "f2979b549c23adfb9e40fce3939f04f035216a25e34df7eedf3a1dec56733346",
+            "8/pd", "c4fd58539c61475dbb87afa553c6aad84a6133d8514637c4b27a2b3e2a3ace28");
 
     @Test
     void w8CellDigests_arePinned() {
