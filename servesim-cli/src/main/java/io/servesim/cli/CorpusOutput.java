@@ -55,6 +55,9 @@ final class CorpusOutput {
                         ? ""
                         : String.format(Locale.ROOT, " (%+.1f%% vs stated)", b.derivedVsStatedPct()),
                 b.used()));
+        if (r.config().timing().tensorParallel() > 1 || r.config().cluster().attentionDp() > 1) {
+            sb.append(collectives(r.config()));
+        }
         if (f.sharedPrefix() != null && !f.tokenIds()) {
             sb.append(String.format(
                     Locale.ROOT,
@@ -67,6 +70,33 @@ final class CorpusOutput {
                                     + " rows (inferred from the lengths)"));
         }
         return sb.toString();
+    }
+
+    /**
+     * How the run's collectives are priced: a PCIe machine's GPUs may lack peer-to-peer access, which AIConfigurator's
+     * measured tables assume, so the line says how to state it.
+     */
+    static String collectives(io.servesim.config.SimConfig config) {
+        io.servesim.timing.GpuSpec gpu =
+                io.servesim.timing.Deployment.resolve(config).gpu();
+        if (gpu == null) {
+            return "";
+        }
+        if (gpu.allReduce() != null || gpu.allGather() != null) {
+            return "collectives: measured tables (AIConfigurator, taken with GPU peer-to-peer access"
+                    + (gpu.hasNvlink()
+                            ? ")\n"
+                            : "; a machine without it: gpu_p2p false and link_gbytes_per_s in meta.json, or"
+                                    + " --set timing.gpu_p2p=false --set timing.link_gbytes_per_s=N)\n");
+        }
+        return String.format(
+                Locale.ROOT,
+                "collectives: link model, %s at %s GB/s per direction%s%n",
+                gpu.hasNvlink() ? "NVLink" : "PCIe",
+                java.math.BigDecimal.valueOf(gpu.linkGbytesPerS())
+                        .stripTrailingZeros()
+                        .toPlainString(),
+                config.timing().gpuP2p() ? "" : ", no peer-to-peer access");
     }
 
     /** corpus.csv: one row per run, the error columns in %, empty where unknown. */

@@ -215,6 +215,36 @@ class ValidateCommandTest {
     }
 
     @Test
+    void run_saysHowItsCollectivesArePriced_andHowToStateAMachineWithoutPeerAccess() {
+        String pro = CORPUS.resolve("llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1").toString();
+        CliRun tp1 =
+                CliRun.of("validate", "--run", pro, "--out", tmp.resolve("a").toString());
+        assertThat(tp1.exit()).as(tp1.err()).isZero();
+        assertThat(tp1.out()).doesNotContain("collectives:");
+        CliRun tp2 = CliRun.of(
+                "validate", "--run", pro, "--out", tmp.resolve("b").toString(), "--set", "timing.tensor_parallel=2");
+        assertThat(tp2.exit()).as(tp2.err()).isZero();
+        assertThat(tp2.out())
+                .contains("collectives: measured tables (AIConfigurator, taken with GPU peer-to-peer access; a machine"
+                        + " without it: gpu_p2p false and link_gbytes_per_s in meta.json");
+        CliRun staged = CliRun.of(
+                "validate",
+                "--run",
+                pro,
+                "--out",
+                tmp.resolve("c").toString(),
+                "--set",
+                "timing.tensor_parallel=2",
+                "--set",
+                "timing.gpu_p2p=false",
+                "--set",
+                "timing.link_gbytes_per_s=16");
+        assertThat(staged.exit()).as(staged.err()).isZero();
+        assertThat(staged.out())
+                .contains("collectives: link model, PCIe at 16 GB/s per direction, no peer-to-peer access");
+    }
+
+    @Test
     void run_printsTheDeploymentAndWritesValidationJsonWithTheRunObject() throws IOException {
         Path out = tmp.resolve("one");
         CliRun r = CliRun.of(

@@ -12,6 +12,8 @@ package io.servesim.config;
  *     presets' mean ratio)
  * @param achievedFp8Tflops FP8 TFLOP/s compute-bound GEMMs measurably reach (null: as above)
  * @param achievedGbytesPerS GB/s small-batch GEMMs measurably stream weights at (null: as above)
+ * @param attentionKernel the attention kernel vLLM runs on the GPU's architecture (fa3 on Hopper, flashinfer on
+ *     Blackwell data-centre parts, fa2 on the others)
  */
 public record CustomGpuConfig(
         Double memoryGib,
@@ -21,7 +23,8 @@ public record CustomGpuConfig(
         Double linkGbytesPerS,
         Double achievedBf16Tflops,
         Double achievedFp8Tflops,
-        Double achievedGbytesPerS) {
+        Double achievedGbytesPerS,
+        AttentionKernel attentionKernel) {
     /** Validates the values that are set (all are required when the custom GPU is used). */
     public CustomGpuConfig {
         positiveIfSet("memory_gib", memoryGib);
@@ -34,6 +37,7 @@ public record CustomGpuConfig(
         positiveIfSet("achieved_bf16_tflops", achievedBf16Tflops);
         positiveIfSet("achieved_fp8_tflops", achievedFp8Tflops);
         positiveIfSet("achieved_gbytes_per_s", achievedGbytesPerS);
+        Check.present("attention_kernel", attentionKernel);
     }
 
     private static void positiveIfSet(String field, Double v) {

@@ -190,7 +190,8 @@ public record Deployment(
                 g.achieved(),
                 null,
                 null,
-                null);
+                null,
+                g.attentionKernel());
     }
 
     private static GpuSpec gpuSpec(TimingConfig t) {
@@ -235,7 +236,8 @@ public record Deployment(
                         "timing.custom_gpu achieved_*"),
                 null,
                 null,
-                null);
+                null,
+                c.attentionKernel());
     }
 
     /**

@@ -19,6 +19,7 @@ import io.servesim.config.TimingConfig;
  * @param allReduce vLLM's all-reduce latency as measured on this GPU, or null (then the link model applies)
  * @param allGather NCCL's all-gather latency as measured on this GPU (expert-parallel dispatch), or null
  * @param reduceScatter NCCL's reduce-scatter latency as measured on this GPU (expert-parallel combine), or null
+ * @param attentionKernel the attention kernel vLLM runs on this GPU's architecture by default
  */
 public record GpuSpec(
         String name,
@@ -32,7 +33,8 @@ public record GpuSpec(
         Achieved achieved,
         CollectiveTable allReduce,
         CollectiveTable allGather,
-        CollectiveTable reduceScatter) {
+        CollectiveTable reduceScatter,
+        io.servesim.config.AttentionKernel attentionKernel) {
 
     /**
      * The throughput vLLM's own GEMM kernels reach on a GPU (roofline ceilings the efficiencies are fractions of).

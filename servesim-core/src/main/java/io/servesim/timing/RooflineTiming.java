@@ -88,6 +88,21 @@ public final class RooflineTiming implements TimingModel {
     private final double knee;
 
     /**
+     * How many times a mixed step's decode sequences read their KV: the query heads per KV head (per GPU) under
+     * FlashAttention 2, else 1. FlashAttention 2's varlen forward ({@code vllm-project/flash-attention},
+     * {@code csrc/flash_attn/flash_api.cpp}, {@code mha_varlen_fwd}) folds a KV head's query heads into one tile row
+     * block ({@code seqlenq_ngroups_swapped}) and splits long KV across CTAs only when every sequence in the launch
+     * has one query token; vLLM runs a step's prefill chunks and decodes in one launch, so in a step with a prefill
+     * the decodes' query heads each stream the KV themselves. LLMServingSim's vLLM 0.19 attention profiles show it on
+     * both FA2 GPUs they measure (Llama-3.1-8B, 4 query heads per KV head): 128 decodes at 4,096 tokens of context
+     * take 2.9–3.4× (RTX PRO 6000) and 3.5–3.9× (RTX 4090) as long beside a prefill chunk as alone, and at 16,384
+     * tokens the extra time is the 4× traffic at the GPU's bandwidth (1.59 and 0.96 TB/s). Fewer or shorter decodes
+     * reuse part of the repeated reads from L2 (1.2–1.5× at 16 decodes); the term takes the full factor. FlashAttention
+     * 3 (Hopper) packs the query heads in every launch.
+     */
+    private final double mixedDecodeKvReads;
+
+    /**
      * Creates the model.
      *
      * @param dataParallel attention-DP ranks a MoE layer spans (1 without DP; ignored for a dense model): vLLM
@@ -119,6 +134,11 @@ public final class RooflineTiming implements TimingModel {
         this.denseWeightBytes = (double) (model.nonExpertParams() - inputEmbedding) * weightBytes / tensorParallel;
         this.expertBytesPerLayer = model.moe() ? (double) model.paramsPerExpert() * weightBytes / expertShards : 0;
         this.kvBytesPerToken = model.kvBytesPerToken(kvBytes, tensorParallel);
+        this.mixedDecodeKvReads = gpu.attentionKernel() == io.servesim.config.AttentionKernel.FA2
+                ? Math.max(
+                        1.0,
+                        ((double) model.numHeads() / tensorParallel) / Math.max(1, model.numKvHeads() / tensorParallel))
+                : 1.0;
         this.flops = gpu.achievedFlopsPerSecond(weightDtype) * params.mfu();
         this.moeFlops = gpu.achievedMoeFlopsPerSecond(weightDtype);
         this.attentionFlops = gpu.achievedAttentionFlopsPerSecond();
@@ -171,7 +191,8 @@ public final class RooflineTiming implements TimingModel {
     /**
      * Attention over {@code pairs} (new, context) token pairs reading {@code kvTokens} tokens of KV. The FLOPs run at
      * the measured flash-attention rate, not {@code mfu} of the GEMM rate: AIConfigurator's context-attention tables
-     * (vLLM 0.24, H100: 628 TFLOP/s at prompts of 4,096 tokens or more, against 0.5515 × 844 = 465 for the GEMMs)
+     * (vLLM 0.24, H100: 628 TFLOP/s at prompts of 4,096 tokens or more, against 0.5515 × 844 = 465 for the GEMMs
+     * under the defaults of 2026-12-04)
      * show the kernel's own efficiency. Below about 2,048 tokens per sequence the kernel is slower than that rate
      * (per-tile and launch costs: 2.3× at 16 × 512 tokens on the H100), which {@code layer_overhead_us} carries; at
      * such lengths attention is a few per cent of a prefill step (Llama-3.1-8B, 16 × 512 tokens: 1.4 %).
@@ -257,6 +278,8 @@ public final class RooflineTiming implements TimingModel {
                 attention = attentionTime(pairs, kvTokens);
                 attentionByKv[kv] = attention;
             }
+        } else if (mixedDecodeKvReads > 1 && batch.prefillRequests() > 0 && batch.decodeRequests() > 0) {
+            attention = attentionTime(pairs, kvTokens + (mixedDecodeKvReads - 1) * batch.decodeContextTokens());
         } else {
             attention = attentionTime(pairs, kvTokens);
         }

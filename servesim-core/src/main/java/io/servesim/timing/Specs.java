@@ -445,7 +445,8 @@ public final class Specs {
                 achieved,
                 collective(m, name, "allreduce"),
                 collective(m, name, "allgather"),
-                collective(m, name, "reducescatter"));
+                collective(m, name, "reducescatter"),
+                io.servesim.config.AttentionKernel.of(g.get("attention_kernel").asString()));
     }
 
     /** A measured collective's table of {@code measured-kernels.yaml}, or null when the GPU has none. */

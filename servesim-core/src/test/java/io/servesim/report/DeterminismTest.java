@@ -19,13 +19,15 @@ import org.junit.jupiter.api.Test;
 /**
  * Same config + seed ⇒ byte-identical canonical output. The pinned digest guards behaviour: a change that moves it
  * must be intended, and the digest updated in the same commit with the reason in the message. Last moved on
- * 2026-12-05 by the resolved config's two new keys {@code timing.gpu_p2p} and {@code timing.link_gbytes_per_s} alone
- * (the canonical output stripped of them is equal to the one before).
+ * 2026-12-05 by the resolved config it echoes: two new keys {@code timing.gpu_p2p} and {@code
+ * timing.link_gbytes_per_s}, then {@code timing.custom_gpu.attention_kernel} and the refitted {@code timing.roofline}
+ * defaults (the pinned runs use polynomial timing; the canonical output stripped of those keys is equal to the one
+ * before).
  */
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "f2d8ada455b52dc1a969cf9e2be48f49012ce7b9929f2dc689ccc371b7d50b20";
+            "b8fbfeac4d383a67e40f7989823ef83c7f4f1989c90cf2f6395aa3ce173057af";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -62,7 +64,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "b9a9cf0c30cca5755f66e9288d667e5f67d96ed2cfdf16f1bbc22afed17581df";
+            "7287a7e5642381ab2683c689c260c341ac6a461eb9df0b268c20a346d3f0ff4e";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -81,7 +83,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "b9e0d7336a8e381175214ed05de10024ba01cc6b932d4deeaec7fd2d21b92203";
+    static final String KVCR_CANONICAL_SHA256 = "326c4ab40a0baeb8bf8cd9b8a741c649f0e242e79856a9260bd473175be39f68";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

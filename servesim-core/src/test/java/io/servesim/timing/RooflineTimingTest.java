@@ -293,6 +293,51 @@ class RooflineTimingTest {
     }
 
     @Test
+    void flashAttention2_mixedSteps_readTheDecodesKvOncePerQueryHead_decodeOnlyStepsOncePerKvHead() {
+        ModelSpec m = Specs.model("llama-3.1-8b", "t"); // 32 query heads, 8 KV heads: 4 reads in a mixed FA2 step
+        GpuSpec fa2 = Specs.gpu("rtx-pro-6000", "t");
+        assertThat(fa2.attentionKernel()).isEqualTo(io.servesim.config.AttentionKernel.FA2);
+        GpuSpec fa3 = withKernel(fa2, io.servesim.config.AttentionKernel.FA3);
+        StepBatch mixed = new StepBatch();
+        mixed.reset(1 << 20);
+        mixed.add(64, 0, false); // a 64-token prefill chunk
+        for (int i = 0; i < 16; i++) {
+            mixed.add(1, 1000, true); // 16 decodes reading 1,001 tokens of KV each
+        }
+        long withFa2 = new RooflineTiming(m, fa2, 1, 1, Dtype.BF16, 2, 2, BARE).stepNanos(mixed);
+        long withFa3 = new RooflineTiming(m, fa3, 1, 1, Dtype.BF16, 2, 2, BARE).stepNanos(mixed);
+        // memory-bound attention (knee 1000: the larger bound): 3 more reads of the decodes' 16 x 1,001 tokens of KV
+        // (131,072 bytes per token over all layers) at the measured 1,506 GB/s x kv_mbu 0.8
+        double extra = 3 * 131072.0 * 16 * 1001 / (1506e9 * 0.8);
+        assertThat((double) (withFa2 - withFa3)).isCloseTo(extra * 1e9, org.assertj.core.data.Offset.offset(2.0));
+        // a decode-only step packs the query heads under FA2 too
+        StepBatch decodes = decodes(16, 1000);
+        assertThat(new RooflineTiming(m, fa2, 1, 1, Dtype.BF16, 2, 2, BARE).stepNanos(decodes))
+                .isEqualTo(new RooflineTiming(m, fa3, 1, 1, Dtype.BF16, 2, 2, BARE).stepNanos(decodes));
+        // one query head per KV head (Llama-2-7B, multi-head attention): nothing to repeat
+        ModelSpec mha = Specs.model("llama-2-7b", "t");
+        assertThat(new RooflineTiming(mha, fa2, 1, 1, Dtype.BF16, 2, 2, BARE).stepNanos(mixed))
+                .isEqualTo(new RooflineTiming(mha, fa3, 1, 1, Dtype.BF16, 2, 2, BARE).stepNanos(mixed));
+    }
+
+    private static GpuSpec withKernel(GpuSpec g, io.servesim.config.AttentionKernel kernel) {
+        return new GpuSpec(
+                g.name(),
+                g.memoryGib(),
+                g.bandwidthGbytesPerS(),
+                g.bf16Tflops(),
+                g.fp8Tflops(),
+                g.link(),
+                g.linkGbytesPerS(),
+                g.source(),
+                g.achieved(),
+                g.allReduce(),
+                g.allGather(),
+                g.reduceScatter(),
+                kernel);
+    }
+
+    @Test
     void moeEfficiency_stretchesOnlyTheExpertGemms() {
         ModelSpec m = Specs.model("mixtral-8x7b", "t");
         StepBatch b = decodes(64, 100); // 64 tokens x top-2 of 8 experts: every expert is hit
@@ -341,7 +386,8 @@ class RooflineTimingTest {
                 h.achieved(),
                 h.allReduce(),
                 allGather,
-                reduceScatter);
+                reduceScatter,
+                h.attentionKernel());
     }
 
     private static GpuSpec.CollectiveTable table(int group, double micros) {

@@ -371,6 +371,47 @@ class SpecsTest {
     }
 
     @Test
+    void attentionKernels_areVllmsDefaultsByArchitecture_andACustomGpuStatesItsOwn() {
+        for (String g : List.of("h100-sxm", "h200-sxm", "h100-pcie", "h100-nvl", "h20")) {
+            assertThat(Specs.gpu(g, "g").attentionKernel()).as(g).isEqualTo(io.servesim.config.AttentionKernel.FA3);
+        }
+        assertThat(Specs.gpu("b200", "g").attentionKernel()).isEqualTo(io.servesim.config.AttentionKernel.FLASHINFER);
+        for (String g : List.of(
+                "a100-sxm-80gb",
+                "a100-sxm-40gb",
+                "a100-pcie-80gb",
+                "l40s",
+                "l40",
+                "l4",
+                "a10",
+                "rtx-4090",
+                "rtx-pro-6000")) {
+            assertThat(Specs.gpu(g, "g").attentionKernel()).as(g).isEqualTo(io.servesim.config.AttentionKernel.FA2);
+        }
+        List<String> custom = List.of(
+                "timing.model=llama-3.1-8b",
+                "timing.gpu=custom",
+                "timing.custom_gpu.memory_gib=80",
+                "timing.custom_gpu.bandwidth_gbytes_per_s=2000",
+                "timing.custom_gpu.bf16_tflops=400",
+                "timing.custom_gpu.link_gbytes_per_s=64");
+        assertThat(Deployment.resolve(ConfigLoader.fromYaml("", "t", custom))
+                        .gpu()
+                        .attentionKernel())
+                .isEqualTo(io.servesim.config.AttentionKernel.FA2);
+        List<String> hopperLike = new java.util.ArrayList<>(custom);
+        hopperLike.add("timing.custom_gpu.attention_kernel=fa3");
+        assertThat(Deployment.resolve(ConfigLoader.fromYaml("", "t", hopperLike))
+                        .gpu()
+                        .attentionKernel())
+                .isEqualTo(io.servesim.config.AttentionKernel.FA3);
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("timing.custom_gpu.attention_kernel=fa4")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("timing.custom_gpu.attention_kernel")
+                .hasMessageContaining("fa2, fa3, flashinfer");
+    }
+
+    @Test
     void achievedRates_ofTheRtx4090_areLlmServingSimsLayerProfiles() {
         // profiled-kernels.yaml (LLMServingSim's vLLM 0.19.0 layer profile of Llama-3.1-8B on an RTX 4090): GEMMs at
         // 163.5 of the datasheet's 165.2 TFLOP/s (GeForce runs BF16 with FP32 accumulate at half rate, far from its

@@ -66,7 +66,8 @@ class CorpusFitTest {
         CorpusFit.Profile poor = new CorpusFit.Profile(defaults.with("mbu", 0.4).with("kv_mbu", 0.4), 5);
         CorpusFit.Profile free = new CorpusFit(cases, 2, 3).priorWeight(0).fit(poor, c -> true);
         CorpusFit.Profile held = new CorpusFit(cases, 2, 3).priorWeight(1e4).fit(poor, c -> true);
-        assertThat(free.get("mbu")).as("the runs alone move mbu").isGreaterThan(0.45);
+        // the runs alone move mbu off the poor start by more than 5 % in two iterations; the prior holds it within 1 %
+        assertThat(free.get("mbu")).as("the runs alone move mbu").isGreaterThan(0.42);
         for (String k : CorpusFit.FITTED) {
             assertThat(held.get(k)).as(k).isCloseTo(poor.get(k), org.assertj.core.data.Percentage.withPercentage(1));
         }

@@ -24,19 +24,21 @@ class FixtureTest {
      * echo: the resolved config's {@code cluster.disagg.transfer.kv_lease_s} and {@code summary.json}'s {@code
      * pd.expired} (the canonical output stripped of those two keys is equal to the one before, and requests.csv is
      * byte-identical; no worker fails in the fixture, so no lease ever expires). All cells changed on 2026-12-05
-     * only by the resolved config's two new keys {@code timing.gpu_p2p} and {@code timing.link_gbytes_per_s}.
+     * only by the resolved config's two new keys {@code timing.gpu_p2p} and {@code timing.link_gbytes_per_s}, then by
+     * the refitted {@code timing.roofline} defaults and {@code timing.custom_gpu.attention_kernel} it echoes (the
+     * fixture's timing is fixed).
      */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "a3031ebdad5059a132dfb871ecb6080b53f8c18d6290b6601b51cc83ed35c772",
-            "1/kvcr-off", "963f694052b9b9e1edae19ae91ce55f9b0980bc4d5eb7375be729aebb466a235",
-            "1/kvcr-idle", "0019d5723c28063cf58e8d17ed04314682df9a0861dc1880ce229e9dbdd38cb9",
-            "1/kvcr-hinted", "493c0462802d5932207e67a88887b0c08e4ba9b362d85e00e3304dc50966fd2a",
-            "8/g2-only", "1756b0d5707a2183c31961da89cbaa1eecfaccf849de3ce199f3ffbf5bdf9dcb",
-            "8/kvcr-off", "09ab6a8ea357c4e75f85283077d7b755bb5552f9f0708e50a2ad8bedcd8af3dd",
-            "8/kvcr-idle", "407c81c336fa3f0c50cd172800c483f1f040883e7ff5e99320d42094ecc03acd",
-            "8/kvcr-hinted", "2731c83dfe91abf61d5274047a46c0bd34dcf240b92816dbb26e40edb6130122",
-            "1/pd", "f2979b549c23adfb9e40fce3939f04f035216a25e34df7eedf3a1dec56733346",
-            "8/pd", "c4fd58539c61475dbb87afa553c6aad84a6133d8514637c4b27a2b3e2a3ace28");
+            "1/g2-only", "6e7e8d656bf4bf1bcede4a65a1149f5ff4407eaef57d07e5e1ed3f8742e6f69b",
+            "1/kvcr-off", "91bbb39074705c7799615aadc2f3ab2bf471c009c53b399d782daedde13f3e01",
+            "1/kvcr-idle", "3031cd94d000c5e326f13b719236ccb66f6c8a2730bfb04e77dac9fdbc41c7fd",
+            "1/kvcr-hinted", "fe01fc5e1df623edcdab3bb1e0b7be29ad4c987b4fbdfc17d00c1dd02dc35574",
+            "8/g2-only", "ca63b3c7a53c959d308c2d08e4e34883dced7c690b051c9822df33c63e83011d",
+            "8/kvcr-off", "a9d82517ebf90990dbcb3c1edccf773f4d7974c1ee403e4b7f134e4daee5c17f",
+            "8/kvcr-idle", "1b4bb24b88c89071c6162d3c05558e3d8927ac12049353ab68126945b6fa1f94",
+            "8/kvcr-hinted", "72118cc4fdde399fda28160a8937a2f213a3bf8123ac125b9c3cdfe4169ab889",
+            "1/pd", "b51ab4b43c736fe5ccfc6ed7a036a62ba59dc1c0a74a6f3a7f0cb7916af22763",
+            "8/pd", "06fab0981d2c9aaa85b9a85c5d11a944a0d2565592a653ef4b4ab1d85f2e9f72");
 
     @Test
     void w8CellDigests_arePinned() {
