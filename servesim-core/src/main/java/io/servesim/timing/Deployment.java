@@ -177,21 +177,7 @@ public record Deployment(
                     "is false, but " + g.name() + " links its GPUs by " + g.link()
                             + " (always peer to peer); false is for PCIe GPUs without peer access");
         }
-        double link = t.linkGbytesPerS() != null ? t.linkGbytesPerS() : g.linkGbytesPerS();
-        return new GpuSpec(
-                g.name(),
-                g.memoryGib(),
-                g.bandwidthGbytesPerS(),
-                g.bf16Tflops(),
-                g.fp8Tflops(),
-                g.link(),
-                link,
-                g.source(),
-                g.achieved(),
-                null,
-                null,
-                null,
-                g.attentionKernel());
+        return g.withLinkModelAt(t.linkGbytesPerS() != null ? t.linkGbytesPerS() : g.linkGbytesPerS());
     }
 
     private static GpuSpec gpuSpec(TimingConfig t) {

@@ -142,6 +142,44 @@ public record GpuSpec(
         }
     }
 
+    /** This GPU with other measured collective tables (null: the link model prices that collective). */
+    public GpuSpec withCollectives(
+            CollectiveTable allReduce, CollectiveTable allGather, CollectiveTable reduceScatter) {
+        return copy(linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel);
+    }
+
+    /** This GPU with its link at another bandwidth per direction (GB/s), its collectives priced by the link model. */
+    public GpuSpec withLinkModelAt(double gbytesPerS) {
+        return copy(gbytesPerS, null, null, null, attentionKernel);
+    }
+
+    /** This GPU as if vLLM ran another attention kernel on it. */
+    public GpuSpec withAttentionKernel(io.servesim.config.AttentionKernel kernel) {
+        return copy(linkGbytesPerS, allReduce, allGather, reduceScatter, kernel);
+    }
+
+    private GpuSpec copy(
+            double link,
+            CollectiveTable allReduce,
+            CollectiveTable allGather,
+            CollectiveTable reduceScatter,
+            io.servesim.config.AttentionKernel kernel) {
+        return new GpuSpec(
+                name,
+                memoryGib,
+                bandwidthGbytesPerS,
+                bf16Tflops,
+                fp8Tflops,
+                this.link,
+                link,
+                source,
+                achieved,
+                allReduce,
+                allGather,
+                reduceScatter,
+                kernel);
+    }
+
     /** Whether GPUs talk over NVLink ({@code link} starts with {@code nvlink}) rather than PCIe. */
     public boolean hasNvlink() {
         return link.startsWith("nvlink");

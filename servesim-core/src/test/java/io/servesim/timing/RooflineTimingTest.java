@@ -297,7 +297,7 @@ class RooflineTimingTest {
         ModelSpec m = Specs.model("llama-3.1-8b", "t"); // 32 query heads, 8 KV heads: 4 reads in a mixed FA2 step
         GpuSpec fa2 = Specs.gpu("rtx-pro-6000", "t");
         assertThat(fa2.attentionKernel()).isEqualTo(io.servesim.config.AttentionKernel.FA2);
-        GpuSpec fa3 = withKernel(fa2, io.servesim.config.AttentionKernel.FA3);
+        GpuSpec fa3 = fa2.withAttentionKernel(io.servesim.config.AttentionKernel.FA3);
         StepBatch mixed = new StepBatch();
         mixed.reset(1 << 20);
         mixed.add(64, 0, false); // a 64-token prefill chunk
@@ -318,23 +318,6 @@ class RooflineTimingTest {
         ModelSpec mha = Specs.model("llama-2-7b", "t");
         assertThat(new RooflineTiming(mha, fa2, 1, 1, Dtype.BF16, 2, 2, BARE).stepNanos(mixed))
                 .isEqualTo(new RooflineTiming(mha, fa3, 1, 1, Dtype.BF16, 2, 2, BARE).stepNanos(mixed));
-    }
-
-    private static GpuSpec withKernel(GpuSpec g, io.servesim.config.AttentionKernel kernel) {
-        return new GpuSpec(
-                g.name(),
-                g.memoryGib(),
-                g.bandwidthGbytesPerS(),
-                g.bf16Tflops(),
-                g.fp8Tflops(),
-                g.link(),
-                g.linkGbytesPerS(),
-                g.source(),
-                g.achieved(),
-                g.allReduce(),
-                g.allGather(),
-                g.reduceScatter(),
-                kernel);
     }
 
     @Test
@@ -374,20 +357,7 @@ class RooflineTimingTest {
 
     private static GpuSpec h100With(GpuSpec.CollectiveTable allGather, GpuSpec.CollectiveTable reduceScatter) {
         GpuSpec h = Specs.gpu("h100-sxm", "t");
-        return new GpuSpec(
-                h.name(),
-                h.memoryGib(),
-                h.bandwidthGbytesPerS(),
-                h.bf16Tflops(),
-                h.fp8Tflops(),
-                h.link(),
-                h.linkGbytesPerS(),
-                h.source(),
-                h.achieved(),
-                h.allReduce(),
-                allGather,
-                reduceScatter,
-                h.attentionKernel());
+        return h.withCollectives(h.allReduce(), allGather, reduceScatter);
     }
 
     private static GpuSpec.CollectiveTable table(int group, double micros) {
