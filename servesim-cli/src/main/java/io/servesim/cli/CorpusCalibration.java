@@ -49,9 +49,9 @@ final class CorpusCalibration {
         if (base == null) {
             return Main.USAGE;
         }
-        // every fit starts from the literature prior, not from the defaults (they are the last fit: a held-out run
-        // would inform its own fold)
-        CorpusFit.Profile start = CorpusFit.prior(base.timing().roofline());
+        // every fit starts from the literature prior and the kernel-efficiency start, not from the defaults (they are
+        // the last fit: a held-out run would inform its own fold)
+        List<CorpusFit.Profile> start = CorpusFit.starts(base.timing().roofline());
         CorpusFit fit = new CorpusFit(cases, c.threads, c.maxIterations).priorWeight(c.priorWeight);
         fit.onProgress(line -> {
             err.println("calibrate: " + line);

@@ -77,6 +77,28 @@ class CorpusFitTest {
     }
 
     @Test
+    void severalStarts_keepTheFitWithTheLowerTrainingCost_whateverTheirOrder() {
+        List<CorpusFit.Case> cases = cases();
+        RooflineConfig defaults =
+                ConfigLoader.fromYaml("", "t", List.of()).timing().roofline();
+        CorpusFit.Profile poor = new CorpusFit.Profile(defaults.with("mbu", 0.4).with("kv_mbu", 0.4), 5);
+        CorpusFit.Profile good = new CorpusFit.Profile(defaults, 5);
+        CorpusFit fit = new CorpusFit(cases, 2, 2);
+        CorpusFit.Profile fromPoor = fit.fit(poor, c -> true);
+        CorpusFit.Profile fromGood = fit.fit(good, c -> true);
+        assertThat(fromPoor).isNotEqualTo(fromGood); // two iterations do not bring the poor start to the good one
+        CorpusFit.Profile both = fit.fit(List.of(poor, good), c -> true);
+        assertThat(fit.fit(List.of(good, poor), c -> true)).isEqualTo(both);
+        assertThat(both).isIn(fromPoor, fromGood);
+        assertThat(both).isEqualTo(fromGood); // a start at the last full fit beats one at 0.4 of the bandwidth
+        // the second start is the prior with mfu at the GEMMs' in-layer efficiency
+        List<CorpusFit.Profile> starts = CorpusFit.starts(defaults);
+        assertThat(starts.get(0)).isEqualTo(CorpusFit.prior(defaults));
+        assertThat(starts.get(1).get("mfu")).isEqualTo(0.95);
+        assertThat(starts.get(1).get("mbu")).isEqualTo(starts.get(0).get("mbu"));
+    }
+
+    @Test
     void clientOverhead_addsToTtftAndE2eOfClientSideRunsOnly() {
         List<CorpusFit.Case> cases = cases();
         RooflineConfig r = ConfigLoader.fromYaml("", "t", List.of()).timing().roofline();
