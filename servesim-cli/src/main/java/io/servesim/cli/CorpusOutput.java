@@ -1,6 +1,9 @@
 package io.servesim.cli;
 
+import io.servesim.config.SimConfig;
 import io.servesim.metrics.Numbers;
+import io.servesim.timing.Deployment;
+import io.servesim.timing.GpuSpec;
 import io.servesim.validate.Corpus;
 import io.servesim.validate.RunFolder;
 import java.util.ArrayList;
@@ -76,9 +79,8 @@ final class CorpusOutput {
      * How the run's collectives are priced: a PCIe machine's GPUs may lack peer-to-peer access, which AIConfigurator's
      * measured tables assume, so the line says how to state it.
      */
-    static String collectives(io.servesim.config.SimConfig config) {
-        io.servesim.timing.GpuSpec gpu =
-                io.servesim.timing.Deployment.resolve(config).gpu();
+    static String collectives(SimConfig config) {
+        GpuSpec gpu = Deployment.resolve(config).gpu();
         if (gpu == null) {
             return "";
         }

@@ -1,5 +1,6 @@
 package io.servesim.timing;
 
+import io.servesim.config.AttentionKernel;
 import io.servesim.config.TimingConfig;
 
 /**
@@ -34,7 +35,7 @@ public record GpuSpec(
         CollectiveTable allReduce,
         CollectiveTable allGather,
         CollectiveTable reduceScatter,
-        io.servesim.config.AttentionKernel attentionKernel) {
+        AttentionKernel attentionKernel) {
 
     /**
      * The throughput vLLM's own GEMM kernels reach on a GPU (roofline ceilings the efficiencies are fractions of).
@@ -154,7 +155,7 @@ public record GpuSpec(
     }
 
     /** This GPU as if vLLM ran another attention kernel on it. */
-    public GpuSpec withAttentionKernel(io.servesim.config.AttentionKernel kernel) {
+    public GpuSpec withAttentionKernel(AttentionKernel kernel) {
         return copy(linkGbytesPerS, allReduce, allGather, reduceScatter, kernel);
     }
 
@@ -163,7 +164,7 @@ public record GpuSpec(
             CollectiveTable allReduce,
             CollectiveTable allGather,
             CollectiveTable reduceScatter,
-            io.servesim.config.AttentionKernel kernel) {
+            AttentionKernel kernel) {
         return new GpuSpec(
                 name,
                 memoryGib,

@@ -1,5 +1,6 @@
 package io.servesim.timing;
 
+import io.servesim.config.AttentionKernel;
 import io.servesim.config.RooflineConfig;
 import io.servesim.config.TimingConfig;
 
@@ -134,7 +135,7 @@ public final class RooflineTiming implements TimingModel {
         this.denseWeightBytes = (double) (model.nonExpertParams() - inputEmbedding) * weightBytes / tensorParallel;
         this.expertBytesPerLayer = model.moe() ? (double) model.paramsPerExpert() * weightBytes / expertShards : 0;
         this.kvBytesPerToken = model.kvBytesPerToken(kvBytes, tensorParallel);
-        this.mixedDecodeKvReads = gpu.attentionKernel() == io.servesim.config.AttentionKernel.FA2
+        this.mixedDecodeKvReads = gpu.attentionKernel() == AttentionKernel.FA2
                 ? Math.max(
                         1.0,
                         ((double) model.numHeads() / tensorParallel) / Math.max(1, model.numKvHeads() / tensorParallel))
