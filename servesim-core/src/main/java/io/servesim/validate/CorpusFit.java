@@ -560,6 +560,7 @@ public final class CorpusFit {
         sb.append("  corpus: \"").append(corpus.replace("\"", "'")).append("\"\n");
         sb.append("  fitted: ").append(FITTED).append('\n');
         sb.append(String.format(Locale.ROOT, "  prior_weight: %s%n", priorWeight));
+        sb.append("  starts: [prior, kernel_mfu_0.95]   # every fit from both, the lower training cost kept\n");
         sb.append("  in_sample_mean_abs_error_pct:\n");
         appendErrors(sb, inSample);
         for (String kind : List.of("run", "gpu", "model")) {
