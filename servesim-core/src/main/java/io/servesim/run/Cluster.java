@@ -93,7 +93,8 @@ final class Cluster {
         for (int p = 0; p < numPools; p++) {
             SimConfig pc = pools.isEmpty() ? config : config.forPool(p);
             Deployment d = deployments.get(p);
-            timings[p] = d.timingModel(pc.timing(), pc.cluster().attentionDp(), config.baseDir());
+            timings[p] =
+                    d.timingModel(pc.timing(), pc.engine().kind(), pc.cluster().attentionDp(), config.baseDir());
             settingsOf[p] = SchedulerSettings.of(pc.engine(), d.numGpuBlocks(), d.maxModelLen());
             engineOf[p] = pc.engine(); // a pool may run its own engine kind
             usableBlocksPerRank[p] = d.numGpuBlocks() - 1;

@@ -3,6 +3,7 @@ package io.servesim.timing;
 import io.servesim.config.ConfigException;
 import io.servesim.config.CustomGpuConfig;
 import io.servesim.config.EngineConfig;
+import io.servesim.config.EngineKind;
 import io.servesim.config.KvCacheConfig;
 import io.servesim.config.RooflineConfig;
 import io.servesim.config.SimConfig;
@@ -152,8 +153,8 @@ public record Deployment(
      * The step-time model of this deployment ({@link TimingModels}); a relative {@code timing.profile.path} resolves
      * against {@code baseDir} ({@link SimConfig#resolve}).
      */
-    public TimingModel timingModel(TimingConfig t, int attentionDp, Path baseDir) {
-        return TimingModels.create(t, this, attentionDp, baseDir);
+    public TimingModel timingModel(TimingConfig t, EngineKind engine, int attentionDp, Path baseDir) {
+        return TimingModels.create(t, this, engine, attentionDp, baseDir);
     }
 
     private static GpuSpec gpu(TimingConfig t) {

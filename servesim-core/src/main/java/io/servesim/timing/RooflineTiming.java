@@ -103,13 +103,7 @@ public final class RooflineTiming implements TimingModel {
      */
     private final double mixedDecodeKvReads;
 
-    /**
-     * Creates the model.
-     *
-     * @param dataParallel attention-DP ranks a MoE layer spans (1 without DP; ignored for a dense model): vLLM
-     *     shards the experts over TP × DP GPUs, whether split whole (expert parallelism) or sliced (TP flattened
-     *     across DP), and gathers the DP ranks' tokens for every MoE layer
-     */
+    /** Creates the model of a vLLM engine ({@link #RooflineTiming(ModelSpec, GpuSpec, int, int, TimingConfig.Dtype, int, int, RooflineConfig, boolean)}). */
     public RooflineTiming(
             ModelSpec model,
             GpuSpec gpu,
@@ -119,6 +113,29 @@ public final class RooflineTiming implements TimingModel {
             int weightBytes,
             int kvBytes,
             RooflineConfig params) {
+        this(model, gpu, tensorParallel, dataParallel, weightDtype, weightBytes, kvBytes, params, true);
+    }
+
+    /**
+     * Creates the model.
+     *
+     * @param dataParallel attention-DP ranks a MoE layer spans (1 without DP; ignored for a dense model): vLLM
+     *     shards the experts over TP × DP GPUs, whether split whole (expert parallelism) or sliced (TP flattened
+     *     across DP), and gathers the DP ranks' tokens for every MoE layer
+     * @param vllmAttention whether the engine runs vLLM's attention kernels (the GPU's {@code attention_kernel});
+     *     SGLang (FlashInfer or FlashAttention 3) and TensorRT-LLM (separate generation kernels) fold a KV head's
+     *     query heads in every launch, so their mixed steps read the KV once
+     */
+    public RooflineTiming(
+            ModelSpec model,
+            GpuSpec gpu,
+            int tensorParallel,
+            int dataParallel,
+            TimingConfig.Dtype weightDtype,
+            int weightBytes,
+            int kvBytes,
+            RooflineConfig params,
+            boolean vllmAttention) {
         this.model = model;
         this.tensorParallel = tensorParallel;
         this.params = params;
@@ -135,7 +152,7 @@ public final class RooflineTiming implements TimingModel {
         this.denseWeightBytes = (double) (model.nonExpertParams() - inputEmbedding) * weightBytes / tensorParallel;
         this.expertBytesPerLayer = model.moe() ? (double) model.paramsPerExpert() * weightBytes / expertShards : 0;
         this.kvBytesPerToken = model.kvBytesPerToken(kvBytes, tensorParallel);
-        this.mixedDecodeKvReads = gpu.attentionKernel() == AttentionKernel.FA2
+        this.mixedDecodeKvReads = vllmAttention && gpu.attentionKernel() == AttentionKernel.FA2
                 ? Math.max(
                         1.0,
                         ((double) model.numHeads() / tensorParallel) / Math.max(1, model.numKvHeads() / tensorParallel))

@@ -1,5 +1,6 @@
 package io.servesim.timing;
 
+import io.servesim.config.EngineKind;
 import io.servesim.config.FixedTimingConfig;
 import io.servesim.config.PolynomialTimingConfig;
 import io.servesim.config.TimingConfig;
@@ -18,10 +19,13 @@ public final class TimingModels {
      * @param t the timing section
      * @param d the resolved deployment: its {@link Deployment#timingType()} (never {@code auto}), and the model and
      *     GPU for the types that {@linkplain TimingType#needsModelAndGpu() need them}
+     * @param engine the engine kind (vLLM's FlashAttention 2 path repeats a mixed step's decode KV reads; the others
+     *     do not)
      * @param attentionDp ranks per worker (a MoE layer's experts are sharded over TP × them)
      * @param baseDir the directory a relative {@code timing.profile.path} resolves against (null: working dir)
      */
-    public static TimingModel create(TimingConfig t, Deployment d, int attentionDp, java.nio.file.Path baseDir) {
+    public static TimingModel create(
+            TimingConfig t, Deployment d, EngineKind engine, int attentionDp, java.nio.file.Path baseDir) {
         return switch (d.timingType()) {
             case FIXED -> {
                 FixedTimingConfig f = t.fixed();
@@ -54,7 +58,8 @@ public final class TimingModels {
                         t.weightDtype(),
                         t.weightBytes(),
                         t.kvBytes(),
-                        d.roofline());
+                        d.roofline(),
+                        engine == EngineKind.VLLM);
             case AUTO -> throw new IllegalStateException("timing.type auto is resolved by Deployment.resolve");
         };
     }
