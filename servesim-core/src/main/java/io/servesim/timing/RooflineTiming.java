@@ -103,19 +103,6 @@ public final class RooflineTiming implements TimingModel {
      */
     private final double mixedDecodeKvReads;
 
-    /** Creates the model of a vLLM engine ({@link #RooflineTiming(ModelSpec, GpuSpec, int, int, TimingConfig.Dtype, int, int, RooflineConfig, boolean)}). */
-    public RooflineTiming(
-            ModelSpec model,
-            GpuSpec gpu,
-            int tensorParallel,
-            int dataParallel,
-            TimingConfig.Dtype weightDtype,
-            int weightBytes,
-            int kvBytes,
-            RooflineConfig params) {
-        this(model, gpu, tensorParallel, dataParallel, weightDtype, weightBytes, kvBytes, params, true);
-    }
-
     /**
      * Creates the model.
      *
