@@ -15,7 +15,7 @@ evenly over one simulated request lifetime, workload.arrival.ramp_s). Scored lik
 client frontend term, TPOT = mean over requests of (E2E - TTFT) / (output tokens - 1).
 
 usage: python3 scripts/silicon-probe.py SILICON_SAMPLE_CSV OUT_CSV [--match SUBSTRING] [--rounds N] [--limit N]
-       [--set PATH=VALUE]...
+       [--set PATH=VALUE]... [--cpu-fit]
 (docs/accuracy.md, "An out-of-sample probe", has the results.)
 """
 import argparse
@@ -33,7 +33,60 @@ MODELS = {
     'Qwen/Qwen3-235B-A22B-FP8': 'qwen3-235b-a22b',
 }
 GPUS = {'h100_sxm': 'h100-sxm', 'h200_sxm': 'h200-sxm', 'b200_sxm': 'b200'}
-CLIENT_OVERHEAD_MS = 7.826  # frontend.client_overhead_ms, the shipped default (docs/accuracy.md)
+CLIENT_OVERHEAD_MS = 7.996  # frontend.client_overhead_ms, the shipped default (docs/accuracy.md)
+ASYNC_DEFAULT_SINCE = (0, 14)  # vLLM v0.14.0 turned async scheduling on by default (vllm-project/vllm#27614)
+CPU_DEFAULTS_US = (359.0, 57.0)  # timing.roofline.step_overhead_us, per_sequence_overhead_us as shipped
+
+
+def synchronous(version):
+    """True when the row's vLLM predates async scheduling by default; unknown versions keep the default."""
+    try:
+        major, minor = (int(x) for x in version.split('.')[:2])
+    except ValueError:
+        return False
+    return (major, minor) < ASYNC_DEFAULT_SINCE
+
+
+def line_fit(points):
+    """Least-squares intercept and slope of y on x."""
+    mx = statistics.mean(x for x, _ in points)
+    my = statistics.mean(y for _, y in points)
+    slope = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
+    return my - slope * mx, slope
+
+
+def cpu_fit(out, sets):
+    """Prints the CPU parameters that absorb the synchronous decode-dominated rows' TPOT residuals."""
+    step_us, seq_us = CPU_DEFAULTS_US
+    for s in sets:
+        key, _, value = s.partition('=')
+        if key == 'timing.roofline.step_overhead_us':
+            step_us = float(value)
+        elif key == 'timing.roofline.per_sequence_overhead_us':
+            seq_us = float(value)
+    rows = [x for x in out if x['sync'] and x['isl'] <= 2 * x['osl']]
+    if len({x['concurrency'] for x in rows}) < 2:
+        print('cpu-fit: fewer than two concurrencies among the synchronous decode-dominated rows; nothing fitted')
+        return
+
+    def residual(x):
+        simulated = x['tpot_ms'] * (1 + x['staggered_tpot_err_pct'] / 100)
+        return x['concurrency'], x['tpot_ms'] - simulated
+
+    a, b = line_fit([residual(x) for x in rows])
+    print(f'cpu-fit on {len(rows)} rows: step_overhead_us {step_us + 1000 * a:.0f}, '
+          f'per_sequence_overhead_us {seq_us + 1000 * b:.1f}')
+    for tp in sorted({x['tp'] for x in rows}):
+        train = [residual(x) for x in rows if x['tp'] != tp]
+        test = [x for x in rows if x['tp'] == tp]
+        if len({c for c, _ in train}) < 2:
+            continue
+        a, b = line_fit(train)
+        err = [100 * (x['tpot_ms'] * (1 + x['staggered_tpot_err_pct'] / 100) + a + b * x['concurrency']
+                      - x['tpot_ms']) / x['tpot_ms'] for x in test]
+        print(f'  TP {tp} held out ({len(test)} rows): fitted on the others step_overhead_us {step_us + 1000 * a:.0f},'
+              f' per_sequence_overhead_us {seq_us + 1000 * b:.1f}; its TPOT mean |error| '
+              f'{statistics.mean(map(abs, err)):.1f} % (signed {statistics.mean(err):+.1f} %)')
 HERE = os.path.dirname(os.path.abspath(__file__))
 SERVESIM = os.environ.get('SERVESIM', os.path.join(HERE, '..', 'servesim'))  # or a launcher of a copied jar
 
@@ -82,6 +135,8 @@ def main():
     ap.add_argument('--limit', type=int, default=None, help='replay at most this many rows')
     ap.add_argument('--set', action='append', default=[], metavar='PATH=VALUE',
                     help='a config override for every replay (a sensitivity study), repeatable')
+    ap.add_argument('--cpu-fit', action='store_true',
+                    help='fit the CPU part to the synchronous decode-dominated rows (see the module docstring)')
     a = ap.parse_args()
     need = ['id', 'backend', 'mode', 'model_path', 'system', 'precision', 'isl', 'osl', 'batch_size', 'tp_size',
             'attention_dp_size', 'moe_tp_size', 'moe_ep_size', 'silicon_ttft_ms', 'silicon_tpot_ms']
@@ -129,6 +184,9 @@ def main():
             sets.append('cluster.dp_mode=lockstep')
         if r['precision'] == 'fp8':
             sets.append('timing.weight_dtype=fp8')
+        sync = synchronous(r.get('backend_version', ''))
+        if sync:
+            sets.append('engine.scheduler.async_scheduling=false')
         sets += a.set
         try:
             lock = replay(sets, os.path.join(work, str(i)))
@@ -140,7 +198,7 @@ def main():
         mt, mp = float(r['silicon_ttft_ms']), float(r['silicon_tpot_ms'])
         (lt, lp), (st, sp) = score(lock, 2 * c), score(stag, 2 * c)
         line = {'id': r['id'], 'model': model, 'gpu': GPUS[r['system']], 'precision': r['precision'] or 'bf16',
-                'tp': tp, 'dp': dp, 'isl': isl, 'osl': osl, 'concurrency': c,
+                'tp': tp, 'dp': dp, 'sync': sync, 'isl': isl, 'osl': osl, 'concurrency': c,
                 'ttft_ms': round(mt, 1), 'tpot_ms': round(mp, 2),
                 'lockstep_ttft_err_pct': round(100 * (lt - mt) / mt, 1),
                 'lockstep_tpot_err_pct': round(100 * (lp - mp) / mp, 1),
@@ -149,6 +207,8 @@ def main():
         print(*line.values(), flush=True)
         out.append(line)
     summarize(out)
+    if a.cpu_fit:
+        cpu_fit(out, a.set)
     if out:
         with open(a.out_csv + '.tmp', 'w', newline='') as f:
             w = csv.DictWriter(f, fieldnames=list(out[0]))

@@ -18,6 +18,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -52,6 +54,8 @@ import tools.jackson.databind.json.JsonMapper;
  *     timing.gpu_p2p})
  * @param linkGbytesPerS {@code link_gbytes_per_s}: what the machine's GPU-to-GPU collectives reach per direction, or
  *     null (the GPU preset's link and measured tables; {@code timing.link_gbytes_per_s})
+ * @param asyncScheduling {@code async_scheduling} when stated, else vLLM's default for {@code vllm_version}: async from
+ *     v0.14.0 on (and when the version is unknown), synchronous before ({@link #asyncByDefault})
  * @param weightDtype from {@code dtype} (null: bf16)
  * @param kvDtype from {@code kv_cache_dtype} (null or {@code auto}: the weight dtype)
  * @param clientSide whether {@code measured_definitions} says the latencies were timed client-side (they then include
@@ -77,11 +81,15 @@ public record RunFolder(
         double gpuMemoryUtilization,
         boolean gpuP2p,
         Double linkGbytesPerS,
+        boolean asyncScheduling,
         TimingConfig.Dtype weightDtype,
         TimingConfig.Dtype kvDtype,
         boolean clientSide,
         SharedPrefixConfig sharedPrefix,
         boolean tokenIds) {
+
+    /** A vLLM version: major and minor, then anything after a dot, plus, hyphen or letter (0.12.0, v0.19.0rc1). */
+    private static final Pattern VLLM_VERSION = Pattern.compile("v?(\\d{1,4})\\.(\\d{1,4})(?:[.+\\-a-z].*)?");
 
     /** The deployment file of a run folder. */
     public static final String META = "meta.json";
@@ -202,11 +210,21 @@ public record RunFolder(
                 utilization,
                 m.bool("gpu_p2p", true),
                 m.has("link_gbytes_per_s") ? m.positive("link_gbytes_per_s") : null,
+                m.bool("async_scheduling", !m.has("vllm_version") || asyncByDefault(m.version("vllm_version"))),
                 weights,
                 kv,
                 m.string("measured_definitions").toLowerCase(Locale.ROOT).contains("client-side"),
                 withRepeats(m.sharedPrefix(), name, abs.resolve(WORKLOAD), tokenIds),
                 tokenIds);
+    }
+
+    /**
+     * Whether vLLM of this {@code [major, minor]} version runs the async engine loop by default: from v0.14.0 on
+     * (vllm-project/vllm#27614, "Enable async scheduling by default", 2025-12-29); before it the loop was synchronous
+     * unless {@code --async-scheduling} was passed.
+     */
+    public static boolean asyncByDefault(int[] majorMinor) {
+        return majorMinor[0] > 0 || majorMinor[1] >= 14;
     }
 
     /** The {@code --set} overrides that put this run's deployment and workload into a config, in order. */
@@ -240,6 +258,7 @@ public record RunFolder(
         if (linkGbytesPerS != null) {
             sets.add(String.format(Locale.ROOT, "timing.link_gbytes_per_s=%s", linkGbytesPerS));
         }
+        sets.add("engine.scheduler.async_scheduling=" + asyncScheduling);
         sets.add("engine.scheduler.max_num_seqs=" + maxNumSeqs);
         sets.add("engine.scheduler.max_num_batched_tokens=" + maxNumBatchedTokens);
         sets.add("engine.scheduler.enable_chunked_prefill=" + chunkedPrefill);
@@ -484,6 +503,15 @@ public record RunFolder(
                 throw error(field, "expected a positive integer, got " + v);
             }
             return v.intValue();
+        }
+
+        /** A vLLM version's {@code [major, minor]} from a string such as {@code 0.12.0} or {@code 0.19.0rc1}. */
+        int[] version(String field) {
+            Matcher v = VLLM_VERSION.matcher(string(field));
+            if (!v.matches()) {
+                throw error(field, "expected a vLLM version such as \"0.12.0\", got \"" + string(field) + "\"");
+            }
+            return new int[] {Integer.parseInt(v.group(1)), Integer.parseInt(v.group(2))};
         }
 
         boolean bool(String field, boolean fallback) {

@@ -21,13 +21,13 @@ import org.junit.jupiter.api.Test;
  * must be intended, and the digest updated in the same commit with the reason in the message. Last moved on
  * 2026-12-05 by the resolved config it echoes: two new keys {@code timing.gpu_p2p} and {@code
  * timing.link_gbytes_per_s}, then {@code timing.custom_gpu.attention_kernel} and the refitted {@code timing.roofline}
- * defaults (the pinned runs use polynomial timing; the canonical output stripped of those keys is equal to the one
- * before).
+ * defaults, then the measured CPU part ({@code step_overhead_us}, {@code per_sequence_overhead_us}) (the pinned runs
+ * use polynomial timing; the canonical output stripped of the config is equal to the one before each time).
  */
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "b8fbfeac4d383a67e40f7989823ef83c7f4f1989c90cf2f6395aa3ce173057af";
+            "49601c042082469bebafbedde0dcaa4c7b71a95afb5d13550ff23adff887dc96";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -64,7 +64,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "7287a7e5642381ab2683c689c260c341ac6a461eb9df0b268c20a346d3f0ff4e";
+            "c3f9e06a73e83754d85191a30f15ea2ffbb93fddc655581585836b4311734690";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -83,7 +83,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "326c4ab40a0baeb8bf8cd9b8a741c649f0e242e79856a9260bd473175be39f68";
+    static final String KVCR_CANONICAL_SHA256 = "4eb7c6a301a1c9eb21f3abeb9309aea92d23c9d27822712ef4dce6bf7667c4c6";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

@@ -85,6 +85,7 @@ class RunFolderTest {
         assertThat(r.gpuMemoryUtilization()).isEqualTo(0.9);
         assertThat(r.gpuP2p()).isTrue();
         assertThat(r.linkGbytesPerS()).isNull();
+        assertThat(r.asyncScheduling()).isTrue();
         assertThat(r.weightDtype()).isEqualTo(TimingConfig.Dtype.BF16);
         assertThat(r.kvDtype()).isEqualTo(TimingConfig.Dtype.BF16);
         assertThat(r.clientSide()).isFalse();
@@ -148,6 +149,33 @@ class RunFolderTest {
         assertThat(c.engine().kvCache().prefixCaching()).isFalse();
         assertThat(c.engine().kvCache().numGpuBlocks()).isEqualTo(20000);
         assertThat(c.engine().scheduler().maxNumSeqs()).isEqualTo(7); // the user's --set wins
+    }
+
+    @Test
+    void engineLoop_isVllmsDefaultForTheStatedVersion_asyncFrom0_14_unlessStated() throws IOException {
+        // vllm-project/vllm#27614 turned async scheduling on by default in v0.14.0
+        for (var c : List.of(
+                Map.entry(Map.<String, Object>of(), true), // version unknown: today's default
+                Map.entry(Map.<String, Object>of("vllm_version", "0.12.0"), false),
+                Map.entry(Map.<String, Object>of("vllm_version", "0.13.2"), false),
+                Map.entry(Map.<String, Object>of("vllm_version", "0.14.0"), true),
+                Map.entry(Map.<String, Object>of("vllm_version", "v0.19.0rc1"), true),
+                Map.entry(Map.<String, Object>of("vllm_version", "1.0"), true),
+                Map.entry(Map.<String, Object>of("vllm_version", "0.12.0", "async_scheduling", true), true),
+                Map.entry(Map.<String, Object>of("vllm_version", "0.19.0", "async_scheduling", false), false))) {
+            RunFolder r = RunFolder.read(run(c.getKey()));
+            assertThat(r.asyncScheduling()).as(c.getKey().toString()).isEqualTo(c.getValue());
+            assertThat(r.config(null, List.of()).engine().scheduler().asyncScheduling())
+                    .as(c.getKey().toString())
+                    .isEqualTo(c.getValue());
+        }
+        // the user's --set still wins
+        RunFolder old = RunFolder.read(run(Map.of("vllm_version", "0.12.0")));
+        assertThat(old.config(null, List.of("engine.scheduler.async_scheduling=true"))
+                        .engine()
+                        .scheduler()
+                        .asyncScheduling())
+                .isTrue();
     }
 
     @Test
@@ -235,6 +263,11 @@ class RunFolderTest {
                 .hasMessage("run x: meta.json: link_gbytes_per_s: expected a positive number, got -16");
         assertThatThrownBy(() -> RunFolder.read(run(Map.of("gpu_p2p", "no"))))
                 .hasMessage("run x: meta.json: gpu_p2p: expected true, false or null, got \"no\"");
+        assertThatThrownBy(() -> RunFolder.read(run(Map.of("vllm_version", "nightly-5b8c30d"))))
+                .hasMessage("run x: meta.json: vllm_version: expected a vLLM version such as \"0.12.0\", got"
+                        + " \"nightly-5b8c30d\"");
+        assertThatThrownBy(() -> RunFolder.read(run(Map.of("vllm_version", 0.12))))
+                .hasMessage("run x: meta.json: vllm_version: expected a string, got 0.12");
         assertThatThrownBy(() -> RunFolder.read(run(Map.of("enable_prefix_caching", "yes"))))
                 .hasMessage("run x: meta.json: enable_prefix_caching: expected true, false or null, got \"yes\"");
         assertThatThrownBy(() -> RunFolder.read(run(Map.of("tensor_parallel", 2, "expert_parallel", 8))))

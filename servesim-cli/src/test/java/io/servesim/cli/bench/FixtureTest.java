@@ -25,20 +25,21 @@ class FixtureTest {
      * pd.expired} (the canonical output stripped of those two keys is equal to the one before, and requests.csv is
      * byte-identical; no worker fails in the fixture, so no lease ever expires). All cells changed on 2026-12-05
      * only by the resolved config's two new keys {@code timing.gpu_p2p} and {@code timing.link_gbytes_per_s}, then by
-     * the refitted {@code timing.roofline} defaults and {@code timing.custom_gpu.attention_kernel} it echoes (the
+     * the refitted {@code timing.roofline} defaults and {@code timing.custom_gpu.attention_kernel} it echoes, and
+     * later by the measured CPU part ({@code step_overhead_us}, {@code per_sequence_overhead_us}) it echoes (the
      * fixture's timing is fixed).
      */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "6e7e8d656bf4bf1bcede4a65a1149f5ff4407eaef57d07e5e1ed3f8742e6f69b",
-            "1/kvcr-off", "91bbb39074705c7799615aadc2f3ab2bf471c009c53b399d782daedde13f3e01",
-            "1/kvcr-idle", "3031cd94d000c5e326f13b719236ccb66f6c8a2730bfb04e77dac9fdbc41c7fd",
-            "1/kvcr-hinted", "fe01fc5e1df623edcdab3bb1e0b7be29ad4c987b4fbdfc17d00c1dd02dc35574",
-            "8/g2-only", "ca63b3c7a53c959d308c2d08e4e34883dced7c690b051c9822df33c63e83011d",
-            "8/kvcr-off", "a9d82517ebf90990dbcb3c1edccf773f4d7974c1ee403e4b7f134e4daee5c17f",
-            "8/kvcr-idle", "1b4bb24b88c89071c6162d3c05558e3d8927ac12049353ab68126945b6fa1f94",
-            "8/kvcr-hinted", "72118cc4fdde399fda28160a8937a2f213a3bf8123ac125b9c3cdfe4169ab889",
-            "1/pd", "b51ab4b43c736fe5ccfc6ed7a036a62ba59dc1c0a74a6f3a7f0cb7916af22763",
-            "8/pd", "06fab0981d2c9aaa85b9a85c5d11a944a0d2565592a653ef4b4ab1d85f2e9f72");
+            "1/g2-only", "f6bcb566fcfa2c25bcab2c33f5006c2fc7247e9eaea3e0ed387c91b169b0ef33",
+            "1/kvcr-off", "cbd8fcf5a3e12d5f6fab032a94deb2d84da3d377c5e774eaa003d108b0ac4b19",
+            "1/kvcr-idle", "bc1d8e4484ce1d6d5af6aa7a9dd9faccede8eeb1937cd82a48de0585d635b29a",
+            "1/kvcr-hinted", "4f4278a9be908a31807cdb289e2a3e0f1ad18acfc2a8e3ad9be5f40f1419b874",
+            "8/g2-only", "80a2d4b45b823816bd599844f57181eb94c7425ff30d9d02d7236c53c6f14ba7",
+            "8/kvcr-off", "6a3082b782e03166c9b3a33e39a37701ac880ee3f4c03a28a6389b0822d74a6f",
+            "8/kvcr-idle", "22acabefa8305bebbd839cc94b070d7fd6c271c2f2ba5fcee3e8f7e13a017d57",
+            "8/kvcr-hinted", "3a416c10d7ec315a9a88c88590aadadffcc9aeca6fada026dffb84498ba645f8",
+            "1/pd", "fb3a1584571f6043dc1dcc33f5dec1a7b63c63fdfa0ba2ec74958410d598f00c",
+            "8/pd", "bc00bc83ff471e56d43082b1a2caa9f72e64b4bffe44f7524c9690d73100ac62");
 
     @Test
     void w8CellDigests_arePinned() {
