@@ -58,6 +58,11 @@ final class CorpusOutput {
                         ? ""
                         : String.format(Locale.ROOT, " (%+.1f%% vs stated)", b.derivedVsStatedPct()),
                 b.used()));
+        sb.append(
+                r.config().engine().scheduler().asyncScheduling()
+                        ? "engine loop: async (vLLM's default from v0.14.0)\n"
+                        : "engine loop: synchronous (vLLM's default before v0.14.0, or stated: the step's CPU part adds to its"
+                                + " GPU part)\n");
         if (r.config().timing().tensorParallel() > 1 || r.config().cluster().attentionDp() > 1) {
             sb.append(collectives(r.config()));
         }

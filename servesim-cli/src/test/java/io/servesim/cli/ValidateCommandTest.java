@@ -259,7 +259,18 @@ class ValidateCommandTest {
         assertThat(r.out())
                 .contains("run blis_H100_Llama-2-7b_tp1_codegen: h100-sxm, llama-2-7b, TP 1, DP 1, EP 1, client-side")
                 .contains("num_gpu_blocks: stated 7462, derived ")
+                .contains("engine loop: async (vLLM's default from v0.14.0)")
                 .contains("ttft mean");
+        CliRun sync = CliRun.of(
+                "validate",
+                "--run",
+                CORPUS.resolve("blis_H100_Llama-2-7b_tp1_codegen").toString(),
+                "--out",
+                tmp.resolve("sync").toString(),
+                "--set",
+                "engine.scheduler.async_scheduling=false");
+        assertThat(sync.exit()).as(sync.err()).isZero();
+        assertThat(sync.out()).contains("engine loop: synchronous");
         JsonNode v = JsonMapper.builder()
                 .build()
                 .readTree(out.resolve("validation.json").toFile());
