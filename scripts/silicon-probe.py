@@ -21,6 +21,7 @@ usage: python3 scripts/silicon-probe.py SILICON_SAMPLE_CSV OUT_CSV [--match SUBS
 import argparse
 import csv
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -38,13 +39,19 @@ ASYNC_DEFAULT_SINCE = (0, 14)  # vLLM v0.14.0 turned async scheduling on by defa
 CPU_DEFAULTS_US = (359.0, 57.0)  # timing.roofline.step_overhead_us, per_sequence_overhead_us as shipped
 
 
-def synchronous(version):
-    """True when the row's vLLM predates async scheduling by default; unknown versions keep the default."""
+ASYNC_DEFAULT_MERGED = '2025-12-29'  # the day vllm-project/vllm#27614 reached main
+
+
+def synchronous(version, source):
+    """True when the row's vLLM predates async scheduling by default: by its version, else by its measurement date
+    (a run measured before the change reached vLLM's main branch cannot have had it); otherwise the default."""
     try:
         major, minor = (int(x) for x in version.split('.')[:2])
+        return (major, minor) < ASYNC_DEFAULT_SINCE
     except ValueError:
-        return False
-    return (major, minor) < ASYNC_DEFAULT_SINCE
+        pass
+    m = re.search(r'measured=(\d{4}-\d{2}-\d{2})', source)
+    return bool(m) and m.group(1) < ASYNC_DEFAULT_MERGED
 
 
 def line_fit(points):
@@ -184,7 +191,7 @@ def main():
             sets.append('cluster.dp_mode=lockstep')
         if r['precision'] == 'fp8':
             sets.append('timing.weight_dtype=fp8')
-        sync = synchronous(r.get('backend_version', ''))
+        sync = synchronous(r.get('backend_version', ''), r.get('silicon_data_source', ''))
         if sync:
             sets.append('engine.scheduler.async_scheduling=false')
         sets += a.set
