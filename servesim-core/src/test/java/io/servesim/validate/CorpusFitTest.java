@@ -29,6 +29,15 @@ class CorpusFitTest {
         return out;
     }
 
+    private static RooflineConfig defaults() {
+        return ConfigLoader.fromYaml("", "t", List.of()).timing().roofline();
+    }
+
+    /** The defaults at 0.4 of the memory efficiency: every decode step about twice as slow as it should be. */
+    private static CorpusFit.Profile poorStart(RooflineConfig defaults, double clientOverheadMs) {
+        return new CorpusFit.Profile(defaults.with("mbu", 0.4).with("kv_mbu", 0.4), clientOverheadMs);
+    }
+
     private static double cost(CorpusFit fit, CorpusFit.Profile p) {
         double c = 0;
         for (CorpusFit.Score s : fit.score(p, x -> true)) {
@@ -44,10 +53,7 @@ class CorpusFitTest {
     void fit_improvesOnAPoorStart_andStaysInsideEachCoefficientsPhysicalRange() {
         List<CorpusFit.Case> cases = cases();
         assertThat(cases).extracting(CorpusFit.Case::clientSide).containsExactly(true, false);
-        RooflineConfig defaults =
-                ConfigLoader.fromYaml("", "t", List.of()).timing().roofline();
-        // half the memory efficiency: every decode step twice as slow as it should be
-        CorpusFit.Profile poor = new CorpusFit.Profile(defaults.with("mbu", 0.4).with("kv_mbu", 0.4), 0);
+        CorpusFit.Profile poor = poorStart(defaults(), 0);
         CorpusFit fit = new CorpusFit(cases, 2, 3);
         CorpusFit.Profile fitted = fit.fit(poor, c -> true);
         assertThat(cost(fit, fitted)).isLessThan(cost(fit, poor));
@@ -61,9 +67,8 @@ class CorpusFitTest {
     @Test
     void priorWeight_holdsEveryCoefficientAtItsPrior_whenItOutweighsTheRuns() {
         List<CorpusFit.Case> cases = cases();
-        RooflineConfig defaults =
-                ConfigLoader.fromYaml("", "t", List.of()).timing().roofline();
-        CorpusFit.Profile poor = new CorpusFit.Profile(defaults.with("mbu", 0.4).with("kv_mbu", 0.4), 5);
+        RooflineConfig defaults = defaults();
+        CorpusFit.Profile poor = poorStart(defaults, 5);
         CorpusFit.Profile free = new CorpusFit(cases, 2, 3).priorWeight(0).fit(poor, c -> true);
         CorpusFit.Profile held = new CorpusFit(cases, 2, 3).priorWeight(1e4).fit(poor, c -> true);
         // the runs alone move mbu off the poor start by more than 5 % in two iterations; the prior holds it within 1 %
@@ -79,9 +84,8 @@ class CorpusFitTest {
     @Test
     void severalStarts_keepTheFitWithTheLowerTrainingCost_whateverTheirOrder() {
         List<CorpusFit.Case> cases = cases();
-        RooflineConfig defaults =
-                ConfigLoader.fromYaml("", "t", List.of()).timing().roofline();
-        CorpusFit.Profile poor = new CorpusFit.Profile(defaults.with("mbu", 0.4).with("kv_mbu", 0.4), 5);
+        RooflineConfig defaults = defaults();
+        CorpusFit.Profile poor = poorStart(defaults, 5);
         CorpusFit.Profile good = new CorpusFit.Profile(defaults, 5);
         CorpusFit fit = new CorpusFit(cases, 2, 2);
         CorpusFit.Profile fromPoor = fit.fit(poor, c -> true);

@@ -268,6 +268,8 @@ class RunFolderTest {
                         + " \"nightly-5b8c30d\"");
         assertThatThrownBy(() -> RunFolder.read(run(Map.of("vllm_version", 0.12))))
                 .hasMessage("run x: meta.json: vllm_version: expected a string, got 0.12");
+        assertThatThrownBy(() -> RunFolder.read(run(Map.of("async_scheduling", "yes"))))
+                .hasMessage("run x: meta.json: async_scheduling: expected true, false or null, got \"yes\"");
         assertThatThrownBy(() -> RunFolder.read(run(Map.of("enable_prefix_caching", "yes"))))
                 .hasMessage("run x: meta.json: enable_prefix_caching: expected true, false or null, got \"yes\"");
         assertThatThrownBy(() -> RunFolder.read(run(Map.of("tensor_parallel", 2, "expert_parallel", 8))))
