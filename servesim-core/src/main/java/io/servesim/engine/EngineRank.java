@@ -328,13 +328,19 @@ public final class EngineRank {
      * @return tokens scheduled (0: nothing could run)
      */
     int beginStep(long nowNanos) {
-        int waitingBefore = scheduler.numWaiting();
-        int runningBefore = scheduler.numRunning();
-        int tokens = scheduler.schedule(nowNanos, batch);
+        RankScheduler s = scheduler;
+        int waitingBefore = s.numWaiting();
+        int runningBefore = s.numRunning();
+        int tokens = s.schedule(nowNanos, batch);
         if (observer != null) {
             observer.afterSchedule(this, batch);
         }
-        if (tokens > 0 || waitingBefore != scheduler.numWaiting() || runningBefore != scheduler.numRunning()) {
+        if (s.latestWasDecodeRun()) {
+            // nothing a load report reads changed (and nothing waits, so no output since the last report changed it)
+            decodeTokens += tokens;
+            return tokens;
+        }
+        if (tokens > 0 || waitingBefore != s.numWaiting() || runningBefore != s.numRunning()) {
             loadChanged(); // queue lengths, pending prompt tokens or used blocks changed
         }
         if (tokens > 0) {

@@ -149,6 +149,14 @@ public abstract class RankScheduler {
         return lastStepTokens > 0 && latest.mayFinish;
     }
 
+    /**
+     * Whether the latest step changed nothing a load report reads (queues, used blocks, pending prompt tokens): a
+     * decode-run step of {@link VllmScheduler}.
+     */
+    boolean latestWasDecodeRun() {
+        return false;
+    }
+
     /** Number of requests scheduled in the latest step. */
     public final int scheduledCount() {
         return latest.count;
@@ -241,6 +249,17 @@ public abstract class RankScheduler {
 
     /** Indexes every cached block, also private ones (tests compare both ways). */
     public abstract void indexEveryBlock();
+
+    /**
+     * Schedules every step through the engine's full path, never as a decode run ({@link VllmScheduler}); results are
+     * the same either way, which tests check by comparing the two. Engines without decode runs ignore it.
+     */
+    public void noDecodeRuns() {}
+
+    /** Steps this rank scheduled as decode runs (0 for engines without them). */
+    public long decodeRunSteps() {
+        return 0;
+    }
 
     /** Lets requests keep private blocks when the pool publishes KV events (see {@link VllmScheduler}). */
     public abstract void privateBlocksWithEvents();

@@ -32,6 +32,9 @@ final class ScheduledStep {
     /** Whether applying its outputs may finish a request. */
     boolean mayFinish;
 
+    /** Whether it is a step of a decode run ({@link VllmScheduler}): its outputs only sample tokens. */
+    boolean decodeRun;
+
     /** The next step in its scheduler's in-flight or spare list ({@link RankScheduler}), or null. */
     ScheduledStep next;
 
@@ -130,5 +133,6 @@ final class ScheduledStep {
         count = 0;
         mayFinish = false;
         anyFirst = false;
+        decodeRun = false;
     }
 }

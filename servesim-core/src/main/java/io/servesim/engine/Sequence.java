@@ -302,6 +302,18 @@ public final class Sequence {
         return numOutputTokens + moreTokens >= targetOutputTokens;
     }
 
+    /**
+     * Further steps this request can take as plain decodes after a step that left {@code computed} tokens computed:
+     * steps that find a slot in its blocks ({@code kvBound}: {@link io.servesim.kv.KvCacheManager#decodeRunBound}),
+     * stay below the context limit, and cannot sample its last token (a step whose outputs may finish it is not
+     * one). With {@code known + placeholders = computed} after such a step, its {@code s}-th next step computes to
+     * {@code computed + s}, so the bound is the smallest of those limits minus {@code computed}.
+     */
+    int decodeRunAfter(int computed, int kvBound, int maxModelLen) {
+        int finishBound = promptLength + targetOutputTokens - 2; // a step computing past it may sample the last token
+        return Math.min(kvBound, Math.min(finishBound, maxModelLen - 1)) - computed;
+    }
+
     /** It leaves the rank: finished, or rejected at submission. */
     void finish() {
         finished = true;

@@ -43,6 +43,10 @@ public final class VllmScheduler extends RankScheduler {
     private long pendingPromptTokens;
     private boolean preemptedLastStep;
     private boolean privateBlocks = true;
+    // decode runs (see schedule): schedules left that are known to be plain decodes of the whole running list
+    private int decodeRun;
+    private long decodeRunSteps;
+    private boolean decodeRuns = true;
 
     /** {@link #privateBlocksWithEvents}. */
     private boolean privateBlocksWithEvents;
@@ -103,6 +107,7 @@ public final class VllmScheduler extends RankScheduler {
         loading.clear();
         waiting.clear();
         clearSteps();
+        decodeRun = 0;
         heldByWaiting = 0;
         heldForHandoffs = 0;
         pendingPromptTokens = 0;
@@ -201,6 +206,11 @@ public final class VllmScheduler extends RankScheduler {
      */
     @Override
     public int schedule(long nowNanos, StepBatch batch) {
+        if (decodeRun > 0 && waiting.isEmpty()) {
+            decodeRun--;
+            return scheduleDecodeRun(batch);
+        }
+        decodeRun = 0;
         final int blockSize = settings.blockSize();
         final int threshold = settings.longPrefillTokenThreshold();
         final int maxModelLen = settings.maxModelLen();
@@ -282,6 +292,8 @@ public final class VllmScheduler extends RankScheduler {
         // C. _update_after_schedule: computed tokens advance now, before the forward pass.
         batch.reset((long) pool.usableBlocks() * blockSize);
         int total = 0;
+        // the decode run that may follow (see scheduleDecodeRun): every running request decodes in this step
+        int run = !preempted && connector == null && step.count == running.size() ? Integer.MAX_VALUE : 0;
         for (int k = 0; k < step.count; k++) {
             Sequence r = step.seq(k);
             int n = step.tokens(k);
@@ -304,7 +316,13 @@ public final class VllmScheduler extends RankScheduler {
                 pendingPromptTokens -= Math.max(0, Math.min(context + n, prompt) - Math.min(context, prompt));
             }
             total += n;
+            if (run > 0) {
+                run = decode
+                        ? Math.min(run, r.decodeRunAfter(context + n, kv.decodeRunBound(r.table()), maxModelLen))
+                        : 0;
+            }
         }
+        decodeRun = decodeRuns ? Math.max(0, run) : 0;
         endStepRecord(step, total);
         if (connector != null && kv.hasNewlyCached()) {
             connector.afterSchedule(kv);
@@ -312,6 +330,56 @@ public final class VllmScheduler extends RankScheduler {
         preemptedLastStep = preempted;
         counters.stepScheduled(total, batch.prefillTokens());
         return total;
+    }
+
+    /**
+     * One step of a decode run: every running request decodes one token, and nothing else can happen — no block to
+     * allocate or cache, no hash to extend, no request able to finish, nothing waiting. The step that started the run
+     * proved this for {@link #decodeRun} more steps (each request's bound: {@link Sequence#decodeRunAfter}); an
+     * arrival ends the run (the next schedule takes the full path). Exactly what {@code schedule()} does on such a
+     * step — the same batch, record, placeholders and counters in the same order — without its per-request checks:
+     * a lightly loaded rank spends most of its steps here (servesim's own shortcut, not a vLLM rule).
+     */
+    private int scheduleDecodeRun(StepBatch batch) {
+        final boolean async = settings.asyncScheduling();
+        ScheduledStep step = beginStepRecord();
+        batch.reset((long) pool.usableBlocks() * settings.blockSize());
+        int n = running.size();
+        for (int k = 0; k < n; k++) {
+            Sequence r = running.get(k);
+            int context = r.numComputedTokens();
+            step.add(r, 1, false, false);
+            batch.add(1, context, true);
+            r.computedTo(context + 1);
+            step.samples(k, true);
+            if (async) {
+                r.placeholderAdded();
+            }
+        }
+        step.decodeRun = true;
+        decodeRunSteps++;
+        endStepRecord(step, n);
+        preemptedLastStep = false;
+        counters.stepScheduled(n, 0);
+        return n;
+    }
+
+    /** Every step takes the full path (tests compare the two). */
+    @Override
+    public void noDecodeRuns() {
+        decodeRuns = false;
+    }
+
+    /** Steps this rank scheduled as decode runs ({@link #scheduleDecodeRun}). */
+    @Override
+    public long decodeRunSteps() {
+        return decodeRunSteps;
+    }
+
+    /** Whether the step scheduled last was a decode-run step: nothing but computed tokens changed. */
+    @Override
+    boolean latestWasDecodeRun() {
+        return latest.decodeRun;
     }
 
     /** The waiting loop (FCFS, head-of-line blocking); returns the budget left. */
@@ -404,6 +472,26 @@ public final class VllmScheduler extends RankScheduler {
         return budget;
     }
 
+    /**
+     * {@code update_from_output()} for a decode-run step: each request samples its token (every one was running and
+     * decoding when scheduled, none can finish, and no block fills: {@link Sequence#decodeRunAfter}).
+     */
+    private void appendDecodeRunOutputs(ScheduledStep step, long nowNanos, boolean async) {
+        for (int k = 0; k < step.count; k++) {
+            Sequence r = step.seq(k);
+            counters.tokenSampled();
+            long gap = r.tokenSampled(nowNanos);
+            if (gap >= 0) {
+                recordGap(gap);
+            }
+            if (async) {
+                r.placeholderFilled();
+            }
+        }
+        flushGaps();
+        recycle(step);
+    }
+
     private void releaseLandedLoads() {
         for (Sequence w : waiting) {
             if (w.loaded()) {
@@ -426,6 +514,10 @@ public final class VllmScheduler extends RankScheduler {
         int finishedCount = 0;
         ScheduledStep step = oldestStep();
         final boolean async = settings.asyncScheduling();
+        if (step.decodeRun) {
+            appendDecodeRunOutputs(step, nowNanos, async);
+            return 0;
+        }
         boolean finishedWaiting = false;
         for (int k = 0; k < step.count; k++) {
             Sequence r = step.seq(k);
@@ -483,6 +575,7 @@ public final class VllmScheduler extends RankScheduler {
     }
 
     private void preempt(Sequence victim) {
+        decodeRun = 0;
         if (victim.awaitingFirstToken()) {
             pendingPromptTokens += Math.min(victim.numComputedTokens(), victim.promptLength());
         }

@@ -270,6 +270,20 @@ public final class KvCacheManager {
         }
     }
 
+    /**
+     * The most tokens {@code table}'s request may have computed after a decode step such that the step changed nothing
+     * here: its slot was already held ({@link #allocateSlots}'s fast path) and, with prefix caching, no block beyond
+     * the cached ones filled and no block beyond the hashed ones is full of known tokens (known tokens never exceed
+     * computed ones plus one).
+     */
+    public int decodeRunBound(BlockTable table) {
+        int bound = table.numBlocks() * blockSize;
+        if (prefixCaching) {
+            bound = Math.min(bound, (Math.min(table.numCachedBlocks(), table.numHashes()) + 1) * blockSize - 1);
+        }
+        return bound;
+    }
+
     /** Caches the blocks full within the first {@code numTokens} tokens; on the per-step path, so no division first. */
     private void cacheBlocksWithin(BlockTable table, int numTokens) {
         if ((table.numCachedBlocks() + 1) * blockSize > numTokens) {

@@ -182,6 +182,26 @@ public final class Simulation {
         return this;
     }
 
+    /**
+     * Schedules every engine step through the engine's full path, never as a decode run (see {@code VllmScheduler});
+     * results are the same either way, which tests check by comparing the two.
+     */
+    public Simulation withoutDecodeRuns() {
+        for (int g = 0; g < cluster.numRanks(); g++) {
+            cluster.rank(g).scheduler().noDecodeRuns();
+        }
+        return this;
+    }
+
+    /** Engine steps scheduled as decode runs so far, over all ranks (see {@link #withoutDecodeRuns}). */
+    public long decodeRunSteps() {
+        long n = 0;
+        for (int g = 0; g < cluster.numRanks(); g++) {
+            n += cluster.rank(g).scheduler().decodeRunSteps();
+        }
+        return n;
+    }
+
     /** Engine events that ran ahead of the queue so far (0 when run-ahead is off). */
     public long ranAhead() {
         return queue.ranAhead();

@@ -338,4 +338,47 @@ class VllmSchedulerTest {
         assertThat(a.finished()).isTrue();
         assertThat(a.numOutputTokens()).isEqualTo(2);
     }
+    /**
+     * Decode runs (servesim's shortcut, not a vLLM rule): after a step that schedules every running request as a
+     * plain decode, the steps in which none of them can need a block, fill one or sample its last token skip the
+     * per-request checks, with the same result. Block 4, prompt 3, 8 outputs: step 2 fills block 1, step 3
+     * allocates block 2 (5 computed), so steps 4 and 5 (6 and 7 computed) are a run; step 6 fills block 2, step 7
+     * allocates block 3, step 8 samples the last token.
+     */
+    @Test
+    void decodeRun_coversTheStepsBetweenBlockBoundaries_andChangesNothing() {
+        SchedulerKit k = SchedulerKit.of(8, 100, 4, 64);
+        SchedulerKit full = SchedulerKit.of(8, 100, 4, 64);
+        full.scheduler.noDecodeRuns();
+        Sequence a = k.add(0, 3, 8);
+        Sequence b = full.add(0, 3, 8);
+        long[] runStepsAfter = new long[8];
+        for (int i = 0; i < 8; i++) {
+            assertThat(k.step()).isEqualTo(full.step());
+            assertThat(a.numComputedTokens()).isEqualTo(b.numComputedTokens());
+            assertThat(a.lastTokenNanos()).isEqualTo(b.lastTokenNanos());
+            assertThat(k.scheduler.pool().usedBlocks())
+                    .isEqualTo(full.scheduler.pool().usedBlocks());
+            runStepsAfter[i] = k.scheduler.decodeRunSteps();
+        }
+        assertThat(runStepsAfter).containsExactly(0, 0, 0, 1, 2, 2, 2, 2);
+        assertThat(a.finished()).isTrue();
+        assertThat(k.counters.generatedTokens())
+                .isEqualTo(full.counters.generatedTokens())
+                .isEqualTo(8);
+        assertThat(full.scheduler.decodeRunSteps()).isZero();
+    }
+
+    /** An arrival ends a decode run: the next step takes the full path and admits it beside the decode. */
+    @Test
+    void decodeRun_endsWhenARequestWaits() {
+        SchedulerKit k = SchedulerKit.of(8, 100, 4, 64);
+        k.add(0, 3, 8);
+        k.step();
+        k.step();
+        k.step(); // a run of two steps is now proven (see above)
+        k.add(1, 2, 2);
+        assertThat(k.step()).containsExactly(Map.entry(0, 1), Map.entry(1, 2));
+        assertThat(k.scheduler.decodeRunSteps()).isZero();
+    }
 }

@@ -1,0 +1,129 @@
+package io.servesim.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.SimConfig;
+import io.servesim.metrics.TimeSeries;
+import io.servesim.run.RunResult;
+import io.servesim.run.Simulation;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.statistics.Statistics;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Scheduling decode runs (VllmScheduler's shortcut for steps in which every running request only decodes) changes
+ * nothing: the canonical output and the time series are identical to scheduling every step through the full path,
+ * for random open-loop clusters with either engine loop, with and without prefix caching, tight pools that preempt,
+ * attention DP, drains, failures, time limits, G2 host tiers and KV-event routers; and the runs really used them.
+ */
+class DecodeRunProperties {
+
+    @Property(tries = 100)
+    void decodeRuns_changeNoOutput(@ForAll("openLoopConfigs") List<String> overrides) throws IOException {
+        SimConfig config = ConfigLoader.fromYaml("", "property", overrides);
+        Simulation full = new Simulation(config).withoutDecodeRuns();
+        String expected = canonical(full.run());
+        Simulation runs = new Simulation(config);
+        String actual = canonical(runs.run());
+        assertThat(actual).isEqualTo(expected);
+        assertThat(full.decodeRunSteps()).isZero();
+        Statistics.label("decode runs").collect(runs.decodeRunSteps() > 0);
+        Statistics.label("decode runs")
+                .coverage(c -> c.check(true).percentage(p -> p >= 50)); // not vacuous (a saturated rank never runs)
+    }
+
+    @Test
+    void aDecodeHeavyRun_schedulesMostStepsAsDecodeRuns_andMatchesTheFullPath() throws IOException {
+        List<String> overrides = List.of(
+                "cluster.workers=4",
+                "workload.seed=3",
+                "workload.synthetic.requests=200",
+                "workload.synthetic.input_tokens={type: uniform, min: 16, max: 200}",
+                "workload.synthetic.output_tokens={type: uniform, min: 100, max: 300}",
+                "workload.arrival.rate=5");
+        SimConfig config = ConfigLoader.fromYaml("", "decode-heavy", overrides);
+        String expected = canonical(new Simulation(config).withoutDecodeRuns().run());
+        Simulation runs = new Simulation(config);
+        RunResult result = runs.run();
+        assertThat(canonical(result)).isEqualTo(expected);
+        // few requests per worker at a time, 16-token blocks: most steps lie between block boundaries
+        assertThat(runs.decodeRunSteps()).isGreaterThan(result.counters().steps() / 2);
+    }
+
+    private static String canonical(RunResult r) throws IOException {
+        StringWriter w = new StringWriter();
+        ReportWriter.writeCanonical(r, Summaries.of(r), w);
+        TimeSeries ts = r.timeSeries();
+        w.write("\ntimeseries rows " + ts.size() + "\n");
+        StringBuilder rows = new StringBuilder();
+        for (int i = 0; i < ts.size(); i++) {
+            ts.appendRow(i, rows);
+            rows.append('\n');
+        }
+        w.write(rows.toString());
+        return w.toString();
+    }
+
+    @Provide
+    Arbitrary<List<String>> openLoopConfigs() {
+        Arbitrary<Integer> workers = Arbitraries.integers().between(1, 4);
+        Arbitrary<Integer> dp = Arbitraries.integers().between(1, 2);
+        Arbitrary<Integer> blocks = Arbitraries.integers().between(8, 200);
+        Arbitrary<Integer> maxSeqs = Arbitraries.integers().between(1, 12);
+        Arbitrary<String> router = Arbitraries.of("round_robin", "least_loaded", "session_affinity", "kv_aware");
+        Arbitrary<String> dpMode = Arbitraries.of("lockstep", "independent");
+        Arbitrary<Long> seed = Arbitraries.longs().between(0, 1000);
+        Arbitrary<Boolean> async = Arbitraries.of(true, false);
+        return Combinators.combine(workers, dp, blocks, maxSeqs, router, dpMode, seed, async)
+                .as((w, d, nb, ms, r, mode, s, a) -> {
+                    List<String> all = new ArrayList<>(List.of(
+                            "cluster.workers=" + w,
+                            "cluster.attention_dp=" + d,
+                            "cluster.dp_mode=" + mode,
+                            "engine.scheduler.async_scheduling=" + a,
+                            "engine.kv_cache.block_size=" + (s % 2 == 0 ? 8 : 16),
+                            "engine.kv_cache.num_gpu_blocks=" + nb,
+                            "engine.kv_cache.prefix_caching=" + (s % 7 != 0 || s % 11 == 0),
+                            "engine.scheduler.max_num_seqs=" + ms,
+                            "engine.scheduler.max_num_batched_tokens=" + Math.max(64, ms),
+                            "engine.max_model_len=" + Math.min((nb - 1) * 8, 400),
+                            "cluster.router.policy=" + r,
+                            "cluster.router.kv.mode=" + (s % 2 == 0 ? "approximate" : "exact"),
+                            "workload.seed=" + s,
+                            "workload.synthetic.requests=60",
+                            "workload.synthetic.input_tokens={type: uniform, min: 1, max: 200}",
+                            "workload.synthetic.output_tokens={type: uniform, min: 1, max: 120}",
+                            "workload.synthetic.shared_prefix_tokens=24",
+                            "workload.synthetic.prefix_groups=3",
+                            "workload.arrival.rate=" + (s % 3 == 0 ? 200 : 10),
+                            "output.timeseries_tick_s=" + (s % 4 == 0 ? 0.05 : 1.0)));
+                    if (s % 3 == 0) {
+                        all.add("cluster.events=[{at_ms: 300, worker: 0, action: drain}]");
+                    } else if (s % 3 == 1) {
+                        all.add("cluster.events=[{at_ms: " + (s % 400) + ", worker: 0, action: fail}]");
+                    }
+                    if (s % 4 == 0) {
+                        all.add("limits.time_limit_s=" + (0.5 + s % 7 * 0.3)); // stops mid-run: incomplete rows
+                    }
+                    if (s % 5 == 0) {
+                        all.add("timing.type=roofline");
+                        all.add("timing.model=llama-3.1-8b");
+                        all.add("timing.gpu=a100-sxm-80gb");
+                    }
+                    if (s % 11 == 0) {
+                        all.add("engine.kv_cache.host_offload.num_host_blocks=64"); // a KV connector: no runs
+                    }
+                    return all;
+                });
+    }
+}
