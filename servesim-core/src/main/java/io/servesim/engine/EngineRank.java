@@ -336,7 +336,8 @@ public final class EngineRank {
             observer.afterSchedule(this, batch);
         }
         if (s.latestWasDecodeRun()) {
-            // nothing a load report reads changed (and nothing waits, so no output since the last report changed it)
+            // nothing a load report reads changed (and nothing waits, so no output since the last report changed it);
+            // nor did the blocks in use, which only schedules and copies change
             decodeTokens += tokens;
             return tokens;
         }

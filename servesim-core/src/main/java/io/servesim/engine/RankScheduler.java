@@ -150,8 +150,8 @@ public abstract class RankScheduler {
     }
 
     /**
-     * Whether the latest step changed nothing a load report reads (queues, used blocks, pending prompt tokens): a
-     * decode-run step of {@link VllmScheduler}.
+     * Whether nothing a load report reads (queues, used blocks, pending prompt tokens) changed since the last report:
+     * after a decode-run step of {@link VllmScheduler} on a rank without a KV connector.
      */
     boolean latestWasDecodeRun() {
         return false;

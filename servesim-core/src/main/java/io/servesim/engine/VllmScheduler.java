@@ -293,7 +293,7 @@ public final class VllmScheduler extends RankScheduler {
         batch.reset((long) pool.usableBlocks() * blockSize);
         int total = 0;
         // the decode run that may follow (see scheduleDecodeRun): every running request decodes in this step
-        int run = !preempted && connector == null && step.count == running.size() ? Integer.MAX_VALUE : 0;
+        int run = !preempted && step.count == running.size() ? Integer.MAX_VALUE : 0;
         for (int k = 0; k < step.count; k++) {
             Sequence r = step.seq(k);
             int n = step.tokens(k);
@@ -334,7 +334,8 @@ public final class VllmScheduler extends RankScheduler {
 
     /**
      * One step of a decode run: every running request decodes one token, and nothing else can happen — no block to
-     * allocate or cache, no hash to extend, no request able to finish, nothing waiting. The step that started the run
+     * allocate or cache, no hash to extend, no request able to finish, nothing waiting (a KV connector still gets its
+     * calls, as on the full path: stores queued by the step before go out first). The step that started the run
      * proved this for {@link #decodeRun} more steps (each request's bound: {@link Sequence#decodeRunAfter}); an
      * arrival ends the run (the next schedule takes the full path). Exactly what {@code schedule()} does on such a
      * step — the same batch, record, placeholders and counters in the same order — without its per-request checks:
@@ -343,6 +344,9 @@ public final class VllmScheduler extends RankScheduler {
     private int scheduleDecodeRun(StepBatch batch) {
         final boolean async = settings.asyncScheduling();
         ScheduledStep step = beginStepRecord();
+        if (connector != null && kv.storesQueued()) {
+            connector.beforeSchedule(kv); // G2 stores of the step before (the offloading connector defers them)
+        }
         batch.reset((long) pool.usableBlocks() * settings.blockSize());
         int n = running.size();
         for (int k = 0; k < n; k++) {
@@ -359,6 +363,9 @@ public final class VllmScheduler extends RankScheduler {
         step.decodeRun = true;
         decodeRunSteps++;
         endStepRecord(step, n);
+        if (connector != null && kv.hasNewlyCached()) {
+            connector.afterSchedule(kv);
+        }
         preemptedLastStep = false;
         counters.stepScheduled(n, 0);
         return n;
@@ -376,10 +383,13 @@ public final class VllmScheduler extends RankScheduler {
         return decodeRunSteps;
     }
 
-    /** Whether the step scheduled last was a decode-run step: nothing but computed tokens changed. */
+    /**
+     * Whether the step scheduled last was a decode-run step on a rank without a KV connector: nothing a load report
+     * reads changed since the last one (with a connector, copies and pulls can pin blocks between steps).
+     */
     @Override
     boolean latestWasDecodeRun() {
-        return latest.decodeRun;
+        return latest.decodeRun && connector == null;
     }
 
     /** The waiting loop (FCFS, head-of-line blocking); returns the budget left. */

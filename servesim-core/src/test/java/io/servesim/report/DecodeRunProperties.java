@@ -42,6 +42,44 @@ class DecodeRunProperties {
                 .coverage(c -> c.check(true).percentage(p -> p >= 50)); // not vacuous (a saturated rank never runs)
     }
 
+    @Property(tries = 30)
+    void decodeRuns_changeNoOutput_withSessionsG2AndKvcr(
+            @ForAll @net.jqwik.api.constraints.LongRange(min = 0, max = 1000) long seed,
+            @ForAll @net.jqwik.api.constraints.IntRange(min = 1, max = 4) int workers,
+            @ForAll @net.jqwik.api.constraints.IntRange(min = 1, max = 2) int dp,
+            @ForAll boolean async)
+            throws IOException {
+        // the KVCR fixture's shape, small: session turns with shared prefixes, a rank-local G2 tier, migrating
+        // follow-ups pulled over KVCR (a KV connector with stores, loads and pulls around the runs)
+        List<String> overrides = List.of(
+                "workload.type=sessions",
+                "workload.seed=" + seed,
+                "workload.sessions.sessions=" + (4 + seed % 8),
+                "workload.sessions.turns=5",
+                "workload.sessions.first_input_tokens={type: uniform, min: 16, max: 300}",
+                "workload.sessions.new_input_tokens={type: uniform, min: 1, max: 64}",
+                "workload.sessions.output_tokens={type: uniform, min: 1, max: 80}",
+                "workload.sessions.think_time_ms={type: fixed, value: " + (seed % 3 * 20) + "}",
+                "workload.sessions.shared_prefix_tokens=32",
+                "workload.sessions.migrate_fraction=0.3",
+                "cluster.workers=" + workers,
+                "cluster.attention_dp=" + dp,
+                "cluster.router.policy=session_affinity",
+                "engine.scheduler.async_scheduling=" + async,
+                "engine.kv_cache.block_size=" + (seed % 2 == 0 ? 8 : 16),
+                "engine.kv_cache.num_gpu_blocks=" + (40 + seed % 100),
+                "engine.max_model_len=" + Math.min(600, (39 + seed % 100) * (seed % 2 == 0 ? 8 : 16)),
+                "engine.kv_cache.host_offload.num_host_blocks=128",
+                "engine.kvcr.enabled=" + (seed % 3 != 0));
+        SimConfig config = ConfigLoader.fromYaml("", "property", overrides);
+        Simulation full = new Simulation(config).withoutDecodeRuns();
+        String expected = canonical(full.run());
+        Simulation runs = new Simulation(config);
+        assertThat(canonical(runs.run())).isEqualTo(expected);
+        Statistics.label("decode runs").collect(runs.decodeRunSteps() > 0);
+        Statistics.label("decode runs").coverage(c -> c.check(true).percentage(p -> p >= 50));
+    }
+
     @Test
     void aDecodeHeavyRun_schedulesMostStepsAsDecodeRuns_andMatchesTheFullPath() throws IOException {
         List<String> overrides = List.of(
@@ -121,7 +159,7 @@ class DecodeRunProperties {
                         all.add("timing.gpu=a100-sxm-80gb");
                     }
                     if (s % 11 == 0) {
-                        all.add("engine.kv_cache.host_offload.num_host_blocks=64"); // a KV connector: no runs
+                        all.add("engine.kv_cache.host_offload.num_host_blocks=64"); // a G2 tier: a KV connector
                     }
                     return all;
                 });
