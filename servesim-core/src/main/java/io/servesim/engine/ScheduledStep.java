@@ -16,7 +16,8 @@ final class ScheduledStep {
     private static final long FIRST = 1L << 32;
     private static final long CONTEXT = 1L << 33;
     private static final long SAMPLES = 1L << 34;
-    private static final int PREEMPTIONS_SHIFT = 35;
+    private static final long PLAIN = 1L << 35;
+    private static final int PREEMPTIONS_SHIFT = 36;
 
     private Sequence seq0;
     private long info0;
@@ -55,6 +56,20 @@ final class ScheduledStep {
         }
         anyFirst |= isFirst;
         count++;
+    }
+
+    /**
+     * Appends a plain decode (VllmScheduler's fast entries: one token that samples, nothing else to do at schedule or
+     * output time).
+     */
+    void addPlainDecode(Sequence r) {
+        add(r, 1, false, false);
+        info(count - 1, info(count - 1) | PLAIN | SAMPLES);
+    }
+
+    /** Whether entry {@code k} is a plain decode ({@link #addPlainDecode}). */
+    boolean plainDecode(int k) {
+        return (info(k) & PLAIN) != 0;
     }
 
     private long info(int k) {
@@ -116,9 +131,9 @@ final class ScheduledStep {
         return (int) (info(k) >>> PREEMPTIONS_SHIFT);
     }
 
-    /** Records the preemption count of entry {@code k}'s request (below 2^28). */
+    /** Records the preemption count of entry {@code k}'s request (below 2^27). */
     void preemptions(int k, int preemptions) {
-        if (preemptions < 0 || preemptions >= 1 << 28) {
+        if (preemptions < 0 || preemptions >= 1 << 27) {
             throw new IllegalStateException("preemption count out of range: " + preemptions);
         }
         info(k, (info(k) & ((1L << PREEMPTIONS_SHIFT) - 1)) | ((long) preemptions << PREEMPTIONS_SHIFT));

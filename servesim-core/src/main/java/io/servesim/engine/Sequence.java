@@ -25,6 +25,8 @@ public final class Sequence {
     private boolean running;
     // async scheduling: tokens scheduled whose sampled id has not come back yet (vLLM's num_output_placeholders)
     private int placeholders;
+    // the most computed tokens its plain decodes may reach without touching its blocks or finishing (-1: unknown)
+    private int decodeRunTo = -1;
 
     Sequence(Request request, int maxModelLen) {
         this(request, RoutingDecision.NONE, null, maxModelLen);
@@ -221,6 +223,7 @@ public final class Sequence {
 
     /** Preempted (recompute): its computed tokens are gone. */
     void preempted() {
+        decodeRunTo = -1; // its blocks are freed
         numComputedTokens = 0; // vLLM keeps num_output_placeholders: a token in flight still arrives (ASYNC.md R8)
         preemptions++;
         running = false;
@@ -303,15 +306,28 @@ public final class Sequence {
     }
 
     /**
-     * Further steps this request can take as plain decodes after a step that left {@code computed} tokens computed:
-     * steps that find a slot in its blocks ({@code kvBound}: {@link io.servesim.kv.KvCacheManager#decodeRunBound}),
-     * stay below the context limit, and cannot sample its last token (a step whose outputs may finish it is not
-     * one). With {@code known + placeholders = computed} after such a step, its {@code s}-th next step computes to
-     * {@code computed + s}, so the bound is the smallest of those limits minus {@code computed}.
+     * The most tokens this request may have computed after a plain decode step (one token on a complete context) such
+     * that the step changed nothing but its computed tokens: its slot was already held and no block filled or needed
+     * a hash ({@code kvBound}: {@link io.servesim.kv.KvCacheManager#decodeRunBound}), it stayed below the context
+     * limit, and its outputs cannot finish it. With {@code known + placeholders = computed} after such a step, a step
+     * that computes to {@code c} may sample the last token once {@code c >= prompt + target - 1}.
      */
-    int decodeRunAfter(int computed, int kvBound, int maxModelLen) {
-        int finishBound = promptLength + targetOutputTokens - 2; // a step computing past it may sample the last token
-        return Math.min(kvBound, Math.min(finishBound, maxModelLen - 1)) - computed;
+    int decodeLimit(int kvBound, int maxModelLen) {
+        int finishBound = promptLength + targetOutputTokens - 2;
+        return Math.min(kvBound, Math.min(finishBound, maxModelLen - 1));
+    }
+
+    /**
+     * {@link #decodeLimit} as of its latest plain decode on the full path, or -1: while it keeps decoding, a step that
+     * computes to at most this value is a plain decode with nothing else to do (VllmScheduler's fast entries).
+     */
+    int decodeRunTo() {
+        return decodeRunTo;
+    }
+
+    /** Sets {@link #decodeRunTo()} (-1: none known). */
+    void decodeRunTo(int computed) {
+        decodeRunTo = computed;
     }
 
     /** It leaves the rank: finished, or rejected at submission. */

@@ -46,6 +46,7 @@ public final class VllmScheduler extends RankScheduler {
     // decode runs (see schedule): schedules left that are known to be plain decodes of the whole running list
     private int decodeRun;
     private long decodeRunSteps;
+    private long plainDecodes;
     private boolean decodeRuns = true;
 
     /** {@link #privateBlocksWithEvents}. */
@@ -226,6 +227,16 @@ public final class VllmScheduler extends RankScheduler {
         int i = 0;
         while (i < running.size() && budget > 0) {
             Sequence r = running.get(i);
+            int computed = r.numComputedTokens();
+            if (decodeRuns && computed < r.decodeRunTo() && r.numTokens() + r.placeholders() - computed == 1) {
+                // a plain decode within its bound (Sequence.decodeRunTo): the checks below would find one token, a
+                // held slot and nothing to cache or hash, so it skips them
+                step.addPlainDecode(r);
+                plainDecodes++;
+                budget--;
+                i++;
+                continue;
+            }
             if (async
                     && r.placeholders() > 0
                     && r.numComputedTokens() + 2 - r.placeholders() >= r.promptLength() + r.maxTokens()) {
@@ -296,6 +307,19 @@ public final class VllmScheduler extends RankScheduler {
         int run = !preempted && step.count == running.size() ? Integer.MAX_VALUE : 0;
         for (int k = 0; k < step.count; k++) {
             Sequence r = step.seq(k);
+            if (step.plainDecode(k)) {
+                int context = r.numComputedTokens();
+                batch.add(1, context, true);
+                r.computedTo(context + 1);
+                if (async) {
+                    r.placeholderAdded();
+                }
+                total++;
+                if (run > 0) {
+                    run = Math.min(run, r.decodeRunTo() - (context + 1));
+                }
+                continue;
+            }
             int n = step.tokens(k);
             int context = r.numComputedTokens();
             int prompt = r.promptLength();
@@ -316,10 +340,10 @@ public final class VllmScheduler extends RankScheduler {
                 pendingPromptTokens -= Math.max(0, Math.min(context + n, prompt) - Math.min(context, prompt));
             }
             total += n;
+            int limit = decode ? r.decodeLimit(kv.decodeRunBound(r.table()), maxModelLen) : -1;
+            r.decodeRunTo(limit);
             if (run > 0) {
-                run = decode
-                        ? Math.min(run, r.decodeRunAfter(context + n, kv.decodeRunBound(r.table()), maxModelLen))
-                        : 0;
+                run = decode ? Math.min(run, limit - (context + n)) : 0;
             }
         }
         decodeRun = decodeRuns ? Math.max(0, run) : 0;
@@ -336,7 +360,7 @@ public final class VllmScheduler extends RankScheduler {
      * One step of a decode run: every running request decodes one token, and nothing else can happen — no block to
      * allocate or cache, no hash to extend, no request able to finish, nothing waiting (a KV connector still gets its
      * calls, as on the full path: stores queued by the step before go out first). The step that started the run
-     * proved this for {@link #decodeRun} more steps (each request's bound: {@link Sequence#decodeRunAfter}); an
+     * proved this for {@link #decodeRun} more steps (each request's bound: {@link Sequence#decodeRunTo}); an
      * arrival ends the run (the next schedule takes the full path). Exactly what {@code schedule()} does on such a
      * step — the same batch, record, placeholders and counters in the same order — without its per-request checks:
      * a lightly loaded rank spends most of its steps here (servesim's own shortcut, not a vLLM rule).
@@ -352,16 +376,16 @@ public final class VllmScheduler extends RankScheduler {
         for (int k = 0; k < n; k++) {
             Sequence r = running.get(k);
             int context = r.numComputedTokens();
-            step.add(r, 1, false, false);
+            step.addPlainDecode(r);
             batch.add(1, context, true);
             r.computedTo(context + 1);
-            step.samples(k, true);
             if (async) {
                 r.placeholderAdded();
             }
         }
         step.decodeRun = true;
         decodeRunSteps++;
+        plainDecodes += n;
         endStepRecord(step, n);
         if (connector != null && kv.hasNewlyCached()) {
             connector.afterSchedule(kv);
@@ -369,6 +393,11 @@ public final class VllmScheduler extends RankScheduler {
         preemptedLastStep = false;
         counters.stepScheduled(n, 0);
         return n;
+    }
+
+    /** Plain decode entries scheduled so far (see {@link Sequence#decodeRunTo}), those of decode runs included. */
+    long plainDecodes() {
+        return plainDecodes;
     }
 
     /** Every step takes the full path (tests compare the two). */
@@ -484,7 +513,7 @@ public final class VllmScheduler extends RankScheduler {
 
     /**
      * {@code update_from_output()} for a decode-run step: each request samples its token (every one was running and
-     * decoding when scheduled, none can finish, and no block fills: {@link Sequence#decodeRunAfter}).
+     * decoding when scheduled, none can finish, and no block fills: {@link Sequence#decodeRunTo}).
      */
     private void appendDecodeRunOutputs(ScheduledStep step, long nowNanos, boolean async) {
         for (int k = 0; k < step.count; k++) {
@@ -531,6 +560,18 @@ public final class VllmScheduler extends RankScheduler {
         boolean finishedWaiting = false;
         for (int k = 0; k < step.count; k++) {
             Sequence r = step.seq(k);
+            if (step.plainDecode(k)) {
+                // it samples, cannot finish, and fills no block (Sequence.decodeRunTo); its first token has arrived
+                counters.tokenSampled();
+                long gap = r.tokenSampled(nowNanos);
+                if (gap >= 0) {
+                    recordGap(gap);
+                }
+                if (async) {
+                    r.placeholderFilled();
+                }
+                continue;
+            }
             if (!step.samples(k) || r.finished()) {
                 continue; // a non-final prefill chunk samples no token; a finished request's token is dropped
             }

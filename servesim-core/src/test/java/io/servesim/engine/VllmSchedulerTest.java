@@ -381,4 +381,37 @@ class VllmSchedulerTest {
         assertThat(k.step()).containsExactly(Map.entry(0, 1), Map.entry(1, 2));
         assertThat(k.scheduler.decodeRunSteps()).isZero();
     }
+    /**
+     * Plain decode entries (servesim's shortcut, not a vLLM rule): within a step that is no decode run, a request whose
+     * decodes stay below its recorded bound skips the running loop's checks while the other allocates. Block 4, A
+     * prompt 3 and B prompt 5, 8 outputs each: B is plain at steps 3, 6 and 7 (6, 9 and 10 computed before them; its
+     * bounds are 7, then 11), A at steps 4 and 5 (bound 7 after it allocated block 2 at step 3); every other decode
+     * allocates, fills a block or may sample the last token.
+     */
+    @Test
+    void plainDecodes_skipTheChecksWithinTheirBound_besideARequestThatAllocates() {
+        SchedulerKit k = SchedulerKit.of(8, 100, 4, 64);
+        SchedulerKit full = SchedulerKit.of(8, 100, 4, 64);
+        full.scheduler.noDecodeRuns();
+        Sequence a = k.add(0, 3, 8);
+        Sequence b = k.add(1, 5, 8);
+        Sequence fa = full.add(0, 3, 8);
+        Sequence fb = full.add(1, 5, 8);
+        long[] plainAfter = new long[8];
+        for (int i = 0; i < 8; i++) {
+            assertThat(k.step()).isEqualTo(full.step());
+            assertThat(new long[] {a.numComputedTokens(), b.numComputedTokens(), a.lastTokenNanos(), b.lastTokenNanos()
+                    })
+                    .containsExactly(
+                            fa.numComputedTokens(), fb.numComputedTokens(), fa.lastTokenNanos(), fb.lastTokenNanos());
+            assertThat(k.scheduler.pool().usedBlocks())
+                    .isEqualTo(full.scheduler.pool().usedBlocks());
+            plainAfter[i] = k.scheduler.plainDecodes();
+        }
+        assertThat(plainAfter).containsExactly(0, 0, 1, 2, 3, 4, 5, 5);
+        assertThat(a.finished()).isTrue();
+        assertThat(b.finished()).isTrue();
+        assertThat(k.scheduler.decodeRunSteps()).isZero();
+        assertThat(full.scheduler.plainDecodes()).isZero();
+    }
 }
