@@ -30,6 +30,10 @@ import it.unimi.dsi.fastutil.objects.ObjectArrayList;
  *       finishes, leaves {@code running} and frees its blocks in reverse order.
  * </ol>
  *
+ * <p>Two shortcuts of servesim's own leave every output unchanged (docs/architecture.md, "Plain decodes and decode
+ * runs"): a running request whose next decodes cannot touch a block or finish skips the per-request checks ({@link
+ * Sequence#decodeRunTo}), and a step of nothing but such decodes skips the rest ({@link #scheduleDecodeRun}).
+ *
  * <p>Why one class of this size: vLLM's {@code schedule()} is one function whose running loop, preemption and waiting
  * loop share one token budget and one block pool; splitting them would scatter a rule across files that the
  * conformance oracle compares line by line with vLLM's.
