@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * Scheduling decode runs (VllmScheduler's shortcut for steps in which every running request only decodes) changes
  * nothing: the canonical output and the time series are identical to scheduling every step through the full path,
  * for random open-loop clusters with either engine loop, with and without prefix caching, tight pools that preempt,
- * attention DP, drains, failures, time limits, G2 host tiers and KV-event routers; and the runs really used them.
+ * attention DP, drains, failures, time limits, G2 host tiers and KV-event routers, for session workloads with G2 and
+ * KVCR pulls, and for disaggregated prefill/decode clusters; and the runs really used them.
  */
 class DecodeRunProperties {
 
@@ -71,6 +72,46 @@ class DecodeRunProperties {
                 "engine.max_model_len=" + Math.min(600, (39 + seed % 100) * (seed % 2 == 0 ? 8 : 16)),
                 "engine.kv_cache.host_offload.num_host_blocks=128",
                 "engine.kvcr.enabled=" + (seed % 3 != 0));
+        SimConfig config = ConfigLoader.fromYaml("", "property", overrides);
+        Simulation full = new Simulation(config).withoutDecodeRuns();
+        String expected = canonical(full.run());
+        Simulation runs = new Simulation(config);
+        assertThat(canonical(runs.run())).isEqualTo(expected);
+        Statistics.label("decode runs").collect(runs.decodeRunSteps() > 0);
+        Statistics.label("decode runs").coverage(c -> c.check(true).percentage(p -> p >= 50));
+    }
+
+    @Property(tries = 30)
+    void decodeRuns_changeNoOutput_inDisaggregatedClusters(
+            @ForAll @net.jqwik.api.constraints.LongRange(min = 0, max = 1000) long seed,
+            @ForAll @net.jqwik.api.constraints.IntRange(min = 1, max = 3) int decodeWorkers,
+            @ForAll @net.jqwik.api.constraints.IntRange(min = 1, max = 2) int decodeDp,
+            @ForAll boolean async)
+            throws IOException {
+        // vLLM on both sides: prefill-only requests hold their blocks for the pull, decode requests wait for their KV
+        // (P/D's KV connector), then decode; sometimes local prefills, a failing prefill worker or a fabric cap
+        List<String> overrides = new ArrayList<>(List.of(
+                "cluster.mode=disaggregated",
+                "cluster.prefill={workers: 1, router: {policy: least_loaded}}",
+                "cluster.decode={workers: " + decodeWorkers + ", attention_dp: " + decodeDp
+                        + ", router: {policy: least_loaded}}",
+                "cluster.disagg.max_local_prefill_tokens=" + (seed % 3 == 0 ? 40 : 0),
+                "cluster.disagg.transfer.first_byte_ms=1.0",
+                "cluster.disagg.transfer.nic_gbytes_per_s=" + (seed % 2 == 0 ? 5.0 : 50.0),
+                "engine.scheduler.async_scheduling=" + async,
+                "engine.kv_cache.block_size=" + (seed % 2 == 0 ? 8 : 16),
+                "engine.kv_cache.num_gpu_blocks=" + (60 + seed % 150),
+                "engine.max_model_len=400",
+                "engine.scheduler.max_num_seqs=" + (2 + seed % 10),
+                "engine.scheduler.max_num_batched_tokens=128",
+                "workload.seed=" + seed,
+                "workload.synthetic.requests=50",
+                "workload.synthetic.input_tokens={type: uniform, min: 1, max: 200}",
+                "workload.synthetic.output_tokens={type: uniform, min: 1, max: 120}",
+                "workload.arrival.rate=" + (seed % 3 == 1 ? 100 : 10)));
+        if (seed % 5 == 0) {
+            overrides.add("cluster.events=[{at_ms: " + (seed % 300) + ", worker: 0, action: fail}]");
+        }
         SimConfig config = ConfigLoader.fromYaml("", "property", overrides);
         Simulation full = new Simulation(config).withoutDecodeRuns();
         String expected = canonical(full.run());
