@@ -521,18 +521,25 @@ public final class VllmScheduler extends RankScheduler {
      */
     private void appendDecodeRunOutputs(ScheduledStep step, long nowNanos, boolean async) {
         for (int k = 0; k < step.count; k++) {
-            Sequence r = step.seq(k);
-            counters.tokenSampled();
-            long gap = r.tokenSampled(nowNanos);
-            if (gap >= 0) {
-                recordGap(gap);
-            }
-            if (async) {
-                r.placeholderFilled();
-            }
+            samplePlain(step.seq(k), nowNanos, async);
         }
         flushGaps();
         recycle(step);
+    }
+
+    /**
+     * A plain decode's output: it samples its token and nothing else happens (it cannot finish, fills no block, and
+     * its first token has arrived: {@link Sequence#decodeRunTo}).
+     */
+    private void samplePlain(Sequence r, long nowNanos, boolean async) {
+        counters.tokenSampled();
+        long gap = r.tokenSampled(nowNanos);
+        if (gap >= 0) {
+            recordGap(gap);
+        }
+        if (async) {
+            r.placeholderFilled();
+        }
     }
 
     private void releaseLandedLoads() {
@@ -565,15 +572,7 @@ public final class VllmScheduler extends RankScheduler {
         for (int k = 0; k < step.count; k++) {
             Sequence r = step.seq(k);
             if (step.plainDecode(k)) {
-                // it samples, cannot finish, and fills no block (Sequence.decodeRunTo); its first token has arrived
-                counters.tokenSampled();
-                long gap = r.tokenSampled(nowNanos);
-                if (gap >= 0) {
-                    recordGap(gap);
-                }
-                if (async) {
-                    r.placeholderFilled();
-                }
+                samplePlain(r, nowNanos, async);
                 continue;
             }
             if (!step.samples(k) || r.finished()) {

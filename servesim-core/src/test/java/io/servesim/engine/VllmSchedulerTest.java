@@ -338,6 +338,7 @@ class VllmSchedulerTest {
         assertThat(a.finished()).isTrue();
         assertThat(a.numOutputTokens()).isEqualTo(2);
     }
+
     /**
      * Decode runs (servesim's shortcut, not a vLLM rule): after a step that schedules every running request as a
      * plain decode, the steps in which none of them can need a block, fill one or sample its last token skip the
@@ -348,17 +349,12 @@ class VllmSchedulerTest {
     @Test
     void decodeRun_coversTheStepsBetweenBlockBoundaries_andChangesNothing() {
         SchedulerKit k = SchedulerKit.of(8, 100, 4, 64);
-        SchedulerKit full = SchedulerKit.of(8, 100, 4, 64);
-        full.scheduler.noDecodeRuns();
+        SchedulerKit full = fullPathKit();
         Sequence a = k.add(0, 3, 8);
         Sequence b = full.add(0, 3, 8);
         long[] runStepsAfter = new long[8];
         for (int i = 0; i < 8; i++) {
-            assertThat(k.step()).isEqualTo(full.step());
-            assertThat(a.numComputedTokens()).isEqualTo(b.numComputedTokens());
-            assertThat(a.lastTokenNanos()).isEqualTo(b.lastTokenNanos());
-            assertThat(k.scheduler.pool().usedBlocks())
-                    .isEqualTo(full.scheduler.pool().usedBlocks());
+            stepBothAlike(k, full, new Sequence[] {a}, new Sequence[] {b});
             runStepsAfter[i] = k.scheduler.decodeRunSteps();
         }
         assertThat(runStepsAfter).containsExactly(0, 0, 0, 1, 2, 2, 2, 2);
@@ -367,6 +363,24 @@ class VllmSchedulerTest {
                 .isEqualTo(full.counters.generatedTokens())
                 .isEqualTo(8);
         assertThat(full.scheduler.decodeRunSteps()).isZero();
+    }
+
+    /** The decode-run tests' kit (budget 100, block 4, 64 blocks) with every step on the full path. */
+    private static SchedulerKit fullPathKit() {
+        SchedulerKit full = SchedulerKit.of(8, 100, 4, 64);
+        full.scheduler.noDecodeRuns();
+        return full;
+    }
+
+    /** One step of both kits: the same schedule, computed tokens, token times and blocks in use. */
+    private static void stepBothAlike(SchedulerKit k, SchedulerKit full, Sequence[] ours, Sequence[] theirs) {
+        assertThat(k.step()).isEqualTo(full.step());
+        for (int j = 0; j < ours.length; j++) {
+            assertThat(ours[j].numComputedTokens()).isEqualTo(theirs[j].numComputedTokens());
+            assertThat(ours[j].lastTokenNanos()).isEqualTo(theirs[j].lastTokenNanos());
+        }
+        assertThat(k.scheduler.pool().usedBlocks())
+                .isEqualTo(full.scheduler.pool().usedBlocks());
     }
 
     /** An arrival ends a decode run: the next step takes the full path and admits it beside the decode. */
@@ -381,6 +395,7 @@ class VllmSchedulerTest {
         assertThat(k.step()).containsExactly(Map.entry(0, 1), Map.entry(1, 2));
         assertThat(k.scheduler.decodeRunSteps()).isZero();
     }
+
     /**
      * Plain decode entries (servesim's shortcut, not a vLLM rule): within a step that is no decode run, a request whose
      * decodes stay below its recorded bound skips the running loop's checks while the other allocates. Block 4, A
@@ -391,21 +406,14 @@ class VllmSchedulerTest {
     @Test
     void plainDecodes_skipTheChecksWithinTheirBound_besideARequestThatAllocates() {
         SchedulerKit k = SchedulerKit.of(8, 100, 4, 64);
-        SchedulerKit full = SchedulerKit.of(8, 100, 4, 64);
-        full.scheduler.noDecodeRuns();
+        SchedulerKit full = fullPathKit();
         Sequence a = k.add(0, 3, 8);
         Sequence b = k.add(1, 5, 8);
         Sequence fa = full.add(0, 3, 8);
         Sequence fb = full.add(1, 5, 8);
         long[] plainAfter = new long[8];
         for (int i = 0; i < 8; i++) {
-            assertThat(k.step()).isEqualTo(full.step());
-            assertThat(new long[] {a.numComputedTokens(), b.numComputedTokens(), a.lastTokenNanos(), b.lastTokenNanos()
-                    })
-                    .containsExactly(
-                            fa.numComputedTokens(), fb.numComputedTokens(), fa.lastTokenNanos(), fb.lastTokenNanos());
-            assertThat(k.scheduler.pool().usedBlocks())
-                    .isEqualTo(full.scheduler.pool().usedBlocks());
+            stepBothAlike(k, full, new Sequence[] {a, b}, new Sequence[] {fa, fb});
             plainAfter[i] = k.scheduler.plainDecodes();
         }
         assertThat(plainAfter).containsExactly(0, 0, 1, 2, 3, 4, 5, 5);

@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
-import io.servesim.metrics.TimeSeries;
 import io.servesim.run.RunResult;
 import io.servesim.run.Simulation;
 import java.io.IOException;
-import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -31,16 +29,8 @@ class DecodeRunProperties {
 
     @Property(tries = 100)
     void decodeRuns_changeNoOutput(@ForAll("openLoopConfigs") List<String> overrides) throws IOException {
-        SimConfig config = ConfigLoader.fromYaml("", "property", overrides);
-        Simulation full = new Simulation(config).withoutDecodeRuns();
-        String expected = canonical(full.run());
-        Simulation runs = new Simulation(config);
-        String actual = canonical(runs.run());
-        assertThat(actual).isEqualTo(expected);
-        assertThat(full.decodeRunSteps()).isZero();
-        Statistics.label("decode runs").collect(runs.decodeRunSteps() > 0);
-        Statistics.label("decode runs")
-                .coverage(c -> c.check(true).percentage(p -> p >= 50)); // not vacuous (a saturated rank never runs)
+        // not vacuous: at least half the tries use decode runs (a saturated rank never does)
+        sameRunWithDecodeRunsOrNot(ConfigLoader.fromYaml("", "property", overrides), 50);
     }
 
     @Property(tries = 30)
@@ -72,13 +62,7 @@ class DecodeRunProperties {
                 "engine.max_model_len=" + Math.min(600, (39 + seed % 100) * (seed % 2 == 0 ? 8 : 16)),
                 "engine.kv_cache.host_offload.num_host_blocks=128",
                 "engine.kvcr.enabled=" + (seed % 3 != 0));
-        SimConfig config = ConfigLoader.fromYaml("", "property", overrides);
-        Simulation full = new Simulation(config).withoutDecodeRuns();
-        String expected = canonical(full.run());
-        Simulation runs = new Simulation(config);
-        assertThat(canonical(runs.run())).isEqualTo(expected);
-        Statistics.label("decode runs").collect(runs.decodeRunSteps() > 0);
-        Statistics.label("decode runs").coverage(c -> c.check(true).percentage(p -> p >= 50));
+        sameRunWithDecodeRunsOrNot(ConfigLoader.fromYaml("", "property", overrides), 50);
     }
 
     @Property(tries = 30)
@@ -112,25 +96,12 @@ class DecodeRunProperties {
         if (seed % 5 == 0) {
             overrides.add("cluster.events=[{at_ms: " + (seed % 300) + ", worker: 0, action: fail}]");
         }
-        SimConfig config = ConfigLoader.fromYaml("", "property", overrides);
-        Simulation full = new Simulation(config).withoutDecodeRuns();
-        String expected = canonical(full.run());
-        Simulation runs = new Simulation(config);
-        assertThat(canonical(runs.run())).isEqualTo(expected);
-        Statistics.label("decode runs").collect(runs.decodeRunSteps() > 0);
-        Statistics.label("decode runs").coverage(c -> c.check(true).percentage(p -> p >= 50));
+        sameRunWithDecodeRunsOrNot(ConfigLoader.fromYaml("", "property", overrides), 50);
     }
 
     @Test
     void aDecodeHeavyRun_schedulesMostStepsAsDecodeRuns_andMatchesTheFullPath() throws IOException {
-        List<String> overrides = List.of(
-                "cluster.workers=4",
-                "workload.seed=3",
-                "workload.synthetic.requests=200",
-                "workload.synthetic.input_tokens={type: uniform, min: 16, max: 200}",
-                "workload.synthetic.output_tokens={type: uniform, min: 100, max: 300}",
-                "workload.arrival.rate=5");
-        SimConfig config = ConfigLoader.fromYaml("", "decode-heavy", overrides);
+        SimConfig config = ConfigLoader.fromYaml("", "decode-heavy", OpenLoopClusters.decodeHeavy());
         String expected = canonical(new Simulation(config).withoutDecodeRuns().run());
         Simulation runs = new Simulation(config);
         RunResult result = runs.run();
@@ -140,17 +111,18 @@ class DecodeRunProperties {
     }
 
     private static String canonical(RunResult r) throws IOException {
-        StringWriter w = new StringWriter();
-        ReportWriter.writeCanonical(r, Summaries.of(r), w);
-        TimeSeries ts = r.timeSeries();
-        w.write("\ntimeseries rows " + ts.size() + "\n");
-        StringBuilder rows = new StringBuilder();
-        for (int i = 0; i < ts.size(); i++) {
-            ts.appendRow(i, rows);
-            rows.append('\n');
-        }
-        w.write(rows.toString());
-        return w.toString();
+        return OpenLoopClusters.canonicalWithTimeSeries(r);
+    }
+
+    /** Runs {@code config} with decode runs off and on, requires identical output, and labels whether runs happened. */
+    private static void sameRunWithDecodeRunsOrNot(SimConfig config, int minPercent) throws IOException {
+        Simulation full = new Simulation(config).withoutDecodeRuns();
+        String expected = canonical(full.run());
+        Simulation runs = new Simulation(config);
+        assertThat(canonical(runs.run())).isEqualTo(expected);
+        assertThat(full.decodeRunSteps()).isZero();
+        Statistics.label("decode runs").collect(runs.decodeRunSteps() > 0);
+        Statistics.label("decode runs").coverage(c -> c.check(true).percentage(p -> p >= minPercent));
     }
 
     @Provide
@@ -165,40 +137,20 @@ class DecodeRunProperties {
         Arbitrary<Boolean> async = Arbitraries.of(true, false);
         return Combinators.combine(workers, dp, blocks, maxSeqs, router, dpMode, seed, async)
                 .as((w, d, nb, ms, r, mode, s, a) -> {
-                    List<String> all = new ArrayList<>(List.of(
-                            "cluster.workers=" + w,
-                            "cluster.attention_dp=" + d,
-                            "cluster.dp_mode=" + mode,
-                            "engine.scheduler.async_scheduling=" + a,
-                            "engine.kv_cache.block_size=" + (s % 2 == 0 ? 8 : 16),
-                            "engine.kv_cache.num_gpu_blocks=" + nb,
-                            "engine.kv_cache.prefix_caching=" + (s % 7 != 0 || s % 11 == 0),
-                            "engine.scheduler.max_num_seqs=" + ms,
-                            "engine.scheduler.max_num_batched_tokens=" + Math.max(64, ms),
-                            "engine.max_model_len=" + Math.min((nb - 1) * 8, 400),
-                            "cluster.router.policy=" + r,
-                            "cluster.router.kv.mode=" + (s % 2 == 0 ? "approximate" : "exact"),
-                            "workload.seed=" + s,
-                            "workload.synthetic.requests=60",
-                            "workload.synthetic.input_tokens={type: uniform, min: 1, max: 200}",
-                            "workload.synthetic.output_tokens={type: uniform, min: 1, max: 120}",
-                            "workload.synthetic.shared_prefix_tokens=24",
-                            "workload.synthetic.prefix_groups=3",
-                            "workload.arrival.rate=" + (s % 3 == 0 ? 200 : 10),
-                            "output.timeseries_tick_s=" + (s % 4 == 0 ? 0.05 : 1.0)));
-                    if (s % 3 == 0) {
-                        all.add("cluster.events=[{at_ms: 300, worker: 0, action: drain}]");
-                    } else if (s % 3 == 1) {
-                        all.add("cluster.events=[{at_ms: " + (s % 400) + ", worker: 0, action: fail}]");
-                    }
-                    if (s % 4 == 0) {
-                        all.add("limits.time_limit_s=" + (0.5 + s % 7 * 0.3)); // stops mid-run: incomplete rows
-                    }
-                    if (s % 5 == 0) {
-                        all.add("timing.type=roofline");
-                        all.add("timing.model=llama-3.1-8b");
-                        all.add("timing.gpu=a100-sxm-80gb");
-                    }
+                    List<String> all = OpenLoopClusters.overrides(new OpenLoopClusters.Shape(
+                            w,
+                            d,
+                            mode,
+                            nb,
+                            s % 2 == 0 ? 8 : 16,
+                            ms,
+                            r,
+                            s % 2 == 0 ? "approximate" : "exact",
+                            s,
+                            s % 4 == 0 ? 0.05 : 1.0,
+                            s % 3 == 0 ? 200 : 10));
+                    all.add("engine.scheduler.async_scheduling=" + a);
+                    all.add("engine.kv_cache.prefix_caching=" + (s % 7 != 0 || s % 11 == 0));
                     if (s % 11 == 0) {
                         all.add("engine.kv_cache.host_offload.num_host_blocks=64"); // a G2 tier: a KV connector
                     }

@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
-import io.servesim.metrics.TimeSeries;
 import io.servesim.run.RunResult;
 import io.servesim.run.Simulation;
 import java.io.IOException;
-import java.io.StringWriter;
-import java.util.ArrayList;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -44,14 +41,8 @@ class RunAheadProperties {
 
     @Test
     void aDecodeHeavyOpenLoopRun_runsMostStepsAhead_andMatchesTheQueuedRun() throws IOException {
-        List<String> overrides = List.of(
-                "cluster.workers=4",
-                "workload.seed=3",
-                "workload.synthetic.requests=200",
-                "workload.synthetic.input_tokens={type: uniform, min: 16, max: 200}",
-                "workload.synthetic.output_tokens={type: uniform, min: 100, max: 300}",
-                "workload.arrival.rate=5",
-                "output.timeseries_tick_s=0.5");
+        List<String> overrides = OpenLoopClusters.decodeHeavy();
+        overrides.add("output.timeseries_tick_s=0.5");
         SimConfig config = ConfigLoader.fromYaml("", "decode-heavy", overrides);
         Simulation queued = new Simulation(config).withoutRunAhead();
         String expected = canonical(queued.run());
@@ -73,17 +64,7 @@ class RunAheadProperties {
     }
 
     private static String canonical(RunResult r) throws IOException {
-        StringWriter w = new StringWriter();
-        ReportWriter.writeCanonical(r, Summaries.of(r), w);
-        TimeSeries ts = r.timeSeries();
-        w.write("\ntimeseries rows " + ts.size() + "\n");
-        StringBuilder rows = new StringBuilder();
-        for (int i = 0; i < ts.size(); i++) {
-            ts.appendRow(i, rows);
-            rows.append('\n');
-        }
-        w.write(rows.toString());
-        return w.toString();
+        return OpenLoopClusters.canonicalWithTimeSeries(r);
     }
 
     @Provide
@@ -98,40 +79,17 @@ class RunAheadProperties {
         Arbitrary<Long> seed = Arbitraries.longs().between(0, 1000);
         Arbitrary<Double> tick = Arbitraries.of(0.0, 0.05, 1.0);
         return Combinators.combine(workers, dp, blocks, maxSeqs, router, dpMode, seed, tick)
-                .as((w, d, nb, ms, r, mode, s, t) -> {
-                    List<String> all = new ArrayList<>(List.of(
-                            "cluster.workers=" + w,
-                            "cluster.attention_dp=" + d,
-                            "cluster.dp_mode=" + mode,
-                            "engine.kv_cache.block_size=8",
-                            "engine.kv_cache.num_gpu_blocks=" + nb,
-                            "engine.scheduler.max_num_seqs=" + ms,
-                            "engine.scheduler.max_num_batched_tokens=" + Math.max(64, ms),
-                            "engine.max_model_len=" + Math.min((nb - 1) * 8, 400),
-                            "cluster.router.policy=" + r,
-                            "cluster.router.kv.mode=approximate", // exact mode publishes KV events: no run-ahead
-                            "workload.seed=" + s,
-                            "workload.synthetic.requests=60",
-                            "workload.synthetic.input_tokens={type: uniform, min: 1, max: 200}",
-                            "workload.synthetic.output_tokens={type: uniform, min: 1, max: 120}",
-                            "workload.synthetic.shared_prefix_tokens=24",
-                            "workload.synthetic.prefix_groups=3",
-                            "workload.arrival.rate=" + (s % 2 == 0 ? 20 : 200),
-                            "output.timeseries_tick_s=" + t));
-                    if (s % 3 == 0) {
-                        all.add("cluster.events=[{at_ms: 300, worker: 0, action: drain}]");
-                    } else if (s % 3 == 1) {
-                        all.add("cluster.events=[{at_ms: " + (s % 400) + ", worker: 0, action: fail}]");
-                    }
-                    if (s % 4 == 0) {
-                        all.add("limits.time_limit_s=" + (0.5 + s % 7 * 0.3)); // stops mid-run: incomplete rows
-                    }
-                    if (s % 5 == 0) {
-                        all.add("timing.type=roofline");
-                        all.add("timing.model=llama-3.1-8b");
-                        all.add("timing.gpu=a100-sxm-80gb");
-                    }
-                    return all;
-                });
+                .as((w, d, nb, ms, r, mode, s, t) -> OpenLoopClusters.overrides(new OpenLoopClusters.Shape(
+                        w,
+                        d,
+                        mode,
+                        nb,
+                        8,
+                        ms,
+                        r,
+                        "approximate", // exact mode publishes KV events: no run-ahead
+                        s,
+                        t,
+                        s % 2 == 0 ? 20 : 200)));
     }
 }
