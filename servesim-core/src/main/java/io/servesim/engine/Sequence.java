@@ -326,8 +326,8 @@ public final class Sequence {
     }
 
     /** Sets {@link #decodeRunTo()} (-1: none known). */
-    void decodeRunTo(int computed) {
-        decodeRunTo = computed;
+    void decodeRunTo(int limit) {
+        decodeRunTo = limit;
     }
 
     /** It leaves the rank: finished, or rejected at submission. */
