@@ -41,7 +41,11 @@ final class ScheduledStep {
 
     /** Appends an entry; {@code samples} and {@code preemptions} are set when the step is finalised. */
     void add(Sequence r, int n, boolean isFirst, boolean isContext) {
-        long info = (n & TOKENS_MASK) | (isFirst ? FIRST : 0) | (isContext ? CONTEXT : 0);
+        append(r, (n & TOKENS_MASK) | (isFirst ? FIRST : 0) | (isContext ? CONTEXT : 0));
+        anyFirst |= isFirst;
+    }
+
+    private void append(Sequence r, long info) {
         if (count == 0) {
             seq0 = r;
             info0 = info;
@@ -54,7 +58,6 @@ final class ScheduledStep {
             seqs[i] = r;
             infos[i] = info;
         }
-        anyFirst |= isFirst;
         count++;
     }
 
@@ -63,8 +66,7 @@ final class ScheduledStep {
      * output time).
      */
     void addPlainDecode(Sequence r) {
-        add(r, 1, false, false);
-        info(count - 1, info(count - 1) | PLAIN | SAMPLES);
+        append(r, 1 | PLAIN | SAMPLES);
     }
 
     /** Whether entry {@code k} is a plain decode ({@link #addPlainDecode}). */

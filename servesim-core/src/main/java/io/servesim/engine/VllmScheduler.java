@@ -313,7 +313,7 @@ public final class VllmScheduler extends RankScheduler {
             Sequence r = step.seq(k);
             if (step.plainDecode(k)) {
                 int context = r.numComputedTokens();
-                batch.add(1, context, true);
+                batch.addDecode(context);
                 r.computedTo(context + 1);
                 if (async) {
                     r.placeholderAdded();
@@ -381,7 +381,7 @@ public final class VllmScheduler extends RankScheduler {
             Sequence r = running.get(k);
             int context = r.numComputedTokens();
             step.addPlainDecode(r);
-            batch.add(1, context, true);
+            batch.addDecode(context);
             r.computedTo(context + 1);
             if (async) {
                 r.placeholderAdded();

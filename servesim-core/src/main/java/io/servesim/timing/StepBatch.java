@@ -44,10 +44,7 @@ public final class StepBatch {
      */
     public void add(int tokens, int context, boolean isDecode) {
         if (size == newTokens.length) {
-            int cap = size * 2;
-            newTokens = Arrays.copyOf(newTokens, cap);
-            contextTokens = Arrays.copyOf(contextTokens, cap);
-            decode = Arrays.copyOf(decode, cap);
+            grow();
         }
         newTokens[size] = tokens;
         contextTokens[size] = context;
@@ -65,6 +62,32 @@ public final class StepBatch {
             prefillTokens += tokens;
             prefillContextTokens += context;
         }
+    }
+
+    /**
+     * {@link #add}{@code (1, context, true)}: one decode token on {@code context} computed ones, with the same sums
+     * ({@code 1 × (context + 2 / 2.0)} is {@code context + 1.0} exactly).
+     */
+    public void addDecode(int context) {
+        if (size == newTokens.length) {
+            grow();
+        }
+        newTokens[size] = 1;
+        contextTokens[size] = context;
+        decode[size] = true;
+        size++;
+        newTokensSum += 1;
+        causalPairs += context + 1.0;
+        kvTokens += context + 1;
+        decodeRequests++;
+        decodeContextTokens += (long) context + 1;
+    }
+
+    private void grow() {
+        int cap = size * 2;
+        newTokens = Arrays.copyOf(newTokens, cap);
+        contextTokens = Arrays.copyOf(contextTokens, cap);
+        decode = Arrays.copyOf(decode, cap);
     }
 
     /** New tokens of the step, summed in batch order. */
