@@ -1,0 +1,42 @@
+package io.servesim.timing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** A step batch's aggregates are the same however a decode entry is added. */
+class StepBatchTest {
+
+    @Test
+    void addDecode_isAddOfOneDecodeToken_sameEntriesAndBitIdenticalSums() {
+        StepBatch viaAdd = new StepBatch();
+        StepBatch viaDecode = new StepBatch();
+        viaAdd.reset(1_000_000);
+        viaDecode.reset(1_000_000);
+        int[] contexts = {0, 1, 15, 16, 1023, 4095, 123_457, 2_000_000, 7, 31, 64, 99, 100, 101, 5, 6, 17, 3};
+        for (int c : contexts) { // more than the initial 16 slots: the arrays grow the same way
+            viaAdd.add(1, c, true);
+            viaDecode.addDecode(c);
+        }
+        viaAdd.add(40, 10, false); // a prefill chunk after them
+        viaDecode.add(40, 10, false);
+        assertThat(viaDecode.size()).isEqualTo(viaAdd.size()).isEqualTo(contexts.length + 1);
+        for (int i = 0; i < viaAdd.size(); i++) {
+            assertThat(viaDecode.newTokens(i)).isEqualTo(viaAdd.newTokens(i));
+            assertThat(viaDecode.contextTokens(i)).isEqualTo(viaAdd.contextTokens(i));
+            assertThat(viaDecode.isDecode(i)).isEqualTo(viaAdd.isDecode(i));
+        }
+        assertThat(Double.doubleToRawLongBits(viaDecode.newTokensSum()))
+                .isEqualTo(Double.doubleToRawLongBits(viaAdd.newTokensSum()));
+        assertThat(Double.doubleToRawLongBits(viaDecode.causalPairs()))
+                .isEqualTo(Double.doubleToRawLongBits(viaAdd.causalPairs()));
+        assertThat(Double.doubleToRawLongBits(viaDecode.kvTokens()))
+                .isEqualTo(Double.doubleToRawLongBits(viaAdd.kvTokens()));
+        assertThat(viaDecode.decodeRequests())
+                .isEqualTo(viaAdd.decodeRequests())
+                .isEqualTo(contexts.length);
+        assertThat(viaDecode.decodeContextTokens()).isEqualTo(viaAdd.decodeContextTokens());
+        assertThat(viaDecode.prefillTokens()).isEqualTo(viaAdd.prefillTokens()).isEqualTo(40);
+        assertThat(viaDecode.causalPairs()).isEqualTo(2_129_058.0 + 40 * (10 + 41 / 2.0));
+    }
+}
