@@ -66,6 +66,8 @@ public class AicKernels {
                 .append("#   (n, k >= 1024 and m*n*k / (m*k + n*k + m*n) >= 512).\n")
                 .append("# gbytes_per_s: 90th percentile of BF16 weight bytes (2*n*k) / latency over streaming shapes\n")
                 .append("#   (m <= 16, n*k >= 64M). shapes: rows behind each value.\n")
+                .append("# streaming: BF16 weight bytes (2*n*k) / latency per weight shape k x n at m = 16, GB/s, the\n")
+                .append("#   median over every vLLM version measured (rows: k = dims, columns: n = dims).\n")
                 .append("# moe_tflops: 90th percentile of the fused-MoE layer's FLOP/s (2*topk*3*hidden*inter/tp per\n")
                 .append("#   token) over BF16 rows, balanced routing, no EP, >= 4096 tokens, inter/tp >= 1024\n")
                 .append("#   (.../<gpu>/moe/vllm/<version>/moe_perf.parquet; absent: no such rows for the GPU).\n")
@@ -95,6 +97,7 @@ public class AicKernels {
                 }
                 double[] bw = percentile(s, dir, bf16, "bfloat16", "2.0*n*k/(latency*1e-3)/1e9", STREAMING);
                 out.append(String.format(Locale.ROOT, "  gbytes_per_s: %.0f    # vLLM %s, %d shapes%n", bw[0], bf16, (long) bw[1]));
+                streaming(s, dir, out);
                 moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
                 attention(s, data.resolve(gpu[0]).resolve("attention").resolve("vllm"), out);
                 allReduce(s, data.resolve(gpu[0]).resolve("comm").resolve("vllm"), out);
@@ -103,6 +106,73 @@ public class AicKernels {
             }
         }
         Files.writeString(Path.of(args[2]), out.toString());
+    }
+
+    /** The weight widths of the streaming grid (both k and n): every GPU's every vLLM collection measures these. */
+    private static final long[] STREAMING_DIMS = {
+        1024, 1536, 2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192, 10240, 12288, 16384, 65536
+    };
+
+    /**
+     * Appends {@code streaming}: the BF16 weight-streaming rate (2·n·k bytes / latency, GB/s) of each weight shape
+     * k × n on {@link #STREAMING_DIMS} at m = 16 tokens (the largest token count the tables treat as a pure weight
+     * read, and the nearest to serving's decode batches), the median over every vLLM version folder with BF16 rows
+     * (the same shape moves by up to 10 % between collections). No collection measures 65,536 × 65,536; that cell is
+     * the mean of its two neighbours (16,384 × 65,536 and 65,536 × 16,384), which no model's layer reaches.
+     */
+    private static void streaming(Statement s, Path dir, StringBuilder out) throws Exception {
+        List<String> versions = new ArrayList<>();
+        StringBuilder files = new StringBuilder();
+        for (String v : versionsWith(dir, "gemm_perf.parquet")) {
+            String file = dir.resolve(v).resolve("gemm_perf.parquet").toString().replace("'", "''");
+            try (ResultSet r = s.executeQuery(
+                    "select count(*) from '" + file + "' where gemm_dtype = 'bfloat16' and m = 16")) {
+                r.next();
+                if (r.getLong(1) > 0) {
+                    versions.add(v);
+                    files.append(files.isEmpty() ? "" : ", ").append('\'').append(file).append('\'');
+                }
+            }
+        }
+        int d = STREAMING_DIMS.length;
+        double[][] rate = new double[d][d];
+        try (ResultSet r = s.executeQuery("select k, n, median(g) from (select k, n, filename, median(2.0 * n * k"
+                + " / (latency * 1e-3) / 1e9) g from read_parquet([" + files + "], filename = true) where gemm_dtype"
+                + " = 'bfloat16' and m = 16 and latency > 0 group by all) group by all")) {
+            while (r.next()) {
+                int i = indexOf(r.getLong(1));
+                int j = indexOf(r.getLong(2));
+                if (i >= 0 && j >= 0) {
+                    rate[i][j] = r.getDouble(3);
+                }
+            }
+        }
+        rate[d - 1][d - 1] = (rate[d - 2][d - 1] + rate[d - 1][d - 2]) / 2;
+        out.append(String.format(Locale.ROOT, "  %-22s# BF16, m = 16, median over vLLM %s%n", "streaming:",
+                String.join(", ", versions)));
+        out.append("    dims: [").append(String.join(", ", java.util.Arrays.stream(STREAMING_DIMS)
+                .mapToObj(String::valueOf).toList())).append("]\n");
+        out.append("    gbytes_per_s:       # one row per k (input width), one column per n (output width)\n");
+        for (int i = 0; i < d; i++) {
+            List<String> row = new ArrayList<>();
+            for (int j = 0; j < d; j++) {
+                if (!(rate[i][j] > 0)) {
+                    throw new IllegalStateException("no m = 16 rows for " + STREAMING_DIMS[i] + " x "
+                            + STREAMING_DIMS[j] + " under " + dir);
+                }
+                row.add(String.format(Locale.ROOT, "%.0f", rate[i][j]));
+            }
+            out.append("      - [").append(String.join(", ", row)).append("]\n");
+        }
+    }
+
+    private static int indexOf(long dim) {
+        for (int i = 0; i < STREAMING_DIMS.length; i++) {
+            if (STREAMING_DIMS[i] == dim) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**

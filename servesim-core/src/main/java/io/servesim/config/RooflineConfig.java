@@ -6,8 +6,8 @@ package io.servesim.config;
  *
  * @param mfu fraction of the FLOP/s vLLM's compute-bound GEMMs reach on the GPU (measured, {@code
  *     GpuSpec.Achieved}) that a forward pass's matrix multiplies and attention reach, (0, 1]
- * @param mbu fraction of the bandwidth vLLM's small-batch GEMMs stream weights at on the GPU (measured) that a
- *     step's weight reads reach, (0, 1]
+ * @param mbu fraction of the rate vLLM's small-batch GEMMs stream a weight matrix of each shape at on the GPU
+ *     (measured, {@code GpuSpec.StreamingShapes}) that a step's weight reads reach, (0, 1]
  * @param stepOverheadUs CPU cost of every engine step (scheduling, input preparation, sampling launch), µs
  * @param perSequenceOverheadUs CPU cost per request in the batch (sampling, detokenisation, output handling), µs
  * @param collectiveLatencyUs latency of one all-reduce (or all-to-all) between two GPUs over NVLink, µs; a group of
@@ -18,7 +18,8 @@ package io.servesim.config;
  *     activation, attention metadata, kernel launch gaps), µs
  * @param attentionOverheadUs GPU time per sequence in the batch per decoder layer that attention pays beyond its KV
  *     read and FLOPs (the paged kernel's per-sequence work: block-table walk, split-KV reduction), µs
- * @param kvMbu fraction of the same measured bandwidth that attention's paged KV reads reach, (0, 1]
+ * @param kvMbu fraction of the GPU's measured large-GEMM streaming rate ({@code GpuSpec.Achieved#gbytesPerS}) that
+ *     attention's paged KV reads reach, (0, 1]
  * @param moeEfficiency fraction of the dense GEMM efficiencies that the grouped expert GEMMs of a MoE layer reach,
  *     (0, 1]
  * @param collectiveOverheadUs time each all-reduce costs a forward pass beyond vLLM's all-reduce kernel as measured

@@ -48,6 +48,8 @@ public record GpuSpec(
      * @param attentionTflops vLLM's prefill (context) attention kernel on long prompts, causal FLOP/s in TFLOP/s
      *     (0.62–0.75 of {@code bf16Tflops} on the measured GPUs)
      * @param source where the values come from (measurement and its version, or the fallback rule)
+     * @param shapes each weight shape's streaming rate relative to {@code gbytesPerS} (measured on this GPU, else
+     *     that of the measured GPU nearest to it in streaming rate)
      */
     public record Achieved(
             double bf16Tflops,
@@ -55,7 +57,103 @@ public record GpuSpec(
             double gbytesPerS,
             double moeTflops,
             double attentionTflops,
-            String source) {}
+            String source,
+            StreamingShapes shapes) {}
+
+    /**
+     * How fast vLLM's GEMMs stream a weight matrix of each shape, relative to the GPU's {@link Achieved#gbytesPerS}
+     * (AIConfigurator's tables at 16 tokens, {@code measured-kernels.yaml} {@code streaming}): a 1,024 × 1,024 weight
+     * streams at a fifth of the large-GEMM rate on an H100, 4,096 × 4,096 at about two thirds, 8,192 × 8,192 near
+     * all of it, because a small GEMM's fixed costs (launch, tile setup, the split-K reduction) are not hidden behind
+     * its bytes. Between measured widths the time per byte is interpolated bilinearly over log(k) and log(n); outside
+     * the grid the nearest edge holds.
+     */
+    public static final class StreamingShapes {
+        private final double[] logDims;
+        private final double[][] secondsPerByte;
+
+        /**
+         * Validates the grid.
+         *
+         * @param dims measured weight widths, increasing (both the input width k and the output width n)
+         * @param factors per k (rows) and n (columns), the streaming rate over the GPU's large-GEMM rate, positive
+         */
+        public StreamingShapes(double[] dims, double[][] factors) {
+            if (dims.length < 2 || factors.length != dims.length) {
+                throw new IllegalArgumentException(
+                        "streaming grid: " + factors.length + " rows for " + dims.length + " widths (at least 2)");
+            }
+            this.logDims = new double[dims.length];
+            this.secondsPerByte = new double[dims.length][];
+            for (int i = 0; i < dims.length; i++) {
+                if (!(dims[i] > 0) || (i > 0 && !(dims[i] > dims[i - 1]))) {
+                    throw new IllegalArgumentException("streaming grid: widths must be positive and increasing");
+                }
+                logDims[i] = Math.log(dims[i]);
+                if (factors[i].length != dims.length) {
+                    throw new IllegalArgumentException("streaming grid: row " + i + " has " + factors[i].length
+                            + " values for " + dims.length + " widths");
+                }
+                secondsPerByte[i] = new double[dims.length];
+                for (int j = 0; j < dims.length; j++) {
+                    if (!(factors[i][j] > 0) || !Double.isFinite(factors[i][j])) {
+                        throw new IllegalArgumentException("streaming grid: factors must be positive");
+                    }
+                    secondsPerByte[i][j] = 1 / factors[i][j];
+                }
+            }
+        }
+
+        /** Every shape streams at the large-GEMM rate (factor 1): the classic single-rate roofline. */
+        public static StreamingShapes uniform() {
+            return new StreamingShapes(new double[] {1, 2}, new double[][] {{1, 1}, {1, 1}});
+        }
+
+        /** The measured widths, increasing. */
+        public double[] dims() {
+            double[] out = new double[logDims.length];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = Math.exp(logDims[i]);
+            }
+            return out;
+        }
+
+        /** The factor measured at grid cell (i, j). */
+        public double factorAt(int i, int j) {
+            return 1 / secondsPerByte[i][j];
+        }
+
+        /**
+         * The streaming rate of a {@code k} × {@code n} weight relative to the large-GEMM rate: the reciprocal of the
+         * time per byte interpolated bilinearly in (log k, log n) between the four surrounding measured shapes.
+         */
+        public double factor(double k, double n) {
+            int i = cell(Math.log(k));
+            int j = cell(Math.log(n));
+            double x = weight(Math.log(k), i);
+            double y = weight(Math.log(n), j);
+            double t = (1 - x) * (1 - y) * secondsPerByte[i][j]
+                    + x * (1 - y) * secondsPerByte[i + 1][j]
+                    + (1 - x) * y * secondsPerByte[i][j + 1]
+                    + x * y * secondsPerByte[i + 1][j + 1];
+            return 1 / t;
+        }
+
+        /** The lower index of the grid interval holding {@code log} (the first or last interval outside the grid). */
+        private int cell(double log) {
+            int i = 0;
+            while (i < logDims.length - 2 && log >= logDims[i + 1]) {
+                i++;
+            }
+            return i;
+        }
+
+        /** The position of {@code log} within interval {@code i}, clamped to [0, 1]. */
+        private double weight(double log, int i) {
+            double w = (log - logDims[i]) / (logDims[i + 1] - logDims[i]);
+            return Math.min(1, Math.max(0, w));
+        }
+    }
 
     /**
      * A collective's latency measured per group size and message size (AIConfigurator's tables, {@code
@@ -179,6 +277,32 @@ public record GpuSpec(
                 allGather,
                 reduceScatter,
                 kernel);
+    }
+
+    /** This GPU with its streaming rates by weight shape replaced (e.g. by {@link StreamingShapes#uniform()}). */
+    public GpuSpec withStreamingShapes(StreamingShapes shapes) {
+        Achieved a = new Achieved(
+                achieved.bf16Tflops(),
+                achieved.fp8Tflops(),
+                achieved.gbytesPerS(),
+                achieved.moeTflops(),
+                achieved.attentionTflops(),
+                achieved.source(),
+                shapes);
+        return new GpuSpec(
+                name,
+                memoryGib,
+                bandwidthGbytesPerS,
+                bf16Tflops,
+                fp8Tflops,
+                link,
+                linkGbytesPerS,
+                source,
+                a,
+                allReduce,
+                allGather,
+                reduceScatter,
+                attentionKernel);
     }
 
     /** Whether GPUs talk over NVLink ({@code link} starts with {@code nvlink}) rather than PCIe. */

@@ -14,7 +14,8 @@ import io.servesim.config.TimingConfig;
  * <ul>
  *   <li><b>Dense linear layers</b>: {@code 2 × dense linear params per token × new tokens / TP} FLOPs — except the LM
  *       head, which vLLM applies only at each scheduled request's last position ({@code logits_indices}), so its
- *       FLOPs count sequences, not tokens — against reading every non-expert weight once per step.
+ *       FLOPs count sequences, not tokens — against reading every non-expert weight once per step, each matrix at
+ *       the rate vLLM's GEMMs measurably stream a matrix of its shape ({@link GpuSpec.StreamingShapes}).
  *   <li><b>Experts</b> (MoE): the experts a token is routed to, FLOPs as above at the GPU's measured fused-MoE
  *       rate ({@code GpuSpec.Achieved.moeTflops}, not {@code mfu} of the dense GEMM rate: vLLM's grouped expert
  *       kernels are measured whole, and {@code mfu} carries the ragged-shape losses of prefill steps that
@@ -65,7 +66,9 @@ public final class RooflineTiming implements TimingModel {
 
     private final double expertFlopsPerToken;
     private final double attentionFlopsPerPair;
-    private final double denseWeightBytes;
+    /** Seconds to stream the non-expert weights once: each matrix at its shape's rate ({@link #denseWeightSeconds}). */
+    private final double denseWeightSeconds;
+
     private final double expertBytesPerLayer;
     private final double kvBytesPerToken;
     private final double flops;
@@ -135,8 +138,6 @@ public final class RooflineTiming implements TimingModel {
         this.lmHeadFlopsPerSequence = 2.0 * lmHead / tensorParallel;
         this.expertFlopsPerToken = 2.0 * expertParamsPerToken / expertShards;
         this.attentionFlopsPerPair = 4.0 * model.numLayers() * model.numHeads() * model.headDim() / tensorParallel;
-        long inputEmbedding = model.tiedEmbeddings() ? 0 : (long) model.vocabSize() * model.hiddenSize();
-        this.denseWeightBytes = (double) (model.nonExpertParams() - inputEmbedding) * weightBytes / tensorParallel;
         this.expertBytesPerLayer = model.moe() ? (double) model.paramsPerExpert() * weightBytes / expertShards : 0;
         this.kvBytesPerToken = model.kvBytesPerToken(kvBytes, tensorParallel);
         this.mixedDecodeKvReads = vllmAttention && gpu.attentionKernel() == AttentionKernel.FA2
@@ -148,6 +149,7 @@ public final class RooflineTiming implements TimingModel {
         this.moeFlops = gpu.achievedMoeFlopsPerSecond(weightDtype);
         this.attentionFlops = gpu.achievedAttentionFlopsPerSecond();
         this.bytesPerSecond = gpu.achievedBytesPerSecond() * params.mbu();
+        this.denseWeightSeconds = denseWeightSeconds(model, gpu, tensorParallel, weightBytes, bytesPerSecond);
         this.kvBytesPerSecond = gpu.achievedBytesPerSecond() * params.kvMbu();
         this.linkBytesPerSecond = gpu.linkGbytesPerS() * 1e9;
         double linkLatencyUs = gpu.hasNvlink() ? params.collectiveLatencyUs() : params.pcieCollectiveLatencyUs();
@@ -166,6 +168,39 @@ public final class RooflineTiming implements TimingModel {
         this.perSequenceSeconds = model.numLayers() * params.attentionOverheadUs() * 1e-6;
         this.slidingShare = model.slidingWindow() > 0 ? 0.5 : 0; // gpt-oss alternates sliding and full layers
         this.knee = params.kneeExponent();
+    }
+
+    /**
+     * Seconds to read every non-expert weight once on one GPU of the TP group, each weight matrix at the rate vLLM's
+     * GEMMs measurably stream a matrix of its shape ({@link GpuSpec.StreamingShapes}: small matrices stream far
+     * below the large-GEMM rate) times {@code mbu}. Per GPU, as vLLM shards them: the fused QKV projection is
+     * column-parallel ({@code hidden × (heads / TP + 2 × max(1, kv_heads / TP)) × head_dim}: KV heads replicate when
+     * TP exceeds them), the output projection row-parallel ({@code heads × head_dim / TP × hidden}), the fused
+     * gate/up projection column-parallel ({@code hidden × 2 × intermediate / TP}), the down projection row-parallel,
+     * the LM head vocabulary-parallel ({@code hidden × vocab / TP}); a MoE layer's router is replicated. The input
+     * embedding is a lookup, not a read of the table; routed experts are priced per step in {@link #gpuNanos}.
+     */
+    private static double denseWeightSeconds(
+            ModelSpec model, GpuSpec gpu, int tensorParallel, int weightBytes, double bytesPerSecond) {
+        GpuSpec.StreamingShapes shapes = gpu.achieved().shapes();
+        long hidden = model.hiddenSize();
+        long qkv = ((long) model.numHeads() / tensorParallel + 2L * Math.max(1, model.numKvHeads() / tensorParallel))
+                * model.headDim();
+        long attentionOut = (long) model.numHeads() * model.headDim() / tensorParallel;
+        double perLayer = matrixSeconds(shapes, hidden, qkv) + matrixSeconds(shapes, attentionOut, hidden);
+        if (model.moe()) {
+            perLayer += matrixSeconds(shapes, hidden, model.numExperts());
+        } else {
+            long intermediate = (long) model.intermediateSize() / tensorParallel;
+            perLayer += matrixSeconds(shapes, hidden, 2 * intermediate) + matrixSeconds(shapes, intermediate, hidden);
+        }
+        double lmHead = matrixSeconds(shapes, hidden, (long) model.vocabSize() / tensorParallel);
+        return (model.numLayers() * perLayer + lmHead) * weightBytes / bytesPerSecond;
+    }
+
+    /** A {@code k × n} matrix's elements over its shape's relative streaming rate (seconds per byte at rate 1). */
+    private static double matrixSeconds(GpuSpec.StreamingShapes shapes, long k, long n) {
+        return (double) k * n / shapes.factor((double) k, (double) n);
     }
 
     /**
@@ -190,7 +225,7 @@ public final class RooflineTiming implements TimingModel {
     /** The dense (non-expert) layers and the LM head for {@code tokens} new tokens over {@code n} sequences. */
     private double linearTime(double tokens, int n) {
         double linearFlops = denseFlopsPerToken * tokens + lmHeadFlopsPerSequence * n;
-        return roof(linearFlops / flops, denseWeightBytes / bytesPerSecond);
+        return roof(linearFlops / flops, denseWeightSeconds);
     }
 
     /**

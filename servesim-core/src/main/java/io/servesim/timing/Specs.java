@@ -51,6 +51,12 @@ public final class Specs {
      */
     private static final double[] FLEET_RATIOS = fleetRatios();
 
+    /**
+     * The measured GPUs' streaming rates by weight shape, by name: a GPU without its own grid takes the one of the
+     * measured GPU nearest to it in large-GEMM streaming rate ({@link #nearestShapes}).
+     */
+    private static final Map<String, GpuSpec.StreamingShapes> MEASURED_SHAPES = measuredShapes();
+
     static {
         for (String name : PROFILED.keySet()) {
             if (!GPU_PRESETS.containsKey(name)) {
@@ -360,6 +366,62 @@ public final class Specs {
         return new double[] {sum[0] / n[0], sum[1] / n[1], sum[2] / n[2], sum[3] / n[3], sum[4] / n[4]};
     }
 
+    private static Map<String, GpuSpec.StreamingShapes> measuredShapes() {
+        Map<String, GpuSpec.StreamingShapes> out = new TreeMap<>();
+        for (Map.Entry<String, JsonNode> e : MEASURED.entrySet()) {
+            GpuSpec.StreamingShapes shapes = measuredShapes(e.getValue(), e.getKey());
+            if (shapes != null) {
+                out.put(e.getKey(), shapes);
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalStateException("measured-kernels.yaml has no streaming grid");
+        }
+        return out;
+    }
+
+    /**
+     * The streaming grid of the measured GPU whose large-GEMM streaming rate is nearest (in ratio) to {@code
+     * gbytesPerS}, the first by name on a tie. What makes a small matrix stream slowly is a fixed cost per GEMM
+     * against its bytes' time at the GPU's rate, so a GPU's shape penalty follows its rate: on the H100 (3,022 GB/s)
+     * a 4,096 × 4,096 weight streams at 0.68 of the large-GEMM rate, on the L40S (727 GB/s) at 0.92, on the B200
+     * (6,701 GB/s) at 0.42.
+     */
+    static GpuSpec.StreamingShapes nearestShapes(double gbytesPerS) {
+        String best = null;
+        double bestDistance = Double.POSITIVE_INFINITY;
+        for (String name : MEASURED_SHAPES.keySet()) {
+            double d = Math.abs(Math.log(MEASURED.get(name).get("gbytes_per_s").asDouble() / gbytesPerS));
+            if (d < bestDistance) {
+                best = name;
+                bestDistance = d;
+            }
+        }
+        return MEASURED_SHAPES.get(best);
+    }
+
+    /** A measured GPU's {@code streaming} grid as factors of its {@code gbytes_per_s}, or null when it has none. */
+    private static GpuSpec.StreamingShapes measuredShapes(JsonNode m, String name) {
+        if (m == null || !m.has("streaming")) {
+            return null;
+        }
+        JsonNode grid = m.get("streaming");
+        double scale = m.get("gbytes_per_s").asDouble();
+        JsonNode rows = grid.get("gbytes_per_s");
+        double[][] factors = new double[rows.size()][];
+        for (int i = 0; i < factors.length; i++) {
+            factors[i] = doubles(rows.get(i));
+            for (int j = 0; j < factors[i].length; j++) {
+                factors[i][j] /= scale;
+            }
+        }
+        try {
+            return new GpuSpec.StreamingShapes(doubles(grid.get("dims")), factors);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("measured-kernels.yaml " + name + " streaming: " + e.getMessage(), e);
+        }
+    }
+
     /**
      * What vLLM's GEMM kernels reach on a GPU with these datasheet values: each value measured when {@code
      * measured} gives it, else the datasheet value times the mean measured / datasheet ratio over the measured GPUs
@@ -369,6 +431,8 @@ public final class Specs {
      *
      * @param measuredBf16Tflops measured BF16 GEMM TFLOP/s, null when unknown (likewise the next four)
      * @param measuredSource where the measured values come from
+     * @param measuredShapes the GPU's own streaming rates by weight shape, or null: then those of the measured GPU
+     *     nearest in streaming rate ({@link #nearestShapes})
      */
     public static GpuSpec.Achieved achievedFor(
             double bandwidthGbytesPerS,
@@ -379,7 +443,8 @@ public final class Specs {
             Double measuredGbytesPerS,
             Double measuredMoeTflops,
             Double measuredAttentionTflops,
-            String measuredSource) {
+            String measuredSource,
+            GpuSpec.StreamingShapes measuredShapes) {
         boolean anyMeasured = measuredBf16Tflops != null || measuredFp8Tflops != null || measuredGbytesPerS != null;
         boolean allMeasured = measuredBf16Tflops != null
                 && measuredGbytesPerS != null
@@ -405,7 +470,8 @@ public final class Specs {
                 FLEET_RATIOS[4]);
         String source =
                 allMeasured ? measuredSource : anyMeasured ? measuredSource + "; the rest " + fallback : fallback;
-        return new GpuSpec.Achieved(bf16, fp8, gbytes, moe, attention, source);
+        GpuSpec.StreamingShapes shapes = measuredShapes != null ? measuredShapes : nearestShapes(gbytes);
+        return new GpuSpec.Achieved(bf16, fp8, gbytes, moe, attention, source, shapes);
     }
 
     /** A GPU preset by name. */
@@ -432,7 +498,8 @@ public final class Specs {
                 measured(m, "gbytes_per_s"),
                 measured(m, "moe_tflops"),
                 measured(m, "attention_tflops"),
-                measuredSource);
+                measuredSource,
+                MEASURED_SHAPES.get(name));
         return new GpuSpec(
                 name,
                 g.get("memory_gib").asDouble(),

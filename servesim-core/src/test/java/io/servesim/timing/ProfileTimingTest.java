@@ -99,7 +99,8 @@ class ProfileTimingTest {
     @Test
     void moeStep_readsOnlyTheExpertsTheBatchHits() {
         ModelSpec m = Specs.model("qwen3-30b-a3b", "t");
-        GpuSpec h100 = Specs.gpu("h100-sxm", "t");
+        // every weight at the large-GEMM rate, so the hand computation below holds (the per-shape rates: SpecsTest)
+        GpuSpec h100 = Specs.gpu("h100-sxm", "t").withStreamingShapes(GpuSpec.StreamingShapes.uniform());
         io.servesim.config.RooflineConfig p =
                 new io.servesim.config.RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0, 0.8, 1, 0, 1000);
         RooflineTiming t = new RooflineTiming(m, h100, 1, 1, io.servesim.config.TimingConfig.Dtype.BF16, 2, 2, p, true);

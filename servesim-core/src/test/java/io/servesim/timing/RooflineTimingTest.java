@@ -21,7 +21,15 @@ class RooflineTimingTest {
     private static final RooflineConfig BARE = new RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0, 0.8, 1, 0, 1000);
 
     private static RooflineTiming timing(String model, String gpu, int tp, RooflineConfig p) {
-        return new RooflineTiming(Specs.model(model, "t"), Specs.gpu(gpu, "t"), tp, 1, Dtype.BF16, 2, 2, p, true);
+        return new RooflineTiming(Specs.model(model, "t"), gpu(gpu), tp, 1, Dtype.BF16, 2, 2, p, true);
+    }
+
+    /**
+     * A GPU preset whose weights all stream at its large-GEMM rate, so the other terms' tests stay hand-computable;
+     * the per-shape rates have their own tests below.
+     */
+    private static GpuSpec gpu(String name) {
+        return Specs.gpu(name, "t").withStreamingShapes(GpuSpec.StreamingShapes.uniform());
     }
 
     private static StepBatch decodes(int n, int context) {
@@ -47,6 +55,28 @@ class RooflineTimingTest {
         assertThat(attentionCompute).isLessThan(kv);
         assertThat(t.stepNanos(b)).isEqualTo(Math.round((weights + kv) * 1e9)); // 5.60 + 6.41 ms on the GPU
         assertThat(t.cpuNanos(b)).isEqualTo(4_920_000L); // the CPU part: 3 ms + 64 x 30 us
+    }
+
+    @Test
+    void weightRead_streamsEachMatrixAtItsShapesMeasuredRate() {
+        // a grid where every matrix with 4,096 input columns streams at half the rate and every wider one at the
+        // full rate: Llama-3.1-8B's fused QKV (4,096 x 6,144), output (4,096 x 4,096), gate/up (4,096 x 28,672) and
+        // LM head (4,096 x 128,256) take twice their bytes' time, the down projection (14,336 x 4,096) its bytes' time
+        GpuSpec h100 = Specs.gpu("h100-sxm", "t")
+                .withStreamingShapes(new GpuSpec.StreamingShapes(
+                        new double[] {4096, 8192}, new double[][] {{0.5, 0.5}, {1, 1}}));
+        ModelSpec m = Specs.model("llama-3.1-8b", "t");
+        RooflineTiming t = new RooflineTiming(m, h100, 1, 1, Dtype.BF16, 2, 2, BARE, true);
+        double bw = 3022e9 * 0.8;
+        double halfRate = 32 * 4096.0 * (6144 + 4096 + 28672) + 4096.0 * 128256;
+        double fullRate = 32 * 14336.0 * 4096;
+        double weights = (halfRate * 2 / 0.5 + fullRate * 2) / bw;
+        double kv = 131072.0 / bw;
+        assertThat(t.stepNanos(decodes(1, 0))).isEqualTo(Math.round((weights + kv) * 1e9));
+        // the same step on the single-rate roofline reads the same bytes at the full rate
+        double uniform = (halfRate + fullRate) * 2 / bw;
+        assertThat(timing("llama-3.1-8b", "h100-sxm", 1, BARE).stepNanos(decodes(1, 0)))
+                .isEqualTo(Math.round((uniform + kv) * 1e9));
     }
 
     @Test
@@ -108,7 +138,7 @@ class RooflineTimingTest {
         StepBatch prefill = new StepBatch();
         prefill.reset(1 << 20);
         prefill.add(8192, 0, false);
-        RooflineTiming fp8 = new RooflineTiming(m, Specs.gpu("h100-sxm", "t"), 1, 1, Dtype.FP8, 1, 2, BARE, true);
+        RooflineTiming fp8 = new RooflineTiming(m, gpu("h100-sxm"), 1, 1, Dtype.FP8, 1, 2, BARE, true);
         double lmHead = 128256.0 * 4096;
         double linear = (2 * (7_504_658_432.0 - lmHead) * 8192 + 2 * lmHead) / (1155.2e12 * 0.6);
         // attention runs on BF16 activations whatever the weights: the same measured attention rate
@@ -134,7 +164,7 @@ class RooflineTimingTest {
                     .isEqualTo(Math.round((linear + attention) * 1e9));
         }
         // an unmeasured GPU gets its BF16 GEMM rate times the measured GPUs' mean attention / GEMM ratio
-        GpuSpec l4 = Specs.gpu("l4", "t");
+        GpuSpec l4 = gpu("l4");
         assertThat(l4.achievedAttentionFlopsPerSecond() / l4.achievedFlopsPerSecond(Dtype.BF16))
                 .isCloseTo(
                         (177.4 / 288.1
@@ -209,7 +239,7 @@ class RooflineTimingTest {
                 new GpuSpec.CollectiveTable(new double[] {100, 400}, new int[] {2}, new double[][] {{5, 3}});
         assertThat(noisy.seconds(2, 400)).isEqualTo(5e-6);
         // on the L40S (PCIe), a group of 4 is an order of magnitude slower than a ring over 32 GB/s predicts
-        GpuSpec l40s = Specs.gpu("l40s", "t");
+        GpuSpec l40s = gpu("l40s");
         double elements = 64 * 4096; // a 64-token step of an 8B model
         double ring = 25e-6 * 2 + 2.0 * 3 / 4 * elements * 2 / 32e9;
         assertThat(l40s.allReduce().seconds(4, elements))
@@ -221,7 +251,7 @@ class RooflineTimingTest {
     void groupsWithoutAMeasuredAllReduce_useTheLinkModel_pcieLatencyWithoutNvlink() {
         ModelSpec m = Specs.model("llama-3.1-8b", "t");
         StepBatch b = decodes(1, 1000);
-        GpuSpec rtx4090 = Specs.gpu("rtx-4090", "t"); // nobody measured it: link model
+        GpuSpec rtx4090 = gpu("rtx-4090"); // nobody measured it: link model
         assertThat(rtx4090.allReduce()).isNull();
         long tp2 = new RooflineTiming(m, rtx4090, 2, 1, Dtype.BF16, 2, 2, BARE, true).stepNanos(b);
         double bw = rtx4090.achievedBytesPerSecond() * 0.8;
@@ -234,12 +264,15 @@ class RooflineTimingTest {
         StepBatch one = decodes(1, 0);
         long tp16 = timing("llama-3.1-8b", "h100-sxm", 16, BARE).stepNanos(one);
         double bw16 = 3022e9 * 0.8;
-        double w16 = (m.totalParams() - 128256.0 * 4096) * 2 / 16 / bw16;
+        // each GPU holds 32 / 16 = 2 query heads and, the 8 KV heads replicated beyond 8 ranks, one K and one V head
+        // in the fused QKV (4,096 x 512), 4,096 x 256 of the output projection, 4,096 x 1,792 gate/up, 896 x 4,096
+        // down, and 128,256 / 16 vocabulary rows of the LM head
+        double w16 = (32 * 4096.0 * (512 + 256 + 1792 + 896) + 4096.0 * 8016) * 2 / bw16;
         double kv16 = m.kvBytesPerToken(2, 16) / bw16;
         double ar16 = 2 * 32 * (4 * 10e-6 + 2.0 * 15 / 16 * 4096 * 2 / 450e9);
         assertThat(tp16).isEqualTo(Math.round((w16 + kv16 + ar16) * 1e9));
-        assertThat(Specs.gpu("l40s", "t").hasNvlink()).isFalse();
-        assertThat(Specs.gpu("h100-sxm", "t").hasNvlink()).isTrue();
+        assertThat(gpu("l40s").hasNvlink()).isFalse();
+        assertThat(gpu("h100-sxm").hasNvlink()).isTrue();
     }
 
     @Test
@@ -247,7 +280,7 @@ class RooflineTimingTest {
         ModelSpec m = Specs.model("llama-3.1-8b", "t");
         StepBatch b = decodes(1, 1000);
         // the RTX PRO 6000 preset has AIConfigurator's all-reduce table, measured with peer-to-peer access
-        GpuSpec measured = Specs.gpu("rtx-pro-6000", "t");
+        GpuSpec measured = gpu("rtx-pro-6000");
         assertThat(measured.allReduce()).isNotNull();
         io.servesim.config.SimConfig noP2p = io.servesim.config.ConfigLoader.fromYaml(
                 "",
@@ -258,7 +291,7 @@ class RooflineTimingTest {
                         "timing.tensor_parallel=2",
                         "timing.gpu_p2p=false",
                         "timing.link_gbytes_per_s=16"));
-        GpuSpec staged = Deployment.resolve(noP2p).gpu();
+        GpuSpec staged = Deployment.resolve(noP2p).gpu().withStreamingShapes(GpuSpec.StreamingShapes.uniform());
         assertThat(staged.allReduce()).isNull();
         assertThat(staged.allGather()).isNull();
         assertThat(staged.linkGbytesPerS()).isEqualTo(16);
@@ -295,7 +328,7 @@ class RooflineTimingTest {
     @Test
     void flashAttention2_mixedSteps_readTheDecodesKvOncePerQueryHead_decodeOnlyStepsOncePerKvHead() {
         ModelSpec m = Specs.model("llama-3.1-8b", "t"); // 32 query heads, 8 KV heads: 4 reads in a mixed FA2 step
-        GpuSpec fa2 = Specs.gpu("rtx-pro-6000", "t");
+        GpuSpec fa2 = gpu("rtx-pro-6000");
         assertThat(fa2.attentionKernel()).isEqualTo(io.servesim.config.AttentionKernel.FA2);
         GpuSpec fa3 = fa2.withAttentionKernel(io.servesim.config.AttentionKernel.FA3);
         StepBatch mixed = new StepBatch();
@@ -359,7 +392,7 @@ class RooflineTimingTest {
     }
 
     private static GpuSpec h100With(GpuSpec.CollectiveTable allGather, GpuSpec.CollectiveTable reduceScatter) {
-        GpuSpec h = Specs.gpu("h100-sxm", "t");
+        GpuSpec h = gpu("h100-sxm");
         return h.withCollectives(h.allReduce(), allGather, reduceScatter);
     }
 
@@ -402,10 +435,9 @@ class RooflineTimingTest {
     void moeWithDp_eachGpuHoldsOneTpTimesDpthOfTheExperts_andRunsThemOnEveryDpRanksTokens() {
         ModelSpec m = Specs.model("mixtral-8x7b", "t");
         StepBatch one = decodes(1, 100); // one token on this rank, four gathered over DP 4
-        long full =
-                new RooflineTiming(m, Specs.gpu("h100-sxm", "t"), 1, 4, Dtype.BF16, 2, 2, BARE, true).stepNanos(one);
+        long full = new RooflineTiming(m, gpu("h100-sxm"), 1, 4, Dtype.BF16, 2, 2, BARE, true).stepNanos(one);
         long half = new RooflineTiming(
-                        m, Specs.gpu("h100-sxm", "t"), 1, 4, Dtype.BF16, 2, 2, BARE.with("moe_efficiency", 0.5), true)
+                        m, gpu("h100-sxm"), 1, 4, Dtype.BF16, 2, 2, BARE.with("moe_efficiency", 0.5), true)
                 .stepNanos(one);
         // the 4 gathered tokens hit 8 x (1 - (6/8)^4) = 5.47 of 8 experts per layer; each GPU streams a quarter of
         // each (32 layers, BF16, at mbu 0.8 of 3,022 GB/s): at half the efficiency that read takes twice as long

@@ -486,6 +486,47 @@ class SpecsTest {
     }
 
     @Test
+    void streamingByShape_isMeasuredPerGpu_smallMatricesSlower_andUnmeasuredGpusTakeTheNearestMeasuredGpusGrid() {
+        List<String> measured = List.of("a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "l40s", "rtx-pro-6000");
+        for (String name : measured) {
+            GpuSpec.StreamingShapes shapes = Specs.gpu(name, "t").achieved().shapes();
+            // a 1,024 x 1,024 weight (2 MiB) streams far below the large-GEMM rate, 8,192 x 8,192 (128 MiB) near it
+            assertThat(shapes.factor(1024, 1024)).as(name).isLessThan(0.6);
+            assertThat(shapes.factor(8192, 8192)).as(name).isBetween(0.75, 1.1);
+        }
+        // the shape penalty follows the streaming rate: the L4 (300 GB/s x 0.851) and the RTX 4090 (LLMServingSim's
+        // 942 GB/s) are nearest the L40S (727), a custom GPU streaming 3,000 GB/s the H100 (3,022)
+        GpuSpec.StreamingShapes l40s = Specs.gpu("l40s", "t").achieved().shapes();
+        assertThat(Specs.gpu("l4", "t").achieved().shapes()).isSameAs(l40s);
+        assertThat(Specs.gpu("rtx-4090", "t").achieved().shapes()).isSameAs(l40s);
+        assertThat(Specs.nearestShapes(3000))
+                .isSameAs(Specs.gpu("h100-sxm", "t").achieved().shapes());
+        assertThat(Specs.nearestShapes(1500))
+                .isSameAs(Specs.gpu("rtx-pro-6000", "t").achieved().shapes());
+    }
+
+    @Test
+    void streamingShapes_interpolateTimePerByteOverLogWidths_andHoldTheEdgeOutsideTheGrid() {
+        GpuSpec.StreamingShapes s =
+                new GpuSpec.StreamingShapes(new double[] {1024, 4096}, new double[][] {{0.25, 0.5}, {0.5, 1}});
+        assertThat(s.factor(1024, 4096)).isEqualTo(0.5); // a measured cell (row k, column n)
+        // 2,048 is halfway between 1,024 and 4,096 in log: the mean of the four cells' time per byte, (4 + 2 + 2 + 1)
+        // / 4 = 2.25, so 1 / 2.25 of the rate
+        assertThat(s.factor(2048, 2048)).isCloseTo(1 / 2.25, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(s.factor(100, 100)).isEqualTo(0.25);
+        assertThat(s.factor(1 << 20, 1 << 20)).isEqualTo(1);
+        assertThat(s.factor(1 << 20, 100)).isEqualTo(0.5);
+        assertThatThrownBy(() ->
+                        new GpuSpec.StreamingShapes(new double[] {1024, 1024}, new double[][] {{1, 1}, {1, 1}}))
+                .hasMessageContaining("increasing");
+        assertThatThrownBy(() ->
+                        new GpuSpec.StreamingShapes(new double[] {1024, 2048}, new double[][] {{1, 0}, {1, 1}}))
+                .hasMessageContaining("positive");
+        assertThatThrownBy(() -> new GpuSpec.StreamingShapes(new double[] {1024, 2048}, new double[][] {{1, 1}}))
+                .hasMessageContaining("1 rows for 2 widths");
+    }
+
+    @Test
     void kvCapacity_followsVllmsFormula_llama8bOnH100() {
         SimConfig c = ConfigLoader.fromYaml(
                 "", "t", List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm", "engine.kv_cache.block_size=16"));
