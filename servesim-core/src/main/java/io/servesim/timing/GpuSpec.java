@@ -263,6 +263,16 @@ public record GpuSpec(
             CollectiveTable allGather,
             CollectiveTable reduceScatter,
             AttentionKernel kernel) {
+        return copy(achieved, link, allReduce, allGather, reduceScatter, kernel);
+    }
+
+    private GpuSpec copy(
+            Achieved achieved,
+            double link,
+            CollectiveTable allReduce,
+            CollectiveTable allGather,
+            CollectiveTable reduceScatter,
+            AttentionKernel kernel) {
         return new GpuSpec(
                 name,
                 memoryGib,
@@ -289,20 +299,7 @@ public record GpuSpec(
                 achieved.attentionTflops(),
                 achieved.source(),
                 shapes);
-        return new GpuSpec(
-                name,
-                memoryGib,
-                bandwidthGbytesPerS,
-                bf16Tflops,
-                fp8Tflops,
-                link,
-                linkGbytesPerS,
-                source,
-                a,
-                allReduce,
-                allGather,
-                reduceScatter,
-                attentionKernel);
+        return copy(a, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel);
     }
 
     /** Whether GPUs talk over NVLink ({@code link} starts with {@code nvlink}) rather than PCIe. */
