@@ -55,6 +55,8 @@ public class LlmServingSimKernels {
                 .append("# bf16_tflops: 90th percentile of 2*m*n*k / latency over compute-bound GEMM rows\n")
                 .append("#   (n, k >= 1024 and m*n*k / (m*k + n*k + m*n) >= 512), as scripts/AicKernels.java.\n")
                 .append("# gbytes_per_s: 90th percentile of 2*n*k / latency over streaming rows (m <= 16, n*k >= 64M).\n")
+                .append("# streaming_points: 2*n*k / latency at m = 16 for each weight shape k x n (median over the\n")
+                .append("#   models that have it): scales the streaming grid the GPU borrows (docs/timing.md).\n")
                 .append("# attention_tflops: 90th percentile of causal prefill-attention FLOP/s,\n")
                 .append("#   4*heads*head_dim*(c*p + c*(c+1)/2) for a chunk of c tokens after p cached, pure prefill,\n")
                 .append("#   head_dim 128, p + c >= 4096.\n")
@@ -67,6 +69,7 @@ public class LlmServingSimKernels {
             List<Double> compute = new ArrayList<>();
             List<Double> streaming = new ArrayList<>();
             List<Double> attention = new ArrayList<>();
+            java.util.TreeMap<String, List<Double>> points = new java.util.TreeMap<>();
             List<String> models = new ArrayList<>();
             List<Path> metas;
             try (Stream<Path> s = Files.walk(hw)) {
@@ -116,6 +119,10 @@ public class LlmServingSimKernels {
                     if (m <= 16 && n * k >= 64e6) {
                         streaming.add(2 * n * k / seconds / 1e9);
                     }
+                    if (m == 16) {
+                        points.computeIfAbsent(String.format(Locale.ROOT, "%012d %012d", kn[0], kn[1]),
+                                x -> new ArrayList<>()).add(2 * n * k / seconds / 1e9);
+                    }
                 }
                 if (headDim == 128) {
                     for (String[] row : csv(
@@ -139,6 +146,17 @@ public class LlmServingSimKernels {
             if (attention.size() >= 10) {
                 out.append(String.format(
                         Locale.ROOT, "  attention_tflops: %.1f    # %d rows%n", p90(attention), attention.size()));
+            }
+            out.append("  streaming_points:     # [k, n, GB/s] at m = 16 per weight shape of the profiled models\n");
+            for (var e : points.entrySet()) {
+                String[] kn = e.getKey().trim().split(" +");
+                List<Double> v = new ArrayList<>(e.getValue());
+                v.sort(null);
+                double median = v.size() % 2 == 1
+                        ? v.get(v.size() / 2)
+                        : (v.get(v.size() / 2 - 1) + v.get(v.size() / 2)) / 2;
+                out.append(String.format(Locale.ROOT, "    - [%d, %d, %.0f]%n",
+                        Long.parseLong(kn[0]), Long.parseLong(kn[1]), median));
             }
         }
         Files.writeString(Path.of(args[2]), out.toString());

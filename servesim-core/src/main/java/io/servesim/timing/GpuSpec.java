@@ -109,6 +109,18 @@ public record GpuSpec(
             return new StreamingShapes(new double[] {1, 2}, new double[][] {{1, 1}, {1, 1}});
         }
 
+        /** This grid with every factor multiplied by {@code scale} (positive). */
+        public StreamingShapes scaled(double scale) {
+            double[][] factors = new double[secondsPerByte.length][];
+            for (int i = 0; i < factors.length; i++) {
+                factors[i] = new double[secondsPerByte[i].length];
+                for (int j = 0; j < factors[i].length; j++) {
+                    factors[i][j] = scale / secondsPerByte[i][j];
+                }
+            }
+            return new StreamingShapes(dims(), factors);
+        }
+
         /** The measured widths, increasing. */
         public double[] dims() {
             double[] out = new double[logDims.length];

@@ -400,6 +400,46 @@ public final class Specs {
         return MEASURED_SHAPES.get(best);
     }
 
+    /**
+     * The streaming grid of a GPU without its own: the {@link #nearestShapes nearest} measured GPU's, scaled so that
+     * the weight shapes {@code profiled-kernels.yaml} measured on this GPU ({@code streaming_points}: LLMServingSim's
+     * GEMMs at 16 tokens) take as long in all as measured (the byte-weighted harmonic mean of their rates); the
+     * nearest grid as it is when the GPU has no such points.
+     */
+    static GpuSpec.StreamingShapes borrowedShapes(String name, double gbytesPerS) {
+        GpuSpec.StreamingShapes nearest = nearestShapes(gbytesPerS);
+        JsonNode profiled = PROFILED.get(name);
+        if (profiled == null || !profiled.has("streaming_points")) {
+            return nearest;
+        }
+        double measured = 0;
+        double priced = 0;
+        for (JsonNode point : profiled.get("streaming_points")) {
+            double k = point.get(0).asDouble();
+            double n = point.get(1).asDouble();
+            double bytes = 2 * k * n;
+            measured += bytes / (point.get(2).asDouble() * 1e9);
+            priced += bytes / (nearest.factor(k, n) * gbytesPerS * 1e9);
+        }
+        return nearest.scaled(priced / measured);
+    }
+
+    /** {@code [k, n, GB/s]} of the shapes LLMServingSim measured on a GPU at 16 tokens (tests), or an empty list. */
+    static List<double[]> profiledStreamingPoints(String name) {
+        List<double[]> out = new ArrayList<>();
+        JsonNode profiled = PROFILED.get(name);
+        if (profiled != null && profiled.has("streaming_points")) {
+            for (JsonNode point : profiled.get("streaming_points")) {
+                out.add(new double[] {
+                    point.get(0).asDouble(),
+                    point.get(1).asDouble(),
+                    point.get(2).asDouble()
+                });
+            }
+        }
+        return out;
+    }
+
     /** A measured GPU's {@code streaming} grid as factors of its {@code gbytes_per_s}, or null when it has none. */
     private static GpuSpec.StreamingShapes measuredShapes(JsonNode m, String name) {
         if (m == null || !m.has("streaming")) {
@@ -489,6 +529,11 @@ public final class Specs {
             m = PROFILED.get(name);
             measuredSource = "measured: LLMServingSim's per-layer vLLM profiles (profiled-kernels.yaml)";
         }
+        // a GPU's own grid; else, with LLMServingSim's rates of its own, the nearest measured GPU's scaled to them
+        GpuSpec.StreamingShapes shapes = MEASURED_SHAPES.get(name);
+        if (shapes == null && m != null && m.has("gbytes_per_s")) {
+            shapes = borrowedShapes(name, m.get("gbytes_per_s").asDouble());
+        }
         GpuSpec.Achieved achieved = achievedFor(
                 g.get("bandwidth_gbytes_per_s").asDouble(),
                 g.get("bf16_tflops").asDouble(),
@@ -499,7 +544,7 @@ public final class Specs {
                 measured(m, "moe_tflops"),
                 measured(m, "attention_tflops"),
                 measuredSource,
-                MEASURED_SHAPES.get(name));
+                shapes);
         return new GpuSpec(
                 name,
                 g.get("memory_gib").asDouble(),

@@ -494,15 +494,38 @@ class SpecsTest {
             assertThat(shapes.factor(1024, 1024)).as(name).isLessThan(0.6);
             assertThat(shapes.factor(8192, 8192)).as(name).isBetween(0.75, 1.1);
         }
-        // the shape penalty follows the streaming rate: the L4 (300 GB/s x 0.851) and the RTX 4090 (LLMServingSim's
-        // 942 GB/s) are nearest the L40S (727), a custom GPU streaming 3,000 GB/s the H100 (3,022)
+        // the shape penalty follows the streaming rate: the L4 (300 GB/s x 0.851) is nearest the L40S (727), a custom
+        // GPU streaming 3,000 GB/s the H100 (3,022)
         GpuSpec.StreamingShapes l40s = Specs.gpu("l40s", "t").achieved().shapes();
         assertThat(Specs.gpu("l4", "t").achieved().shapes()).isSameAs(l40s);
-        assertThat(Specs.gpu("rtx-4090", "t").achieved().shapes()).isSameAs(l40s);
         assertThat(Specs.nearestShapes(3000))
                 .isSameAs(Specs.gpu("h100-sxm", "t").achieved().shapes());
         assertThat(Specs.nearestShapes(1500))
                 .isSameAs(Specs.gpu("rtx-pro-6000", "t").achieved().shapes());
+    }
+
+    @Test
+    void aProfiledGpu_borrowsTheNearestGrid_scaledSoItsOwnMeasuredShapesTakeTheirMeasuredTime() {
+        // the RTX 4090 (LLMServingSim's 942 GB/s) borrows the L40S's grid, scaled so Llama-3.1-8B's four weight
+        // shapes, at the rates LLMServingSim measured at 16 tokens, take as long in all as measured
+        GpuSpec rtx4090 = Specs.gpu("rtx-4090", "t");
+        GpuSpec.StreamingShapes shapes = rtx4090.achieved().shapes();
+        GpuSpec.StreamingShapes l40s = Specs.gpu("l40s", "t").achieved().shapes();
+        List<double[]> points = Specs.profiledStreamingPoints("rtx-4090");
+        assertThat(points).hasSize(4);
+        double measured = 0;
+        double priced = 0;
+        for (double[] p : points) {
+            measured += 2 * p[0] * p[1] / (p[2] * 1e9);
+            priced += 2 * p[0] * p[1] / (shapes.factor(p[0], p[1]) * rtx4090.achievedBytesPerSecond());
+        }
+        assertThat(priced).isCloseTo(measured, org.assertj.core.data.Offset.offset(measured * 1e-12));
+        // a uniform scale of the L40S's grid: the ratio of any two shapes is the L40S's
+        assertThat(shapes.factor(4096, 4096) / shapes.factor(8192, 8192))
+                .isCloseTo(
+                        l40s.factor(4096, 4096) / l40s.factor(8192, 8192), org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(shapes.factor(4096, 4096)).isGreaterThan(l40s.factor(4096, 4096));
+        assertThat(Specs.profiledStreamingPoints("h100-sxm")).isEmpty();
     }
 
     @Test
