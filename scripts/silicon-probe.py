@@ -34,9 +34,9 @@ MODELS = {
     'Qwen/Qwen3-235B-A22B-FP8': 'qwen3-235b-a22b',
 }
 GPUS = {'h100_sxm': 'h100-sxm', 'h200_sxm': 'h200-sxm', 'b200_sxm': 'b200'}
-CLIENT_OVERHEAD_MS = 7.996  # frontend.client_overhead_ms, the shipped default (docs/accuracy.md)
+CLIENT_OVERHEAD_MS = 7.939  # frontend.client_overhead_ms, the shipped default (docs/accuracy.md)
 ASYNC_DEFAULT_SINCE = (0, 14)  # vLLM v0.14.0 turned async scheduling on by default (vllm-project/vllm#27614)
-CPU_DEFAULTS_US = (685.0, 64.5)  # timing.roofline.step_overhead_us, per_sequence_overhead_us as shipped
+CPU_DEFAULTS_US = (103.0, 59.2)  # timing.roofline.step_overhead_us, per_sequence_overhead_us as shipped
 
 
 ASYNC_DEFAULT_MERGED = '2025-12-29'  # the day vllm-project/vllm#27614 reached main

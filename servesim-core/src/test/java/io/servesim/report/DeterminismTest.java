@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "8a96ac57df278946cca04e8bc12248e4cc8d432f861dff8dfa82e3d5c58bce71";
+            "c0de5390ebda8ff631c1d27a92bf34e9da237375b3a6e9464e57f3fd4e455200";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -66,7 +66,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "79f45f5ded6d96f3ebcc1acca8008a86d309d21f02c230f1497f48da001c487a";
+            "ebc09afbb947342c6edd7dc7c3488a58af9db0db4b2873bfbe514a81adb6e88c";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -85,7 +85,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "d4a9cb6edf8fcd178cb1fe0076554cb74a7f8a7be880c9a3618c37848fc2a73f";
+    static final String KVCR_CANONICAL_SHA256 = "1b88f4f8ba1365b0d508c5892e9ec595d1a099b65cac2b4785432ea85f4e4897";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {
