@@ -34,12 +34,29 @@ MODELS = {
     'Qwen/Qwen3-235B-A22B-FP8': 'qwen3-235b-a22b',
 }
 GPUS = {'h100_sxm': 'h100-sxm', 'h200_sxm': 'h200-sxm', 'b200_sxm': 'b200'}
-CLIENT_OVERHEAD_MS = 7.939  # frontend.client_overhead_ms, the shipped default (docs/accuracy.md)
 ASYNC_DEFAULT_SINCE = (0, 14)  # vLLM v0.14.0 turned async scheduling on by default (vllm-project/vllm#27614)
-CPU_DEFAULTS_US = (103.0, 59.2)  # timing.roofline.step_overhead_us, per_sequence_overhead_us as shipped
 
 
 ASYNC_DEFAULT_MERGED = '2025-12-29'  # the day vllm-project/vllm#27614 reached main
+
+
+def shipped_default(relative_path, pattern):
+    """A shipped default read from the source tree, so the probe never drifts from what servesim ships."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', relative_path)
+    with open(path, encoding='utf-8') as f:
+        match = re.search(pattern, f.read(), re.MULTILINE)
+    if match is None:
+        sys.exit(f'silicon-probe: no match for {pattern!r} in {relative_path}')
+    return float(match.group(1))
+
+
+# frontend.client_overhead_ms when no calibration profile gives one (validate.CorpusFit), and the CPU part of a step
+# (timing.roofline.step_overhead_us, per_sequence_overhead_us) as shipped
+CLIENT_OVERHEAD_MS = shipped_default('servesim-core/src/main/java/io/servesim/validate/CorpusFit.java',
+                                     r'DEFAULT_CLIENT_OVERHEAD_MS = ([0-9.]+);')
+_REFERENCE = 'servesim-core/src/main/resources/io/servesim/config/reference.yaml'
+CPU_DEFAULTS_US = (shipped_default(_REFERENCE, r'^\s+step_overhead_us: ([0-9.]+)'),
+                   shipped_default(_REFERENCE, r'^\s+per_sequence_overhead_us: ([0-9.]+)'))
 
 
 def synchronous(version, source):
