@@ -59,6 +59,7 @@ final class Cluster {
     private final List<HostPool> hostPools = new ArrayList<>();
     private final HostUsage g2 = new HostUsage();
     private final boolean hashPrompts;
+    private final boolean readsAnyToken; // an engine that matches prompts token by token (TensorRT-LLM's radix)
     private static final long[] NO_HASHES = new long[0];
     private final int blockSize;
     private final boolean[] failed;
@@ -90,6 +91,7 @@ final class Cluster {
         io.servesim.config.EngineConfig[] engineOf = new io.servesim.config.EngineConfig[numPools];
         this.usableBlocksPerRank = new int[numPools];
         int longest = 0;
+        boolean anyTrtllm = false;
         for (int p = 0; p < numPools; p++) {
             SimConfig pc = pools.isEmpty() ? config : config.forPool(p);
             Deployment d = deployments.get(p);
@@ -97,6 +99,7 @@ final class Cluster {
                     d.timingModel(pc.timing(), pc.engine().kind(), pc.cluster().attentionDp(), config.baseDir());
             settingsOf[p] = SchedulerSettings.of(pc.engine(), d.numGpuBlocks(), d.maxModelLen());
             engineOf[p] = pc.engine(); // a pool may run its own engine kind
+            anyTrtllm |= pc.engine().kind() == io.servesim.config.EngineKind.TRTLLM;
             usableBlocksPerRank[p] = d.numGpuBlocks() - 1;
             longest = Math.max(longest, d.maxModelLen());
             if (d.bytesPerToken() != deployment.bytesPerToken()
@@ -279,6 +282,7 @@ final class Cluster {
             routersHash |= g.router().needsPromptHashes();
         }
         this.hashPrompts = config.engine().kvCache().prefixCaching() || routersHash;
+        this.readsAnyToken = anyTrtllm;
         this.failed = new boolean[w];
         this.acceptingWorkers = w;
     }
@@ -455,6 +459,15 @@ final class Cluster {
         }
         // a prompt every engine rejects at once (no room for an output token) is never looked up: do not hash it
         return request.promptLength() >= maxModelLen ? NO_HASHES : request.promptHashes(blockSize);
+    }
+
+    /**
+     * The block size after which a workload may drop prompt tokens ({@code Workload.keepTokensAfterHashing}), or 0:
+     * when every prompt is hashed at dispatch (one block size for every pool and router) and no engine reads prompt
+     * tokens except to hash the blocks after a prompt's last full one.
+     */
+    int tokenTailBlockSize() {
+        return hashPrompts && !readsAnyToken ? blockSize : 0;
     }
 
     /** KV block size (tokens). */

@@ -45,6 +45,7 @@ public final class Simulation {
     private ProgressListener progress;
     private long progressEvery;
     private boolean started;
+    private boolean tokenTails = true;
     private boolean streaming;
 
     /**
@@ -193,6 +194,24 @@ public final class Simulation {
         return this;
     }
 
+    /**
+     * Keeps every prompt token the workload made, instead of letting a session turn keep only its tail when the run
+     * allows it ({@code Workload.keepTokensAfterHashing}); results are the same either way, which tests check by
+     * comparing the two.
+     */
+    public Simulation withoutTokenTails() {
+        if (started) {
+            throw new IllegalStateException("the run has started");
+        }
+        tokenTails = false;
+        return this;
+    }
+
+    /** The block size after which the workload may drop prompt tokens in this run, or 0 (never). */
+    public int tokenTailBlockSize() {
+        return tokenTails ? cluster.tokenTailBlockSize() : 0;
+    }
+
     /** Engine steps scheduled as decode runs so far, over all ranks (see {@link #withoutDecodeRuns}). */
     public long decodeRunSteps() {
         long n = 0;
@@ -321,6 +340,10 @@ public final class Simulation {
             throw new IllegalStateException("output.stream_requests is on: call streamRequestsTo(file) before running");
         }
         started = true;
+        if (tokenTails && cluster.tokenTailBlockSize() > 0) {
+            // nothing reads a prompt's tokens before its last full block once it is hashed at dispatch
+            workload.keepTokensAfterHashing(cluster.tokenTailBlockSize());
+        }
         fleet.schedule(queue, config.cluster().events());
         telemetry.start();
         workload.start(queue, dispatcher);

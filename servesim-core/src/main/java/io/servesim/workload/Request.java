@@ -22,6 +22,12 @@ public final class Request {
     private final boolean lastTurn;
     private final long arrivalNanos;
     private final int[] promptTokens;
+    /**
+     * The prompt position {@code promptTokens[0]} holds: 0, or for a session turn that keeps only its tail
+     * ({@link #ofSessionTail}) the start of the previous turn's last partial block.
+     */
+    private int tokensFrom;
+
     private final long[] hashIds;
 
     /** {@link #markUniqueFrom}: the first hash block no other row has, or -1. */
@@ -48,6 +54,10 @@ public final class Request {
     private int keptHashesBlockSize;
     /** Whether a later turn's prompt will extend this one ({@link #promptWillBeExtended}): it keeps its hashes. */
     private boolean keepsHashes;
+    /** A tail-only prompt's own block hashes ({@link #ofSessionTail}): what a second lookup returns. */
+    private long[] ownHashes;
+
+    private int ownHashesBlockSize;
 
     /**
      * Creates a request.
@@ -227,6 +237,49 @@ public final class Request {
                 false);
     }
 
+    /**
+     * A session turn that holds only the end of its prompt: {@code tokens} are positions {@code tokensFrom} to
+     * {@code promptLength - 1}, where {@code tokensFrom} is the first position after the previous turn's last full block
+     * of {@code blockSize} tokens. Its block hashes before that position are the previous turn's, taken over when
+     * this turn is hashed ({@link #extendsPromptOf}), so no earlier token is read again; reading one is an error. Only
+     * for runs that hash every prompt at dispatch with one block size and read tokens only to hash blocks
+     * ({@link Workload#keepTokensAfterHashing}).
+     */
+    static Request ofSessionTail(
+            int id,
+            long sessionId,
+            int turn,
+            boolean lastTurn,
+            long arrivalNanos,
+            int[] tokens,
+            int tokensFrom,
+            int promptLength,
+            int outputTokens,
+            long outputSeed,
+            boolean migrate) {
+        if (tokensFrom < 0 || tokensFrom > promptLength || tokens.length < promptLength - tokensFrom) {
+            throw new IllegalArgumentException("request " + id + ": its token tail does not reach its prompt's end");
+        }
+        Request r = new Request(
+                id,
+                sessionId,
+                turn,
+                lastTurn,
+                arrivalNanos,
+                tokens,
+                null,
+                0,
+                0,
+                promptLength,
+                outputTokens,
+                outputSeed,
+                null,
+                -1,
+                migrate);
+        r.tokensFrom = tokensFrom;
+        return r;
+    }
+
     private Request(
             int id,
             long sessionId,
@@ -306,7 +359,10 @@ public final class Request {
     /** Prompt token at position i. */
     public int promptToken(int i) {
         if (promptTokens != null) {
-            return promptTokens[i];
+            if (i < tokensFrom) {
+                throw droppedToken(i);
+            }
+            return promptTokens[i - tokensFrom];
         }
         if (hashIds != null) {
             return hashIdToken(hashIds[i / hashBlockSize], i % hashBlockSize);
@@ -320,6 +376,9 @@ public final class Request {
      * {@link #promptToken} and {@link #promptHashes}.
      */
     public int[] promptTokens() {
+        if (tokensFrom > 0) {
+            throw droppedToken(0);
+        }
         if (promptTokens != null) {
             return promptTokens;
         }
@@ -340,7 +399,7 @@ public final class Request {
      */
     public long[] promptHashes(int blockSize) {
         if (promptTokens != null) {
-            return extendedTurn == null && !keepsHashes
+            return extendedTurn == null && !keepsHashes && tokensFrom == 0
                     ? BlockHasher.promptHashes(promptTokens, promptLength, blockSize)
                     : sessionPromptHashes(blockSize);
         }
@@ -383,9 +442,12 @@ public final class Request {
      * each token once instead of about t/2 times. The previous turn's array is handed over once (then dropped from
      * it), and this turn keeps its own only when a next turn will extend it, so a session holds at most one array.
      * The values are those {@link BlockHasher#promptHashes} gives (a second call, e.g. after a failed worker, hashes
-     * what it cannot reuse again).
+     * what it cannot reuse again — or, for a turn that keeps only its tail, returns the hashes of the first call).
      */
     private long[] sessionPromptHashes(int blockSize) {
+        if (ownHashes != null && ownHashesBlockSize == blockSize) {
+            return ownHashes; // a tail-only prompt looked up again (e.g. re-dispatched after its worker failed)
+        }
         long[] hashes = new long[promptLength / blockSize];
         int reused = 0;
         Request previous = extendedTurn;
@@ -396,13 +458,20 @@ public final class Request {
             previous.keptHashes = null;
         }
         long parent = reused == 0 ? BlockHasher.ROOT : hashes[reused - 1];
+        if (reused < hashes.length && reused * blockSize < tokensFrom) {
+            throw droppedToken(reused * blockSize);
+        }
         for (int b = reused; b < hashes.length; b++) {
-            parent = BlockHasher.hashBlock(parent, promptTokens, b * blockSize, blockSize);
+            parent = BlockHasher.hashBlock(parent, promptTokens, b * blockSize - tokensFrom, blockSize);
             hashes[b] = parent;
         }
         if (keepsHashes) {
             keptHashes = hashes;
             keptHashesBlockSize = blockSize;
+        }
+        if (tokensFrom > 0) {
+            ownHashes = hashes; // its dropped tokens cannot be hashed again
+            ownHashesBlockSize = blockSize;
         }
         return hashes;
     }
@@ -418,6 +487,11 @@ public final class Request {
     /** Declares that a later turn's prompt will start with this whole prompt: its hashes are kept for that turn. */
     void promptWillBeExtended() {
         this.keepsHashes = true;
+    }
+
+    private IllegalStateException droppedToken(int position) {
+        return new IllegalStateException("request " + id + " keeps its prompt only from token " + tokensFrom
+                + " (a session turn's tail, Workload.keepTokensAfterHashing): token " + position + " was dropped");
     }
 
     private static final long HASH_TOKEN_SEED = 0x7EACE5EEDL;

@@ -32,12 +32,14 @@ public final class SessionWorkload implements Workload, EventHandler {
     private RequestSink sink;
     private long sessionsStarted;
     private int created;
+    private int tailBlockSize; // > 0: each turn keeps only its prompt's tail (keepTokensAfterHashing)
 
     private static final class Session {
         final long id;
         final SplittableRandom rng;
         int nextTurn;
-        int[] tokens; // every turn's prompt is a prefix of this (reallocated when it grows)
+        int[] tokens; // every turn's prompt is a prefix of this (reallocated when it grows), from tokensFrom on
+        int tokensFrom; // the prompt position tokens[0] holds (0 unless turns keep only their tails)
         int length; // the latest turn's prompt length
         Request lastRequest;
         int lastGenerated;
@@ -121,9 +123,30 @@ public final class SessionWorkload implements Workload, EventHandler {
             double perTurn = Math.max(0, Distributions.mean(config.newInputTokens()))
                     + Math.max(0, Distributions.mean(config.outputTokens()));
             long expected = input + (long) Math.ceil(perTurn * (config.turns() - 1));
-            s.tokens =
-                    prompts.build(s.id, input, expected > input && expected < (1 << 24) ? (int) expected : input, rng);
+            boolean room = tailBlockSize == 0 && expected > input && expected < (1 << 24);
+            s.tokens = prompts.build(s.id, input, room ? (int) expected : input, rng);
             length = input;
+        } else if (tailBlockSize > 0) {
+            // this prompt = previous prompt + its output + new tokens, of which only the part after the previous
+            // prompt's last full block is kept: the blocks before it are hashed already, and their hashes are reused
+            Request prev = s.lastRequest;
+            int generated = s.lastGenerated;
+            int fresh = (int) Math.min(
+                    (long) io.servesim.config.DistributionConfig.MAX_TOKENS,
+                    Distributions.sample(config.newInputTokens(), rng, 0));
+            int base = s.length;
+            length = base + generated + fresh;
+            int from = base / tailBlockSize * tailBlockSize;
+            int[] tail = new int[length - from];
+            System.arraycopy(s.tokens, from - s.tokensFrom, tail, 0, base - from);
+            for (int i = 0; i < generated; i++) {
+                tail[base - from + i] = prev.outputToken(i);
+            }
+            for (int i = base + generated - from; i < tail.length; i++) {
+                tail[i] = rng.nextInt(Request.VOCAB);
+            }
+            s.tokens = tail;
+            s.tokensFrom = from;
         } else {
             // the session's turns share one append-only buffer: this prompt = previous prompt + its output + new
             Request prev = s.lastRequest;
@@ -151,8 +174,11 @@ public final class SessionWorkload implements Workload, EventHandler {
         boolean last = turn == config.turns() - 1;
         boolean migrate =
                 turn > 0 && config.migrateFraction() > 0 && migrates(streams, s.id, turn, config.migrateFraction());
-        Request r =
-                new Request(created++, s.id, turn, last, now, s.tokens, length, output, outputSeed, null, -1, migrate);
+        Request r = s.tokensFrom > 0
+                ? Request.ofSessionTail(
+                        created++, s.id, turn, last, now, s.tokens, s.tokensFrom, length, output, outputSeed, migrate)
+                : new Request(
+                        created++, s.id, turn, last, now, s.tokens, length, output, outputSeed, null, -1, migrate);
         if (turn > 0) {
             r.extendsPromptOf(s.lastRequest); // the shared buffer: this prompt starts with the previous one
         }
@@ -250,5 +276,23 @@ public final class SessionWorkload implements Workload, EventHandler {
     @Override
     public int requestsCreated() {
         return created;
+    }
+
+    /**
+     * Keeps only each turn's prompt tail from the second turn on: the previous prompt's tokens after its last full
+     * block of {@code blockSize}, the previous output and the new tokens (a turn's blocks before that are hashed
+     * already and reused, {@link Request#ofSessionTail}). Same tokens and random draws as keeping everything, so
+     * the same results; a session then holds about one turn of tokens instead of its whole conversation (at thousands
+     * of workers these buffers were most of the live heap, and the collector copied them).
+     */
+    @Override
+    public void keepTokensAfterHashing(int blockSize) {
+        if (blockSize <= 0) {
+            throw new IllegalArgumentException("block size " + blockSize);
+        }
+        if (sessionsStarted > 0) {
+            throw new IllegalStateException("sessions already started");
+        }
+        this.tailBlockSize = blockSize;
     }
 }

@@ -26,6 +26,14 @@ public interface Workload {
     /** Requests created so far. */
     int requestsCreated();
 
+    /**
+     * Declared by the run before {@link #start}: every prompt is hashed at dispatch in blocks of {@code blockSize}
+     * tokens, and afterwards no prompt token before its last full block is read (the engines read tokens only to hash
+     * blocks that reach into generated tokens). A workload may then drop tokens it keeps only for that — the session
+     * workload keeps each turn's tail instead of its whole conversation. Default: nothing is dropped.
+     */
+    default void keepTokensAfterHashing(int blockSize) {}
+
     /** Malformed input rows skipped (only with skip_bad_lines); never silent: reported in summary.json. */
     default long badLinesSkipped() {
         return 0;

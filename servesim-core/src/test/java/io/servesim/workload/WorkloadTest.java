@@ -169,6 +169,73 @@ class WorkloadTest {
     }
 
     @Test
+    void keepTokensAfterHashing_eachTurnKeepsOnlyItsTailFromThePreviousLastFullBlock_withTheSameTokensAndHashes() {
+        // the same session twice, once keeping every token and once only tails; 37-token first prompt, 13 new tokens
+        // and 9 generated per turn, 4-token blocks: turn 1 holds positions 36.. (the previous prompt's last full block
+        // ends at 36), turn 2 positions 56.., turn 3 positions 80..
+        EventQueue qa = new EventQueue();
+        EventQueue qb = new EventQueue();
+        List<Request> all = new ArrayList<>();
+        List<Request> tails = new ArrayList<>();
+        SessionWorkload wa = oneSession(qa, all, 4, 37, 13, 9, 5);
+        SessionWorkload wb = new SessionWorkload(
+                new SessionsConfig(
+                        1L,
+                        null,
+                        4,
+                        DistributionConfig.fixed(37),
+                        DistributionConfig.fixed(13),
+                        DistributionConfig.fixed(9),
+                        DistributionConfig.fixed(100),
+                        0,
+                        1,
+                        0.0),
+                new ArrivalConfig(ArrivalConfig.Type.CONSTANT, 1.0, null),
+                new RandomStreams(5));
+        int blockSize = 4;
+        wb.keepTokensAfterHashing(blockSize);
+        wb.start(qb, tails::add);
+        int[] keptFrom = {0, 36, 56, 80};
+        for (int turn = 0; turn < 4; turn++) {
+            while (qa.runNext()) {}
+            while (qb.runNext()) {}
+            Request a = all.get(turn);
+            Request b = tails.get(turn);
+            assertThat(b.promptLength()).isEqualTo(a.promptLength()).isEqualTo(37 + 22 * turn);
+            long[] hashes = b.promptHashes(blockSize); // dispatch hashes every prompt
+            assertThat(hashes).isEqualTo(a.promptHashes(blockSize));
+            assertThat(b.promptHashes(blockSize)).isEqualTo(hashes); // looked up again (a re-dispatch)
+            for (int i = keptFrom[turn]; i < b.promptLength() + 9; i++) {
+                assertThat(b.tokenAt(i)).isEqualTo(a.tokenAt(i));
+            }
+            if (turn > 0) {
+                int dropped = keptFrom[turn] - 1;
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> b.promptToken(dropped))
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("token " + dropped + " was dropped");
+                org.assertj.core.api.Assertions.assertThatThrownBy(b::promptTokens)
+                        .isInstanceOf(IllegalStateException.class);
+            }
+            if (turn < 3) {
+                qa.schedule(
+                        qa.nowNanos() + 1,
+                        io.servesim.sim.Phase.PASS_COMPLETION,
+                        0,
+                        (k, p) -> wa.onRequestDone(a, 9, false),
+                        0,
+                        0);
+                qb.schedule(
+                        qb.nowNanos() + 1,
+                        io.servesim.sim.Phase.PASS_COMPLETION,
+                        0,
+                        (k, p) -> wb.onRequestDone(b, 9, false),
+                        0,
+                        0);
+            }
+        }
+    }
+
+    @Test
     void aSessionTurnsPromptHashes_reuseThePreviousTurns_andEqualHashingEveryToken() {
         EventQueue q = new EventQueue();
         List<Request> got = new ArrayList<>();
