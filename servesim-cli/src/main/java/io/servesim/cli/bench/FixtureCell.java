@@ -50,8 +50,12 @@ public record FixtureCell(
             + "us_per_request_warm,process_ms,peak_heap_mb,canonical_sha256,kvcr_staged,kvcr_completed,"
             + "kvcr_moving_peak,kvcr_registry_wakeups,preemptions";
 
-    /** Warm-up continues until at least this many requests were replayed (small cells need it to get JIT-warm). */
-    public static final long WARMUP_MIN_REQUESTS = 100_000;
+    /**
+     * Warm-up continues until at least this many requests were replayed (small cells need it to get JIT-warm): after
+     * 100,000 the W8 {@code kvcr-hinted} cell was still recompiling in some JVMs (9 or 31 µs/request by JVM), after
+     * 300,000 it is 8.0–8.4 in every one (docs/performance.md).
+     */
+    public static final long WARMUP_MIN_REQUESTS = 300_000;
 
     /**
      * Measures a cell in this JVM: one cold replay, at least {@code warmup} discarded replays (more until
