@@ -168,19 +168,10 @@ public final class FixtureCommand implements Callable<Integer> {
         RunDirectory.BENCH_FIXTURE.finish(out, List.of("fixture.csv", "fixture.json"));
     }
 
-    /**
-     * The young generation of every forked cell, fixed (this JVM's own {@code -Xmn}, if any, comes later and wins).
-     * With ParallelGC's adaptive sizing the young generation of a small cell grew in about half the JVMs, and those
-     * ran their timed replays 3.5x slower (the W8 {@code kvcr-idle} cell: 27-37 against 8-9 us/request by JVM; on
-     * this VM fresh or reclaimed heap pages cost a fault each); fixed, every JVM gave 7.4-8.5, and the W2048 cells
-     * did not move beyond their noise (docs/performance.md).
-     */
-    static final String YOUNG_GENERATION = "-Xmn256m";
-
     /** Runs one cell in a fresh JVM with this JVM's heap and GC flags; null (reported) when it fails. */
     private FixtureCell fork(int w, int d, String arm, PrintWriter err) throws IOException, InterruptedException {
         List<String> cmd = ChildJvm.command(
-                List.of(YOUNG_GENERATION),
+                List.of(),
                 true,
                 List.of(
                         "bench",
