@@ -239,8 +239,8 @@ public final class Request {
 
     /**
      * A session turn that holds only the end of its prompt: {@code tokens} are positions {@code tokensFrom} to
-     * {@code promptLength - 1}, where {@code tokensFrom} is the first position after the previous turn's last full block
-     * of {@code blockSize} tokens. Its block hashes before that position are the previous turn's, taken over when
+     * {@code promptLength - 1}, where {@code tokensFrom} is the first position after the previous turn's last full KV
+     * block (of the run's one block size). Its block hashes before that position are the previous turn's, taken over when
      * this turn is hashed ({@link #extendsPromptOf}), so no earlier token is read again; reading one is an error. Only
      * for runs that hash every prompt at dispatch with one block size and read tokens only to hash blocks
      * ({@link Workload#keepTokensAfterHashing}).
