@@ -126,29 +126,10 @@ public final class SessionWorkload implements Workload, EventHandler {
             boolean room = tailBlockSize == 0 && expected > input && expected < (1 << 24);
             s.tokens = prompts.build(s.id, input, room ? (int) expected : input, rng);
             length = input;
-        } else if (tailBlockSize > 0) {
-            // this prompt = previous prompt + its output + new tokens, of which only the part after the previous
-            // prompt's last full block is kept: the blocks before it are hashed already, and their hashes are reused
-            Request prev = s.lastRequest;
-            int generated = s.lastGenerated;
-            int fresh = (int) Math.min(
-                    (long) io.servesim.config.DistributionConfig.MAX_TOKENS,
-                    Distributions.sample(config.newInputTokens(), rng, 0));
-            int base = s.length;
-            length = base + generated + fresh;
-            int from = base / tailBlockSize * tailBlockSize;
-            int[] tail = new int[length - from];
-            System.arraycopy(s.tokens, from - s.tokensFrom, tail, 0, base - from);
-            for (int i = 0; i < generated; i++) {
-                tail[base - from + i] = prev.outputToken(i);
-            }
-            for (int i = base + generated - from; i < tail.length; i++) {
-                tail[i] = rng.nextInt(Request.VOCAB);
-            }
-            s.tokens = tail;
-            s.tokensFrom = from;
         } else {
-            // the session's turns share one append-only buffer: this prompt = previous prompt + its output + new
+            // this prompt = previous prompt + its output + new tokens: appended to the session's one buffer, or, when
+            // turns keep only their tails, in a new array from the previous prompt's last full block on (the blocks
+            // before it are hashed already, and their hashes are reused)
             Request prev = s.lastRequest;
             int generated = s.lastGenerated;
             int fresh = (int) Math.min(
@@ -156,14 +137,21 @@ public final class SessionWorkload implements Workload, EventHandler {
                     Distributions.sample(config.newInputTokens(), rng, 0));
             int base = s.length;
             length = base + generated + fresh;
-            if (length > s.tokens.length) {
+            if (tailBlockSize > 0) {
+                int from = base / tailBlockSize * tailBlockSize;
+                int[] tail = new int[length - from];
+                System.arraycopy(s.tokens, from - s.tokensFrom, tail, 0, base - from);
+                s.tokens = tail;
+                s.tokensFrom = from;
+            } else if (length > s.tokens.length) {
                 s.tokens = java.util.Arrays.copyOf(s.tokens, Math.max(length, s.tokens.length * 2));
             }
             int[] buf = s.tokens;
+            int at = base - s.tokensFrom;
             for (int i = 0; i < generated; i++) {
-                buf[base + i] = prev.outputToken(i);
+                buf[at + i] = prev.outputToken(i);
             }
-            for (int i = base + generated; i < length; i++) {
+            for (int i = at + generated; i < length - s.tokensFrom; i++) {
                 buf[i] = rng.nextInt(Request.VOCAB);
             }
         }
