@@ -337,12 +337,18 @@ public final class ReportWriter {
         RequestLog log = result.log();
         boolean firstRow = true;
         StringBuilder sb = new StringBuilder(320);
+        char[] row = new char[512]; // each row goes out through one reused array: no String or char[] per row
         for (int i : log.indicesByRequestId()) {
             sb.setLength(0);
             sb.append(firstRow ? "\n" : ",\n");
             firstRow = false;
             RequestColumns.appendCanonical(log.get(i), sb);
-            w.append(sb);
+            int n = sb.length();
+            if (n > row.length) {
+                row = new char[Math.max(n, row.length * 2)];
+            }
+            sb.getChars(0, n, row, 0);
+            w.write(row, 0, n);
         }
         w.write("],\n");
         if (result.streamedRequestsSha256() != null) {
