@@ -27,8 +27,6 @@ public final class Request {
      * ({@link #ofSessionTail}) the start of the previous turn's last partial block.
      */
     private int tokensFrom;
-    /** Whether a later turn of its session took over {@link #promptTokens} (then no token of it may be read). */
-    private boolean tokensReused;
 
     private final long[] hashIds;
 
@@ -361,7 +359,7 @@ public final class Request {
     /** Prompt token at position i. */
     public int promptToken(int i) {
         if (promptTokens != null) {
-            if (i < tokensFrom || tokensReused) {
+            if (i < tokensFrom) {
                 throw droppedToken(i);
             }
             return promptTokens[i - tokensFrom];
@@ -378,7 +376,7 @@ public final class Request {
      * {@link #promptToken} and {@link #promptHashes}.
      */
     public int[] promptTokens() {
-        if (tokensFrom > 0 || tokensReused) {
+        if (tokensFrom > 0) {
             throw droppedToken(0);
         }
         if (promptTokens != null) {
@@ -460,7 +458,7 @@ public final class Request {
             previous.keptHashes = null;
         }
         long parent = reused == 0 ? BlockHasher.ROOT : hashes[reused - 1];
-        if (reused < hashes.length && (reused * blockSize < tokensFrom || tokensReused)) {
+        if (reused < hashes.length && reused * blockSize < tokensFrom) {
             throw droppedToken(reused * blockSize);
         }
         for (int b = reused; b < hashes.length; b++) {
@@ -491,22 +489,9 @@ public final class Request {
         this.keepsHashes = true;
     }
 
-    /**
-     * A later turn of its session reuses this turn's token array ({@link Workload#keepTokensAfterHashing}): this
-     * turn ended before the turn after it was made, and nothing reads its tokens again.
-     */
-    void tokensReused() {
-        tokensReused = true;
-    }
-
     private IllegalStateException droppedToken(int position) {
-        return new IllegalStateException(
-                tokensReused
-                        ? "request " + id + ": a later turn of its session reuses its token array (Workload"
-                                + ".keepTokensAfterHashing): token " + position + " is gone"
-                        : "request " + id + " keeps its prompt only from token " + tokensFrom
-                                + " (a session turn's tail, Workload.keepTokensAfterHashing): token " + position
-                                + " was dropped");
+        return new IllegalStateException("request " + id + " keeps its prompt only from token " + tokensFrom
+                + " (a session turn's tail, Workload.keepTokensAfterHashing): token " + position + " was dropped");
     }
 
     private static final long HASH_TOKEN_SEED = 0x7EACE5EEDL;

@@ -40,8 +40,6 @@ public final class SessionWorkload implements Workload, EventHandler {
         int nextTurn;
         int[] tokens; // every turn's prompt is a prefix of this (reallocated when it grows), from tokensFrom on
         int tokensFrom; // the prompt position tokens[0] holds (0 unless turns keep only their tails)
-        int[] spare; // with tails: the array of the turn before the latest, reused by the next turn
-        Request spareOwner; // the turn whose tokens spare holds
         int length; // the latest turn's prompt length
         Request lastRequest;
         int lastGenerated;
@@ -141,19 +139,8 @@ public final class SessionWorkload implements Workload, EventHandler {
             length = base + generated + fresh;
             if (tailBlockSize > 0) {
                 int from = base / tailBlockSize * tailBlockSize;
-                int need = length - from;
-                int[] tail;
-                if (s.spare != null && s.spare.length >= need) {
-                    // the turn before the previous one ended before the previous one was released: nothing reads
-                    // its tokens any more, so its array takes this turn's (and reading them is now an error)
-                    tail = s.spare;
-                    s.spareOwner.tokensReused();
-                } else {
-                    tail = new int[need + need / 4];
-                }
+                int[] tail = new int[length - from];
                 System.arraycopy(s.tokens, from - s.tokensFrom, tail, 0, base - from);
-                s.spare = s.tokens;
-                s.spareOwner = prev;
                 s.tokens = tail;
                 s.tokensFrom = from;
             } else if (length > s.tokens.length) {
