@@ -53,7 +53,8 @@ public record FixtureCell(
     /**
      * Warm-up continues until at least this many requests were replayed (small cells need it to get JIT-warm): after
      * 100,000 the W8 {@code kvcr-hinted} cell was still recompiling in some JVMs (9 or 31 µs/request by JVM), after
-     * 300,000 it is 8.0–8.4 in every one (docs/performance.md).
+     * 300,000 it gave 8.0–8.4 in five of five. A JVM whose young generation the collector grew can still run a small
+     * cell about 3.5x slower: read W8 cells over several JVMs (docs/performance.md).
      */
     public static final long WARMUP_MIN_REQUESTS = 300_000;
 
