@@ -23,10 +23,10 @@ public final class Request {
     private final long arrivalNanos;
     private final int[] promptTokens;
     /**
-     * The prompt position {@code promptTokens[0]} holds: 0, or for a session turn that keeps only its tail
-     * ({@link #ofSessionTail}) the start of the previous turn's last partial block.
+     * The prompt position {@code promptTokens[0]} holds: 0, or for a session turn that keeps only its tail the start
+     * of the previous turn's last partial block.
      */
-    private int tokensFrom;
+    private final int tokensFrom;
 
     private final long[] hashIds;
 
@@ -54,7 +54,7 @@ public final class Request {
     private int keptHashesBlockSize;
     /** Whether a later turn's prompt will extend this one ({@link #promptWillBeExtended}): it keeps its hashes. */
     private boolean keepsHashes;
-    /** A tail-only prompt's own block hashes ({@link #ofSessionTail}): what a second lookup returns. */
+    /** A tail-only prompt's own block hashes ({@code tokensFrom > 0}): what a second lookup returns. */
     private long[] ownHashes;
 
     private int ownHashesBlockSize;
@@ -104,6 +104,7 @@ public final class Request {
                 lastTurn,
                 arrivalNanos,
                 promptTokens,
+                0,
                 promptTokens.length,
                 outputTokens,
                 outputSeed,
@@ -113,9 +114,14 @@ public final class Request {
     }
 
     /**
-     * Creates a request whose prompt is the first {@code promptLength} ids of {@code tokens}: a session's turns share
-     * one append-only buffer (each turn's prompt extends the previous one), so positions past the prompt may hold a
-     * later turn's tokens and are never read as this request's.
+     * Creates a request whose prompt is positions {@code tokensFrom} to {@code promptLength - 1} of the token sequence,
+     * held from index 0 of {@code tokens}: a session's turns share one append-only buffer (each turn's prompt extends
+     * the previous one), so positions past the prompt may hold a later turn's tokens and are never read as this
+     * request's. {@code tokensFrom} is 0, or for a session turn that keeps only the end of its prompt the first
+     * position after the previous turn's last full KV block (of the run's one block size): its block hashes before
+     * that position are the previous turn's, taken over when this turn is hashed ({@link #extendsPromptOf}), so no
+     * earlier token is read again, and reading one is an error. Above 0 only for runs that hash every prompt at
+     * dispatch with one block size and read tokens only to hash blocks ({@link Workload#keepTokensAfterHashing}).
      *
      * @param dpRank the attention-DP rank the trace authored, or -1 (the router chooses)
      * @param migrate whether this follow-up turn must go to another worker than its session's previous turn
@@ -127,6 +133,7 @@ public final class Request {
             boolean lastTurn,
             long arrivalNanos,
             int[] tokens,
+            int tokensFrom,
             int promptLength,
             int outputTokens,
             long outputSeed,
@@ -140,6 +147,7 @@ public final class Request {
                 lastTurn,
                 arrivalNanos,
                 tokens,
+                tokensFrom,
                 null,
                 0,
                 0,
@@ -149,7 +157,10 @@ public final class Request {
                 outputTokenIds,
                 dpRank,
                 migrate);
-        if (promptLength > tokens.length) {
+        if (tokensFrom < 0 || tokensFrom > promptLength) {
+            throw new IllegalArgumentException("request " + id + ": tokens from " + tokensFrom + " of " + promptLength);
+        }
+        if (promptLength - tokensFrom > tokens.length) {
             throw new IllegalArgumentException("request " + id + ": prompt longer than its token array");
         }
     }
@@ -185,6 +196,7 @@ public final class Request {
                 lastTurn,
                 arrivalNanos,
                 null,
+                0,
                 hashIds,
                 hashBlockSize,
                 0,
@@ -226,6 +238,7 @@ public final class Request {
                 lastTurn,
                 arrivalNanos,
                 null,
+                0,
                 null,
                 0,
                 tokenSeed,
@@ -237,49 +250,6 @@ public final class Request {
                 false);
     }
 
-    /**
-     * A session turn that holds only the end of its prompt: {@code tokens} are positions {@code tokensFrom} to
-     * {@code promptLength - 1}, where {@code tokensFrom} is the first position after the previous turn's last full KV
-     * block (of the run's one block size). Its block hashes before that position are the previous turn's, taken over when
-     * this turn is hashed ({@link #extendsPromptOf}), so no earlier token is read again; reading one is an error. Only
-     * for runs that hash every prompt at dispatch with one block size and read tokens only to hash blocks
-     * ({@link Workload#keepTokensAfterHashing}).
-     */
-    static Request ofSessionTail(
-            int id,
-            long sessionId,
-            int turn,
-            boolean lastTurn,
-            long arrivalNanos,
-            int[] tokens,
-            int tokensFrom,
-            int promptLength,
-            int outputTokens,
-            long outputSeed,
-            boolean migrate) {
-        if (tokensFrom < 0 || tokensFrom > promptLength || tokens.length < promptLength - tokensFrom) {
-            throw new IllegalArgumentException("request " + id + ": its token tail does not reach its prompt's end");
-        }
-        Request r = new Request(
-                id,
-                sessionId,
-                turn,
-                lastTurn,
-                arrivalNanos,
-                tokens,
-                null,
-                0,
-                0,
-                promptLength,
-                outputTokens,
-                outputSeed,
-                null,
-                -1,
-                migrate);
-        r.tokensFrom = tokensFrom;
-        return r;
-    }
-
     private Request(
             int id,
             long sessionId,
@@ -287,6 +257,7 @@ public final class Request {
             boolean lastTurn,
             long arrivalNanos,
             int[] tokens,
+            int tokensFrom,
             long[] hashIds,
             int hashBlockSize,
             long tokenSeed,
@@ -308,6 +279,7 @@ public final class Request {
         this.lastTurn = lastTurn;
         this.arrivalNanos = arrivalNanos;
         this.promptTokens = tokens;
+        this.tokensFrom = tokensFrom;
         this.promptLength = promptLength;
         this.outputTokens = outputTokens;
         this.outputSeed = outputSeed;

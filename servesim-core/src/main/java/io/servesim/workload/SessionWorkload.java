@@ -162,11 +162,20 @@ public final class SessionWorkload implements Workload, EventHandler {
         boolean last = turn == config.turns() - 1;
         boolean migrate =
                 turn > 0 && config.migrateFraction() > 0 && migrates(streams, s.id, turn, config.migrateFraction());
-        Request r = s.tokensFrom > 0
-                ? Request.ofSessionTail(
-                        created++, s.id, turn, last, now, s.tokens, s.tokensFrom, length, output, outputSeed, migrate)
-                : new Request(
-                        created++, s.id, turn, last, now, s.tokens, length, output, outputSeed, null, -1, migrate);
+        Request r = new Request(
+                created++,
+                s.id,
+                turn,
+                last,
+                now,
+                s.tokens,
+                s.tokensFrom,
+                length,
+                output,
+                outputSeed,
+                null,
+                -1,
+                migrate);
         if (turn > 0) {
             r.extendsPromptOf(s.lastRequest); // the shared buffer: this prompt starts with the previous one
         }
@@ -269,7 +278,7 @@ public final class SessionWorkload implements Workload, EventHandler {
     /**
      * Keeps only each turn's prompt tail from the second turn on: the previous prompt's tokens after its last full
      * block of {@code blockSize}, the previous output and the new tokens (a turn's blocks before that are hashed
-     * already and reused, {@link Request#ofSessionTail}). Same tokens and random draws as keeping everything, so
+     * already and reused: Request's {@code tokensFrom}). Same tokens and random draws as keeping everything, so
      * the same results; a session then holds about one turn of tokens instead of its whole conversation (at thousands
      * of workers these buffers were most of the live heap, and the collector copied them).
      */

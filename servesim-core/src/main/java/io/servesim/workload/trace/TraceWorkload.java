@@ -412,6 +412,7 @@ public final class TraceWorkload implements Workload, EventHandler {
                     s == null,
                     queue.nowNanos(),
                     prompt,
+                    0,
                     prompt.length,
                     output,
                     outputSeed,
