@@ -87,6 +87,16 @@ public abstract class RankScheduler {
         gapCount++;
     }
 
+    /** {@code n} calls of {@link #recordGap}{@code (gap)}. */
+    protected final void recordGaps(long gap, int n) {
+        if (gap != gapValue) {
+            counters.gaps(gapValue, gapCount);
+            gapValue = gap;
+            gapCount = 0;
+        }
+        gapCount += n;
+    }
+
     /** Hands the current run of equal gaps to the counters (at the end of each step's outputs). */
     protected final void flushGaps() {
         counters.gaps(gapValue, gapCount);
@@ -202,6 +212,7 @@ public abstract class RankScheduler {
             }
             newestInFlight = step;
         } else {
+            step.decodeRun = false; // a spare record must not make the full path's next step look like a run
             step.next = spareSteps;
             spareSteps = step;
         }

@@ -18,6 +18,7 @@ final class ScheduledStep {
     private static final long SAMPLES = 1L << 34;
     private static final long PLAIN = 1L << 35;
     private static final int PREEMPTIONS_SHIFT = 36;
+    private static final long PLAIN_DECODE = 1 | PLAIN | SAMPLES;
 
     private Sequence seq0;
     private long info0;
@@ -35,6 +36,12 @@ final class ScheduledStep {
 
     /** Whether it is a step of a decode run ({@link VllmScheduler}): its outputs only sample tokens. */
     boolean decodeRun;
+
+    /**
+     * A decode run's requests when every entry is a plain decode of one of them, in order ({@link #planRun}), or
+     * null: such a step keeps no entries of its own.
+     */
+    Sequence[] run;
 
     /** The next step in its scheduler's in-flight or spare list ({@link RankScheduler}), or null. */
     ScheduledStep next;
@@ -66,7 +73,17 @@ final class ScheduledStep {
      * output time).
      */
     void addPlainDecode(Sequence r) {
-        append(r, 1 | PLAIN | SAMPLES);
+        append(r, PLAIN_DECODE);
+    }
+
+    /**
+     * Makes this (empty) record a plain decode of each of the first {@code n} requests of {@code requests}, in order,
+     * without copying them: a decode run's step ({@link VllmScheduler}); the array must not change while the step is
+     * in flight.
+     */
+    void planRun(Sequence[] requests, int n) {
+        run = requests;
+        count = n;
     }
 
     /** Whether entry {@code k} is a plain decode ({@link #addPlainDecode}). */
@@ -75,10 +92,16 @@ final class ScheduledStep {
     }
 
     private long info(int k) {
+        if (run != null) {
+            return PLAIN_DECODE;
+        }
         return k == 0 ? info0 : infos[k - 1];
     }
 
     private void info(int k, long info) {
+        if (run != null) {
+            throw new IllegalStateException("a decode run's step has no entries to change");
+        }
         if (k == 0) {
             info0 = info;
         } else {
@@ -88,6 +111,9 @@ final class ScheduledStep {
 
     /** The request of entry {@code k}. */
     Sequence seq(int k) {
+        if (run != null) {
+            return run[k];
+        }
         return k == 0 ? seq0 : seqs[k - 1];
     }
 
@@ -144,7 +170,9 @@ final class ScheduledStep {
     /** Empties it for reuse. */
     void clear() {
         seq0 = null;
-        if (count > 1) {
+        if (run != null) {
+            run = null;
+        } else if (count > 1) {
             Arrays.fill(seqs, 0, count - 1, null);
         }
         count = 0;

@@ -55,6 +55,11 @@ public final class SchedulerCounters {
         generatedTokens++;
     }
 
+    /** {@code n} tokens were sampled. */
+    void tokensSampled(int n) {
+        generatedTokens += n;
+    }
+
     /** {@code count} inter-token gaps of {@code gapNanos} each. */
     void gaps(long gapNanos, long count) {
         itlNanos.record(gapNanos, count);

@@ -290,6 +290,24 @@ public final class Sequence {
         return gap;
     }
 
+    /**
+     * Catches up with a decode run's steps applied to the run as a whole ({@link VllmScheduler}): {@code steps} more
+     * computed tokens, {@code outputs} more sampled tokens, the latest at {@code lastNanos}, and with async scheduling
+     * the placeholders of the steps whose outputs are still to come — what {@code steps} calls of {@link #computedTo}
+     * (one token each) and {@link #placeholderAdded}, and {@code outputs} of {@link #tokenSampled} and {@link
+     * #placeholderFilled}, would have left.
+     */
+    void catchUp(int steps, int outputs, long lastNanos, boolean async) {
+        numComputedTokens += steps;
+        if (outputs > 0) {
+            numOutputTokens += outputs;
+            lastTokenNanos = lastNanos;
+        }
+        if (async) {
+            placeholders += steps - outputs;
+        }
+    }
+
     /** Whether it has all the output tokens it will get (requested, or capped by max_model_len). */
     boolean reachedTarget() {
         return numOutputTokens >= targetOutputTokens;

@@ -52,6 +52,19 @@ public final class VllmScheduler extends RankScheduler {
     private long decodeRunSteps;
     private long plainDecodes;
     private boolean decodeRuns = true;
+    // A decode run's steps touch no request (scheduleDecodeRun): they advance the run as a whole, and settleRun()
+    // brings its requests up to date before anything else reads or changes them.
+    private boolean runLive;
+    private Sequence[] runRequests = new Sequence[0]; // the running list when the run began (in flight steps read it)
+    private int[] runContexts = new int[0]; // their computed tokens then
+    private int runSize;
+    private long runContextSum;
+    private int runSteps; // steps of this run scheduled so far
+    private int unsettledSteps; // of those, not applied to its requests yet
+    private int unsettledOutputs; // outputs of its steps applied to the run, not to its requests yet
+    private long runLastTokenNanos; // the latest of those outputs
+    private boolean runOutputsEven; // every request of the run sampled its latest token at runLastTokenNanos
+    private int runStepsInFlight; // steps of any run whose outputs are still to come
 
     /** {@link #privateBlocksWithEvents}. */
     private boolean privateBlocksWithEvents;
@@ -94,6 +107,7 @@ public final class VllmScheduler extends RankScheduler {
     /** Adds every request this rank holds (running, then copying, then waiting) to {@code out}, leaving them. */
     @Override
     public void inFlight(ObjectArrayList<Sequence> out) {
+        settleRun();
         out.addAll(running);
         out.addAll(loading);
         out.addAll(waiting);
@@ -105,6 +119,10 @@ public final class VllmScheduler extends RankScheduler {
      */
     @Override
     void abandon(ObjectArrayList<Sequence> out) {
+        settleRun();
+        runLive = false;
+        runStepsInFlight = 0; // its steps are forgotten below
+        forgetRunRequests();
         out.addAll(running);
         out.addAll(loading);
         out.addAll(waiting);
@@ -130,6 +148,7 @@ public final class VllmScheduler extends RankScheduler {
     /** The running request at position i (admission order). */
     @Override
     public Sequence running(int i) {
+        settleRun();
         return running.get(i);
     }
 
@@ -216,6 +235,9 @@ public final class VllmScheduler extends RankScheduler {
             return scheduleDecodeRun(batch);
         }
         decodeRun = 0;
+        if (runLive) {
+            endRun();
+        }
         final int blockSize = settings.blockSize();
         final int threshold = settings.longPrefillTokenThreshold();
         final int maxModelLen = settings.maxModelLen();
@@ -370,22 +392,23 @@ public final class VllmScheduler extends RankScheduler {
      * a lightly loaded rank spends most of its steps here (servesim's own shortcut, not a vLLM rule).
      */
     private int scheduleDecodeRun(StepBatch batch) {
-        final boolean async = settings.asyncScheduling();
         ScheduledStep step = beginStepRecord();
         if (connector != null && kv.storesQueued()) {
             connector.beforeSchedule(kv); // G2 stores of the step before (the offloading connector defers them)
         }
         batch.reset((long) pool.usableBlocks() * settings.blockSize());
-        int n = running.size();
-        for (int k = 0; k < n; k++) {
-            Sequence r = running.get(k);
-            int context = r.numComputedTokens();
-            step.addPlainDecode(r);
-            batch.addDecode(context);
-            r.computedTo(context + 1);
-            if (async) {
-                r.placeholderAdded();
-            }
+        if (!runLive) {
+            beginRun();
+        }
+        // every request of the run decodes one token on its context: computed tokens (and async placeholders) advance
+        // for the run as a whole, the batch gets the run's contexts, the record the run's requests
+        int n = runSize;
+        batch.addDecodeRun(runContexts, n, runSteps, runContextSum + (long) n * runSteps);
+        runSteps++;
+        unsettledSteps++;
+        if (n > 0) {
+            step.planRun(runRequests, n);
+            runStepsInFlight++; // (a step without tokens is not in flight: endStepRecord)
         }
         step.decodeRun = true;
         decodeRunSteps++;
@@ -397,6 +420,66 @@ public final class VllmScheduler extends RankScheduler {
         preemptedLastStep = false;
         counters.stepScheduled(n, 0);
         return n;
+    }
+
+    /** The run's first step: it takes the running list and its computed tokens (the list stays as is until it ends). */
+    private void beginRun() {
+        int n = running.size();
+        if (runStepsInFlight > 0 || runRequests.length < n) {
+            // a step of an earlier run still reads its array (or it is too small): a new one
+            int cap = Math.max(n, runRequests.length);
+            runRequests = new Sequence[cap];
+            runContexts = new int[cap];
+        } else if (runSize > n) {
+            java.util.Arrays.fill(runRequests, n, runSize, null);
+        }
+        long sum = 0;
+        for (int k = 0; k < n; k++) {
+            Sequence r = running.get(k);
+            int context = r.numComputedTokens();
+            runRequests[k] = r;
+            runContexts[k] = context;
+            sum += context;
+        }
+        runSize = n;
+        runContextSum = sum;
+        runSteps = 0;
+        unsettledSteps = 0;
+        unsettledOutputs = 0;
+        runOutputsEven = false;
+        runLive = true;
+    }
+
+    /**
+     * Applies what the run's steps and outputs did as a whole to each of its requests ({@link Sequence#catchUp}); the
+     * run goes on. Every reader of a running request outside the scheduler goes through it ({@link #running}, {@link
+     * #inFlight}); tests that hold requests themselves call it before reading them.
+     */
+    void settleRun() {
+        if (unsettledSteps == 0 && unsettledOutputs == 0) {
+            return;
+        }
+        final boolean async = settings.asyncScheduling();
+        for (int k = 0; k < runSize; k++) {
+            runRequests[k].catchUp(unsettledSteps, unsettledOutputs, runLastTokenNanos, async);
+        }
+        unsettledSteps = 0;
+        unsettledOutputs = 0;
+    }
+
+    /** The run is over: its requests are brought up to date (steps of it in flight apply their outputs one by one). */
+    private void endRun() {
+        settleRun();
+        runLive = false;
+        if (runStepsInFlight == 0) {
+            forgetRunRequests();
+        }
+    }
+
+    /** Drops the references of a finished run (no step reads them any more), so its requests can be collected. */
+    private void forgetRunRequests() {
+        java.util.Arrays.fill(runRequests, 0, runSize, null);
+        runSize = 0;
     }
 
     /** Plain decode entries scheduled so far (see {@link Sequence#decodeRunTo}), those of decode runs included. */
@@ -519,9 +602,28 @@ public final class VllmScheduler extends RankScheduler {
      * {@code update_from_output()} for a decode-run step: each request samples its token (every one was running and
      * decoding when scheduled, none can finish, and no block fills: {@link Sequence#decodeRunTo}).
      */
+    @SuppressWarnings("ReferenceEquality") // a step of the live run holds the run's very array (ScheduledStep.planRun)
     private void appendDecodeRunOutputs(ScheduledStep step, long nowNanos, boolean async) {
-        for (int k = 0; k < step.count; k++) {
-            samplePlain(step.seq(k), nowNanos, async);
+        runStepsInFlight--;
+        int n = step.count;
+        if (runLive && step.run == runRequests && runOutputsEven) {
+            // every request's gap is the time since the run's latest outputs: sampled for the run as a whole
+            counters.tokensSampled(n);
+            recordGaps(nowNanos - runLastTokenNanos, n);
+            unsettledOutputs++;
+            runLastTokenNanos = nowNanos;
+        } else {
+            // the run's first outputs (each request's latest token came at its own time), or a step of a run that
+            // ended (its requests are up to date): one request at a time
+            for (int k = 0; k < n; k++) {
+                samplePlain(step.seq(k), nowNanos, async);
+            }
+            if (runLive && step.run == runRequests) {
+                runOutputsEven = true;
+                runLastTokenNanos = nowNanos;
+            } else if (!runLive && runStepsInFlight == 0) {
+                forgetRunRequests();
+            }
         }
         flushGaps();
         recycle(step);
@@ -568,6 +670,7 @@ public final class VllmScheduler extends RankScheduler {
             appendDecodeRunOutputs(step, nowNanos, async);
             return 0;
         }
+        settleRun(); // the run's requests are read one by one below
         boolean finishedWaiting = false;
         for (int k = 0; k < step.count; k++) {
             Sequence r = step.seq(k);
@@ -619,6 +722,9 @@ public final class VllmScheduler extends RankScheduler {
                 }
             }
             running.size(w);
+            if (runLive) {
+                endRun(); // the running list changed: a run that goes on takes it again (beginRun)
+            }
             if (finishedWaiting) {
                 waiting.removeIf(
                         Sequence::finished); // stopped while preempted (update_from_output's stopped_preempted_reqs)

@@ -20,6 +20,9 @@ public final class StepBatch {
     private double newTokensSum;
     private double causalPairs;
     private double kvTokens;
+    // a decode run's step (addDecodeRun): request i decodes on runContexts[i] + runOffset, nothing in the arrays above
+    private int[] runContexts;
+    private int runOffset;
 
     /** Clears the batch for a new step on a rank whose KV pool holds {@code capacityTokens} tokens. */
     public void reset(long capacityTokens) {
@@ -33,6 +36,7 @@ public final class StepBatch {
         newTokensSum = 0;
         causalPairs = 0;
         kvTokens = 0;
+        runContexts = null;
     }
 
     /**
@@ -83,6 +87,27 @@ public final class StepBatch {
         decodeContextTokens += (long) context + 1;
     }
 
+    /**
+     * Fills the (reset) batch with {@code n} decodes at once, request i on {@code baseContexts[i] + offset} computed
+     * tokens, whose sum is {@code contextSum}: the same aggregates as {@code n} calls of {@link #addDecode} (every
+     * partial sum is an integer below 2^53, so the doubles are exact whatever the order), in O(1). The array is read
+     * by the per-request accessors until the next {@link #reset} and must not change before.
+     */
+    public void addDecodeRun(int[] baseContexts, int n, int offset, long contextSum) {
+        if (size != 0) {
+            throw new IllegalStateException("a decode run fills a whole batch");
+        }
+        runContexts = baseContexts;
+        runOffset = offset;
+        size = n;
+        newTokensSum = n;
+        long kv = contextSum + n;
+        causalPairs = kv;
+        kvTokens = kv;
+        decodeRequests = n;
+        decodeContextTokens = kv;
+    }
+
     private void grow() {
         int cap = size * 2;
         newTokens = Arrays.copyOf(newTokens, cap);
@@ -115,17 +140,17 @@ public final class StepBatch {
 
     /** Tokens computed this step by request i. */
     public int newTokens(int i) {
-        return newTokens[i];
+        return runContexts != null ? 1 : newTokens[i];
     }
 
     /** Tokens of request i computed before this step. */
     public int contextTokens(int i) {
-        return contextTokens[i];
+        return runContexts != null ? runContexts[i] + runOffset : contextTokens[i];
     }
 
     /** Whether request i is a decode (generating one token). */
     public boolean isDecode(int i) {
-        return decode[i];
+        return runContexts != null || decode[i];
     }
 
     /** Tokens computed by prefill (and recompute) chunks this step. */

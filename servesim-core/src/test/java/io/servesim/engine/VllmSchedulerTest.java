@@ -375,12 +375,53 @@ class VllmSchedulerTest {
     /** One step of both kits: the same schedule, computed tokens, token times and blocks in use. */
     private static void stepBothAlike(SchedulerKit k, SchedulerKit full, Sequence[] ours, Sequence[] theirs) {
         assertThat(k.step()).isEqualTo(full.step());
+        k.scheduler.settleRun(); // a decode run advances its requests as a whole: bring them up to date to read them
         for (int j = 0; j < ours.length; j++) {
             assertThat(ours[j].numComputedTokens()).isEqualTo(theirs[j].numComputedTokens());
             assertThat(ours[j].lastTokenNanos()).isEqualTo(theirs[j].lastTokenNanos());
         }
         assertThat(k.scheduler.pool().usedBlocks())
                 .isEqualTo(full.scheduler.pool().usedBlocks());
+    }
+
+    /**
+     * A decode run's steps advance the run as a whole, not its requests (so a step costs the same whatever the batch):
+     * a request reads as of before the run's steps until the scheduler settles it, which every read through the
+     * scheduler does. Block 4, prompt 3, 8 outputs (steps 4 and 5 are a run, as above; a step's outputs land 10 ms
+     * after it starts): step 4's outputs are applied one by one (each request's previous token came at its own time),
+     * so after it A has 4 outputs, its latest at 40 ms, but still 5 computed tokens; step 5 leaves A as it was; read
+     * through the scheduler, A has 7 computed tokens and 5 outputs, the latest at 50 ms.
+     */
+    @Test
+    void decodeRun_advancesTheRunAsAWhole_andARequestCatchesUpWhenRead() {
+        SchedulerKit k = SchedulerKit.of(8, 100, 4, 64);
+        Sequence a = k.add(0, 3, 8);
+        k.step();
+        k.step();
+        k.step();
+        assertThat(a.numComputedTokens()).isEqualTo(5);
+        k.step(); // the run's first step
+        assertThat(k.scheduler.decodeRunSteps()).isEqualTo(1);
+        assertThat(a.numComputedTokens()).isEqualTo(5);
+        assertThat(a.numOutputTokens()).isEqualTo(4);
+        assertThat(a.lastTokenNanos()).isEqualTo(40_000_000L);
+        k.step(); // the run's second step
+        assertThat(k.scheduler.decodeRunSteps()).isEqualTo(2);
+        assertThat(a.numComputedTokens()).isEqualTo(5);
+        assertThat(a.numOutputTokens()).isEqualTo(4);
+        assertThat(a.lastTokenNanos()).isEqualTo(40_000_000L);
+        assertThat(k.counters.generatedTokens()).isEqualTo(5); // the run's tokens are counted as they are sampled
+
+        assertThat(k.scheduler.running(0)).isSameAs(a);
+        assertThat(a.numComputedTokens()).isEqualTo(7);
+        assertThat(a.numOutputTokens()).isEqualTo(5);
+        assertThat(a.lastTokenNanos()).isEqualTo(50_000_000L);
+        k.step();
+        k.step();
+        k.step();
+        assertThat(a.finished()).isTrue();
+        assertThat(a.numOutputTokens()).isEqualTo(8);
+        assertThat(a.lastTokenNanos()).isEqualTo(80_000_000L);
     }
 
     /** An arrival ends a decode run: the next step takes the full path and admits it beside the decode. */

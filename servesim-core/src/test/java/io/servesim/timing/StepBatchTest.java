@@ -39,4 +39,45 @@ class StepBatchTest {
         assertThat(viaDecode.prefillTokens()).isEqualTo(viaAdd.prefillTokens()).isEqualTo(40);
         assertThat(viaDecode.causalPairs()).isEqualTo(2_129_058.0 + 40 * (10 + 41 / 2.0));
     }
+
+    /**
+     * A decode run's batch ({@code addDecodeRun}) is n calls of {@code addDecode} on base context + offset: the same
+     * entries and bit-identical sums, from one call. Contexts 10, 20, 30 at offset 2: 12 + 22 + 32 = 66 computed, plus
+     * three new tokens = 69 KV tokens.
+     */
+    @Test
+    void addDecodeRun_isOneAddDecodePerRequestAtItsContextPlusTheOffset() {
+        int[] base = {10, 20, 30, 99}; // the run covers the first three
+        StepBatch run = new StepBatch();
+        StepBatch one = new StepBatch();
+        run.reset(1_000);
+        one.reset(1_000);
+        run.addDecodeRun(base, 3, 2, 66);
+        for (int i = 0; i < 3; i++) {
+            one.addDecode(base[i] + 2);
+        }
+        assertThat(run.size()).isEqualTo(one.size()).isEqualTo(3);
+        for (int i = 0; i < 3; i++) {
+            assertThat(run.newTokens(i)).isEqualTo(one.newTokens(i)).isEqualTo(1);
+            assertThat(run.contextTokens(i)).isEqualTo(one.contextTokens(i)).isEqualTo(base[i] + 2);
+            assertThat(run.isDecode(i)).isEqualTo(one.isDecode(i)).isTrue();
+        }
+        assertThat(Double.doubleToRawLongBits(run.newTokensSum()))
+                .isEqualTo(Double.doubleToRawLongBits(one.newTokensSum()));
+        assertThat(Double.doubleToRawLongBits(run.causalPairs()))
+                .isEqualTo(Double.doubleToRawLongBits(one.causalPairs()));
+        assertThat(Double.doubleToRawLongBits(run.kvTokens())).isEqualTo(Double.doubleToRawLongBits(one.kvTokens()));
+        assertThat(run.kvTokens()).isEqualTo(69.0);
+        assertThat(run.decodeContextTokens())
+                .isEqualTo(one.decodeContextTokens())
+                .isEqualTo(69);
+        assertThat(run.decodeRequests()).isEqualTo(3);
+        assertThat(run.prefillTokens()).isZero();
+        assertThat(run.totalTokens()).isEqualTo(3);
+
+        run.reset(1_000); // a reset batch forgets the run
+        run.add(5, 0, false);
+        assertThat(run.newTokens(0)).isEqualTo(5);
+        assertThat(run.isDecode(0)).isFalse();
+    }
 }
