@@ -438,12 +438,20 @@ public final class Sequence {
         }
         int fullBlocks = numTokens() / blockSize;
         if (have == 0) {
-            // the prompt's blocks: hashed once per request by dispatch (BlockHasher.promptHashes), here only when a
-            // sequence was made without them (scheduler tests)
-            long[] pre = promptHashes != null ? promptHashes : request.promptHashes(blockSize);
-            promptHashes = null; // the table holds them from now on
-            int n = Math.min(pre.length, fullBlocks);
-            table.initHashes(pre, n, Math.max(fullBlocks, table.expectedTokens() / blockSize));
+            // the prompt's blocks: hashed once per request by dispatch (BlockHasher.promptHashes), or here when it
+            // dispatched none — a seeded prompt nothing else reads (Cluster.dispatchHashes), hashed straight into the
+            // table, or a sequence made without them (scheduler tests)
+            int capacity = Math.max(fullBlocks, table.expectedTokens() / blockSize);
+            int n;
+            if (promptHashes == null && request.seededPromptHashes()) {
+                n = Math.min(request.promptLength() / blockSize, fullBlocks);
+                request.promptHashesInto(blockSize, table.startHashes(n, capacity), n);
+            } else {
+                long[] pre = promptHashes != null ? promptHashes : request.promptHashes(blockSize);
+                promptHashes = null; // the table holds them from now on
+                n = Math.min(pre.length, fullBlocks);
+                table.initHashes(pre, n, capacity);
+            }
             have = n;
         } else {
             table.ensureHashCapacity(fullBlocks, blockSize);

@@ -87,6 +87,19 @@ public final class BlockTable {
         numHashes = count;
     }
 
+    /**
+     * Starts an empty table's hashes with {@code count} the caller writes into the returned array's first entries
+     * before anything reads the table, room for {@code capacity} (at least {@code count}).
+     */
+    public long[] startHashes(int count, int capacity) {
+        if (numHashes != 0) {
+            throw new IllegalStateException("hashes already set: " + numHashes);
+        }
+        hashes = new long[Math.max(capacity, count)];
+        numHashes = count;
+        return hashes;
+    }
+
     /** Appends the first {@code count} hashes of {@code blockHashes} (the caller computed them). */
     public void addHashes(long[] blockHashes, int count) {
         if (numHashes + count > hashes.length) {

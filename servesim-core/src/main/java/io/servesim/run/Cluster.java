@@ -59,6 +59,7 @@ final class Cluster {
     private final List<HostPool> hostPools = new ArrayList<>();
     private final HostUsage g2 = new HostUsage();
     private final boolean hashPrompts;
+    private final boolean routersHash; // some router reads prompt hashes
     private final boolean readsAnyToken; // an engine that matches prompts token by token (TensorRT-LLM's radix)
     private static final long[] NO_HASHES = new long[0];
     private final int blockSize;
@@ -277,11 +278,12 @@ final class Cluster {
             // KV transfers and KV events reach other components between steps: no run-ahead (EventQueue)
             queue.forbidRunAhead();
         }
-        boolean routersHash = false;
+        boolean anyRouterHashes = false;
         for (RouterGroup g : groups) {
-            routersHash |= g.router().needsPromptHashes();
+            anyRouterHashes |= g.router().needsPromptHashes();
         }
-        this.hashPrompts = config.engine().kvCache().prefixCaching() || routersHash;
+        this.routersHash = anyRouterHashes;
+        this.hashPrompts = config.engine().kvCache().prefixCaching() || anyRouterHashes;
         this.readsAnyToken = anyTrtllm;
         this.failed = new boolean[w];
         this.acceptingWorkers = w;
@@ -459,6 +461,19 @@ final class Cluster {
         }
         // a prompt every engine rejects at once (no room for an output token) is never looked up: do not hash it
         return request.promptLength() >= maxModelLen ? NO_HASHES : request.promptHashes(blockSize);
+    }
+
+    /**
+     * {@link #promptHashes} for an aggregated dispatch, or null when nothing at dispatch reads them: no router reads
+     * hashes and the prompt is a seeded one no other request shares (no session, so no migration hint either) — its
+     * engine then hashes it straight into the block table when it first needs them (the same values, one array and
+     * one copy fewer per request; {@code Sequence.ensureHashes}).
+     */
+    long[] dispatchHashes(Request request) {
+        if (!routersHash && request.blocksUnique() && request.seededPromptHashes()) {
+            return null;
+        }
+        return promptHashes(request);
     }
 
     /**

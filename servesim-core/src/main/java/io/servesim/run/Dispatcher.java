@@ -95,7 +95,7 @@ final class Dispatcher implements RequestSink {
         if (before >= 0 && cluster.isFailed(before / dp)) {
             before = -1; // the session's worker failed: its cache is gone, there is nothing to hint or avoid
         }
-        long[] hashes = cluster.promptHashes(request);
+        long[] hashes = cluster.dispatchHashes(request);
         boolean migrating = request.migrate() && before >= 0 && cluster.numWorkers() > 1;
         int g = migrating ? group.routeExcluding(request, hashes, before / dp) : group.route(request, hashes);
         if (cluster.isFailed(g / dp)) {

@@ -378,12 +378,7 @@ public final class Request {
         long[] hashes = new long[promptLength / blockSize];
         long parent = BlockHasher.ROOT;
         if (hashIds == null) {
-            // unique seeded tokens: block b's identity is (seed, b), chained
-            long key = BlockHasher.hashIdKey(tokenSeed);
-            for (int b = 0; b < hashes.length; b++) {
-                parent = BlockHasher.hashIdBlockOfKey(parent, key, b);
-                hashes[b] = parent;
-            }
+            promptHashesInto(blockSize, hashes, hashes.length);
             return hashes;
         }
         if (hashBlockSize % blockSize == 0) {
@@ -406,6 +401,30 @@ public final class Request {
             hashes[b] = parent;
         }
         return hashes;
+    }
+
+    /**
+     * Whether the prompt's block hashes derive from its unique token seed alone (a lengths-only row: no tokens, no
+     * hash ids), so {@link #promptHashesInto} can write them where they are kept.
+     */
+    public boolean seededPromptHashes() {
+        return promptTokens == null && hashIds == null;
+    }
+
+    /**
+     * Writes the first {@code count} of a seeded prompt's block hashes ({@link #seededPromptHashes}) to
+     * {@code dst[0, count)}: the values {@link #promptHashes} returns, block b's identity being (seed, b), chained.
+     */
+    public void promptHashesInto(int blockSize, long[] dst, int count) {
+        if (!seededPromptHashes() || count > promptLength / blockSize) {
+            throw new IllegalStateException("request " + id + ": no " + count + " seeded prompt block hashes");
+        }
+        long parent = BlockHasher.ROOT;
+        long key = BlockHasher.hashIdKey(tokenSeed);
+        for (int b = 0; b < count; b++) {
+            parent = BlockHasher.hashIdBlockOfKey(parent, key, b);
+            dst[b] = parent;
+        }
     }
 
     /**

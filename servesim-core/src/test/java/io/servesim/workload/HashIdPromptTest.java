@@ -1,6 +1,7 @@
 package io.servesim.workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.servesim.kv.BlockHasher;
 import org.junit.jupiter.api.Test;
@@ -73,5 +74,25 @@ class HashIdPromptTest {
         assertThat(Request.ofUniqueTokens(3, -1, 0, true, 0, 101, 40, 1, 7, null, -1)
                         .promptHashes(16))
                 .containsExactly(ha[0], ha[1]); // a prefix of it shares its leading blocks
+    }
+
+    /**
+     * A seeded prompt's hashes can be written where they are kept (an engine's block table, when dispatch hashed
+     * nothing): the same values as {@code promptHashes}, the first {@code count} of them; a prompt with tokens or hash
+     * ids has no such form.
+     */
+    @Test
+    void uniqueSeededPrompts_hashIntoAGivenArray_theValuesPromptHashesReturns() {
+        Request a = Request.ofUniqueTokens(0, -1, 0, true, 0, 101, 100, 1, 7, null, -1);
+        long[] all = a.promptHashes(16);
+        long[] dst = new long[10];
+        a.promptHashesInto(16, dst, 4);
+        assertThat(a.seededPromptHashes()).isTrue();
+        assertThat(dst).containsExactly(all[0], all[1], all[2], all[3], 0, 0, 0, 0, 0, 0);
+        assertThatThrownBy(() -> a.promptHashesInto(16, dst, 7)) // 100 tokens hold 6 full blocks of 16
+                .isInstanceOf(IllegalStateException.class);
+        Request withIds = prompt(150, 11, 22, 33);
+        assertThat(withIds.seededPromptHashes()).isFalse();
+        assertThatThrownBy(() -> withIds.promptHashesInto(16, dst, 1)).isInstanceOf(IllegalStateException.class);
     }
 }
