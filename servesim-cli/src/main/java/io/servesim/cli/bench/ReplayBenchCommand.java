@@ -26,9 +26,11 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code servesim bench replay}: one config replayed several times in one warm JVM (after warm-up runs), printing
- * each run's replay time and the minimum and median with µs per request, and the canonical output's SHA-256, which
- * must be the same on every run. In-JVM minima move less with machine noise than cold single runs do, so small
- * changes show; {@code scripts/bench-ab.sh} remains the interleaved before/after comparison.
+ * each run's replay time and the minimum and median with µs per request, the bytes the replay allocated, and the
+ * canonical output's SHA-256, which must be the same on every run. In-JVM minima move less with machine noise than
+ * cold single runs do, so small changes show; {@code scripts/bench-ab.sh} remains the interleaved before/after
+ * comparison. The allocation (the simulation thread's, from the JVM's per-thread counter) hardly moves between runs
+ * or machines, so a change that allocates less shows there even when the wall clock cannot tell.
  */
 @Command(
         name = "replay",
@@ -60,12 +62,17 @@ public final class ReplayBenchCommand implements Callable<Integer> {
         }
         SimConfig cfg = ConfigLoader.load(config, sets);
         long[] millis = new long[repeat];
+        long[] allocated = new long[repeat];
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         String digest = null;
         long requests = 0;
         for (int i = 0; i < warmup + repeat; i++) {
+            long bytes0 = threads.getCurrentThreadAllocatedBytes();
             long t0 = System.nanoTime();
             RunResult r = new Simulation(cfg).run();
             long nanos = System.nanoTime() - t0;
+            long bytes = threads.getCurrentThreadAllocatedBytes() - bytes0;
             requests = r.log().size();
             String d = canonicalSha256(r);
             if (digest != null && !digest.equals(d)) {
@@ -76,7 +83,13 @@ public final class ReplayBenchCommand implements Callable<Integer> {
             digest = d;
             if (i >= warmup) {
                 millis[i - warmup] = nanos / 1_000_000;
-                o.printf(Locale.ROOT, "run %d: replay %d ms%n", i - warmup + 1, millis[i - warmup]);
+                allocated[i - warmup] = bytes;
+                o.printf(
+                        Locale.ROOT,
+                        "run %d: replay %d ms, allocated %.1f MB%n",
+                        i - warmup + 1,
+                        millis[i - warmup],
+                        bytes / 1e6);
             }
         }
         long[] sorted = millis.clone();
@@ -87,7 +100,7 @@ public final class ReplayBenchCommand implements Callable<Integer> {
         o.printf(
                 Locale.ROOT,
                 "bench replay: %s, %d requests, %d runs after %d warm-up: min %d ms (%.1f us/request), median %.0f ms,"
-                        + " max %d ms; canonical sha256 %s%n",
+                        + " max %d ms; allocated %.1f MB per replay (least); canonical sha256 %s%n",
                 config,
                 requests,
                 repeat,
@@ -96,6 +109,7 @@ public final class ReplayBenchCommand implements Callable<Integer> {
                 requests == 0 ? 0.0 : sorted[0] * 1e3 / requests,
                 median,
                 sorted[sorted.length - 1],
+                Arrays.stream(allocated).min().orElse(0) / 1e6,
                 digest);
         o.flush();
         return Main.OK;

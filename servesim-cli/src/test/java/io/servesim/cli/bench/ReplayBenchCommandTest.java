@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 /** servesim bench replay: one config several times in a warm JVM, with its canonical digest. */
 class ReplayBenchCommandTest {
     @Test
-    void aSmallReplay_printsEachRun_theMinimumPerRequest_andOneDigest() {
+    void aSmallReplay_printsEachRun_theMinimumPerRequest_itsAllocation_andOneDigest() {
         CliRun r = CliRun.of(
                 "bench",
                 "replay",
@@ -22,9 +22,10 @@ class ReplayBenchCommandTest {
                 "1");
         assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(Main.OK);
         assertThat(r.out())
-                .contains("run 1: replay ")
-                .contains("run 2: replay ")
+                .containsPattern("run 1: replay [0-9]+ ms, allocated [0-9]+\\.[0-9] MB")
+                .containsPattern("run 2: replay [0-9]+ ms, allocated [0-9]+\\.[0-9] MB")
                 .containsPattern("2 runs after 1 warm-up: min [0-9]+ ms \\([0-9.]+ us/request\\)")
+                .containsPattern("allocated [0-9]+\\.[0-9] MB per replay \\(least\\)")
                 .containsPattern("canonical sha256 [0-9a-f]{64}");
     }
 
