@@ -439,11 +439,11 @@ public final class Sequence {
         int fullBlocks = numTokens() / blockSize;
         if (have == 0) {
             // the prompt's blocks: hashed once per request by dispatch (BlockHasher.promptHashes), or here when it
-            // dispatched none — a seeded prompt nothing else reads (Cluster.dispatchHashes), hashed straight into the
-            // table, or a sequence made without them (scheduler tests)
+            // dispatched none — a prompt of a seed or hash ids that nothing else reads (Cluster.dispatchHashes), hashed
+            // straight into the table — or a sequence made without them (scheduler tests)
             int capacity = Math.max(fullBlocks, table.expectedTokens() / blockSize);
             int n;
-            if (promptHashes == null && request.seededPromptHashes()) {
+            if (promptHashes == null && request.derivedPromptHashes()) {
                 n = Math.min(request.promptLength() / blockSize, fullBlocks);
                 request.promptHashesInto(blockSize, table.startHashes(n, capacity), n);
             } else {

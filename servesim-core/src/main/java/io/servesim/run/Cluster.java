@@ -465,12 +465,12 @@ final class Cluster {
 
     /**
      * {@link #promptHashes} for an aggregated dispatch, or null when nothing at dispatch reads them: no router reads
-     * hashes and the prompt is a seeded one no other request shares (no session, so no migration hint either) — its
-     * engine then hashes it straight into the block table when it first needs them (the same values, one array and
-     * one copy fewer per request; {@code Sequence.ensureHashes}).
+     * hashes, the request has no session (so no migration hint either), and its hashes derive from its seed or trace
+     * hash ids — its engine then hashes it straight into the block table when it first needs them (the same values,
+     * one array and one copy fewer per request; {@code Sequence.ensureHashes}).
      */
     long[] dispatchHashes(Request request) {
-        if (!routersHash && request.blocksUnique() && request.seededPromptHashes()) {
+        if (!routersHash && request.sessionId() < 0 && request.derivedPromptHashes()) {
             return null;
         }
         return promptHashes(request);

@@ -376,53 +376,54 @@ public final class Request {
                     : sessionPromptHashes(blockSize);
         }
         long[] hashes = new long[promptLength / blockSize];
+        promptHashesInto(blockSize, hashes, hashes.length);
+        return hashes;
+    }
+
+    /**
+     * Whether the prompt's block hashes derive from what the row states — its unique token seed (a lengths-only row)
+     * or its trace hash ids — rather than from a token array, so {@link #promptHashesInto} can write them where they
+     * are kept.
+     */
+    public boolean derivedPromptHashes() {
+        return promptTokens == null;
+    }
+
+    /**
+     * Writes the first {@code count} of a derived prompt's block hashes ({@link #derivedPromptHashes}) to
+     * {@code dst[0, count)}, the values {@link #promptHashes} returns: for a seeded prompt block b's identity is
+     * (seed, b), chained; for hash ids see {@link #promptHashes}.
+     */
+    public void promptHashesInto(int blockSize, long[] dst, int count) {
+        if (promptTokens != null || count > promptLength / blockSize) {
+            throw new IllegalStateException("request " + id + ": no " + count + " derived prompt block hashes");
+        }
         long parent = BlockHasher.ROOT;
         if (hashIds == null) {
-            promptHashesInto(blockSize, hashes, hashes.length);
-            return hashes;
+            long key = BlockHasher.hashIdKey(tokenSeed);
+            for (int b = 0; b < count; b++) {
+                parent = BlockHasher.hashIdBlockOfKey(parent, key, b);
+                dst[b] = parent;
+            }
+            return;
         }
         if (hashBlockSize % blockSize == 0) {
             int perId = hashBlockSize / blockSize;
-            for (int b = 0, id = 0; b < hashes.length; id++) {
+            for (int b = 0, id = 0; b < count; id++) {
                 long key = BlockHasher.hashIdKey(hashIds[id]);
-                for (int sub = 0; sub < perId && b < hashes.length; sub++, b++) {
+                for (int sub = 0; sub < perId && b < count; sub++, b++) {
                     parent = BlockHasher.hashIdBlockOfKey(parent, key, sub);
-                    hashes[b] = parent;
+                    dst[b] = parent;
                 }
             }
-            return hashes;
+            return;
         }
-        for (int b = 0; b < hashes.length; b++) {
+        for (int b = 0; b < count; b++) {
             long state = BlockHasher.begin(parent);
             for (int i = b * blockSize, end = i + blockSize; i < end; i++) {
                 state = BlockHasher.add(state, promptToken(i));
             }
             parent = BlockHasher.finish(state);
-            hashes[b] = parent;
-        }
-        return hashes;
-    }
-
-    /**
-     * Whether the prompt's block hashes derive from its unique token seed alone (a lengths-only row: no tokens, no
-     * hash ids), so {@link #promptHashesInto} can write them where they are kept.
-     */
-    public boolean seededPromptHashes() {
-        return promptTokens == null && hashIds == null;
-    }
-
-    /**
-     * Writes the first {@code count} of a seeded prompt's block hashes ({@link #seededPromptHashes}) to
-     * {@code dst[0, count)}: the values {@link #promptHashes} returns, block b's identity being (seed, b), chained.
-     */
-    public void promptHashesInto(int blockSize, long[] dst, int count) {
-        if (!seededPromptHashes() || count > promptLength / blockSize) {
-            throw new IllegalStateException("request " + id + ": no " + count + " seeded prompt block hashes");
-        }
-        long parent = BlockHasher.ROOT;
-        long key = BlockHasher.hashIdKey(tokenSeed);
-        for (int b = 0; b < count; b++) {
-            parent = BlockHasher.hashIdBlockOfKey(parent, key, b);
             dst[b] = parent;
         }
     }

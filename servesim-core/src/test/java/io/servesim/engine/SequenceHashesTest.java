@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class SequenceHashesTest {
 
     /**
-     * A seeded prompt dispatched without hashes (no router reads them: {@code Cluster.dispatchHashes}) is hashed
+     * A seeded prompt dispatched without hashes (no router reads them: {@code Cluster.dispatchHashes}; hash-id rows alike) is hashed
      * straight into its block table when it first needs them: 100 tokens in blocks of 16 are 6 full blocks with the
      * values dispatch would have given.
      */

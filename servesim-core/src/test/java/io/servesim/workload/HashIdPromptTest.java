@@ -77,22 +77,33 @@ class HashIdPromptTest {
     }
 
     /**
-     * A seeded prompt's hashes can be written where they are kept (an engine's block table, when dispatch hashed
-     * nothing): the same values as {@code promptHashes}, the first {@code count} of them; a prompt with tokens or hash
-     * ids has no such form.
+     * A prompt whose hashes derive from its seed or its hash ids can have them written where they are kept (an
+     * engine's block table, when dispatch hashed nothing): the same values as {@code promptHashes}, the first
+     * {@code count} of them — for hash ids also when the engine block does not divide the trace block (hashed from the
+     * expanded tokens); a prompt of tokens has no such form.
      */
     @Test
-    void uniqueSeededPrompts_hashIntoAGivenArray_theValuesPromptHashesReturns() {
+    void derivedPrompts_hashIntoAGivenArray_theValuesPromptHashesReturns() {
         Request a = Request.ofUniqueTokens(0, -1, 0, true, 0, 101, 100, 1, 7, null, -1);
         long[] all = a.promptHashes(16);
         long[] dst = new long[10];
         a.promptHashesInto(16, dst, 4);
-        assertThat(a.seededPromptHashes()).isTrue();
+        assertThat(a.derivedPromptHashes()).isTrue();
         assertThat(dst).containsExactly(all[0], all[1], all[2], all[3], 0, 0, 0, 0, 0, 0);
         assertThatThrownBy(() -> a.promptHashesInto(16, dst, 7)) // 100 tokens hold 6 full blocks of 16
                 .isInstanceOf(IllegalStateException.class);
-        Request withIds = prompt(150, 11, 22, 33);
-        assertThat(withIds.seededPromptHashes()).isFalse();
-        assertThatThrownBy(() -> withIds.promptHashesInto(16, dst, 1)).isInstanceOf(IllegalStateException.class);
+
+        Request ids = prompt(150, 11, 22, 33); // 150 tokens: 9 blocks of 16, 3 of 48
+        assertThat(ids.derivedPromptHashes()).isTrue();
+        long[] byIds = new long[9];
+        ids.promptHashesInto(16, byIds, 5);
+        assertThat(java.util.Arrays.copyOf(byIds, 5)).containsExactly(java.util.Arrays.copyOf(ids.promptHashes(16), 5));
+        long[] byTokens = new long[3];
+        ids.promptHashesInto(48, byTokens, 3);
+        assertThat(byTokens).containsExactly(ids.promptHashes(48));
+
+        Request tokens = new Request(9, -1, 0, true, 0, new int[40], 1, 9);
+        assertThat(tokens.derivedPromptHashes()).isFalse();
+        assertThatThrownBy(() -> tokens.promptHashesInto(16, dst, 1)).isInstanceOf(IllegalStateException.class);
     }
 }
