@@ -230,7 +230,8 @@ public final class VllmScheduler extends RankScheduler {
      */
     @Override
     public int schedule(long nowNanos, StepBatch batch) {
-        if (decodeRun > 0 && waiting.isEmpty()) {
+        if (decodeRun > 0 && waiting.isEmpty() && !running.isEmpty()) {
+            // (a rank with nothing at all, stepped by a synchronous driver, takes the full path: it schedules nothing)
             decodeRun--;
             return scheduleDecodeRun(batch);
         }
