@@ -4,13 +4,15 @@
 # (two copies of the base jar, B and B'), one JVM per replay, and prints per config the median replay time of each arm
 # with its min-max spread and the ratios C/B and B'/B (the A/A ratio shows how much of a difference is noise).
 #
-# Usage: bash scripts/bench-ab.sh BASE_REF [-n ROUNDS] [-s 'path=value ...'] [CONFIG.yaml ...]
+# Usage: bash scripts/bench-ab.sh BASE_REF [-n ROUNDS] [-s 'path=value ...'] [-f 'W:DP:ARM ...'] [CONFIG.yaml ...]
 #   BASE_REF  a commit, branch or tag (e.g. HEAD~3, main)
 #   -n        alternations per arm, at least 6 (default 6)
 #   -s        --set overrides applied to every replay (space separated)
-#   CONFIG    configs to replay (default: examples/synthetic.yaml)
+#   -f        KVCR fixture cells to compare too (space separated, e.g. '2048:1:kvcr-hinted 8:1:g2-only')
+#   CONFIG    configs to replay (default: examples/synthetic.yaml, unless only fixture cells are given)
 # Replay time is what `servesim replay` prints ("wall time: replay N ms"): the simulation alone, not JVM start-up or
-# report writing. Output directories are thrown away.
+# report writing. A fixture cell's value is its warm µs per request (`servesim bench fixture --workers W --dp DP
+# --arm ARM --repeat 2 --warmup 1 --no-fork`, one JVM per measurement). Output directories are thrown away.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -22,11 +24,13 @@ base_ref="$1"
 shift
 rounds=6
 sets=""
-while getopts "n:s:" opt; do
+cells=""
+while getopts "n:s:f:" opt; do
   case "$opt" in
     n) rounds="$OPTARG" ;;
     s) sets="$OPTARG" ;;
-    *) echo "bench-ab: unknown option (use -n ROUNDS, -s 'path=value ...')" >&2; exit 2 ;;
+    f) cells="$OPTARG" ;;
+    *) echo "bench-ab: unknown option (use -n ROUNDS, -s 'path=value ...', -f 'W:DP:ARM ...')" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -35,9 +39,14 @@ if ! [[ "$rounds" =~ ^[0-9]+$ ]] || [ "$rounds" -lt 6 ]; then
   exit 2
 fi
 configs=("$@")
-[ ${#configs[@]} -eq 0 ] && configs=(examples/synthetic.yaml)
+[ ${#configs[@]} -eq 0 ] && [ -z "$cells" ] && configs=(examples/synthetic.yaml)
 for c in "${configs[@]}"; do
   [ -f "$c" ] || { echo "bench-ab: no such config: $c" >&2; exit 2; }
+done
+for cell in $cells; do
+  [[ "$cell" =~ ^[0-9]+:[0-9]+:(g2-only|kvcr-off|kvcr-idle|kvcr-hinted|pd)$ ]] \
+    || { echo "bench-ab: a fixture cell is W:DP:ARM with ARM one of g2-only, kvcr-off, kvcr-idle, kvcr-hinted, pd (got '$cell')" >&2; exit 2; }
+  configs+=("fixture:$cell")
 done
 git rev-parse --verify --quiet "$base_ref^{commit}" >/dev/null || { echo "bench-ab: unknown ref '$base_ref'" >&2; exit 2; }
 
@@ -57,15 +66,25 @@ cp servesim-cli/target/servesim.jar "$work/cand.jar"
 set_args=()
 for s in $sets; do set_args+=(--set "$s"); done
 
-# one replay; prints its replay milliseconds
+# one measurement: a config's replay milliseconds, or a fixture cell's warm microseconds per request
 replay_ms() {
   local jar="$1" config="$2"
-  "$JAVA_HOME/bin/java" -XX:+UseParallelGC -XX:MaxTenuringThreshold=1 -Xss8m -jar "$jar" replay "$config" "${set_args[@]}" \
+  local flags=(-XX:+UseParallelGC -XX:MaxTenuringThreshold=1 -Xss8m)
+  if [[ "$config" == fixture:* ]]; then
+    local w dp arm
+    IFS=: read -r _ w dp arm <<<"$config"
+    "$JAVA_HOME/bin/java" "${flags[@]}" -jar "$jar" bench fixture --workers "$w" --dp "$dp" --arm "$arm" \
+      --repeat 2 --warmup 1 --no-fork --out "$work/fixture" 2>/dev/null \
+      | awk -v w="$w" -v dp="$dp" -v arm="$arm" '$1 == w && $2 == dp && $3 == arm { print $8; exit }'
+    return
+  fi
+  "$JAVA_HOME/bin/java" "${flags[@]}" -jar "$jar" replay "$config" "${set_args[@]}" \
     --out "$work/out" --no-html --progress never 2>/dev/null \
     | sed -n 's/^wall time: replay \([0-9]*\) ms.*/\1/p'
 }
 
-printf '%-50s %-5s %10s %10s %10s %8s %8s\n' config arm median_ms min_ms max_ms ratio spread
+printf '%-50s %-5s %10s %10s %10s %8s %8s\n' config arm median min max ratio spread
+echo "bench-ab: configs in ms per replay, fixture cells in warm us per request" >&2
 for config in "${configs[@]}"; do
   declare -A times=([B]="" [C]="" [A]="")
   for ((r = 1; r <= rounds; r++)); do
@@ -96,7 +115,7 @@ for config in "${configs[@]}"; do
       lo = 1e300; hi = 0
       for (i = 1; i <= n; i++) { q = x[i] / y[i]; if (q < lo) lo = q; if (q > hi) hi = q }
       sort(x, n)
-      printf "%-50s %-5s %10.0f %10.0f %10.0f %8.3f %4.2f-%4.2f\n", config, name, median(x, n), x[1], x[n], median(x, n) / mb, lo, hi
+      printf "%-50s %-5s %10.1f %10.1f %10.1f %8.3f %4.2f-%4.2f\n", config, name, median(x, n), x[1], x[n], median(x, n) / mb, lo, hi
     }
     BEGIN {
       n = split(b, xb, " "); sort(xb, n); mb = median(xb, n)
