@@ -99,20 +99,30 @@ public final class Fixture {
 
     /** What one replay of a cell measured. */
     public record Measurement(
-            long requests, long virtualNanos, long replayNanos, String canonicalSha256, Summary summary) {}
+            long requests,
+            long virtualNanos,
+            long replayNanos,
+            long allocatedBytes,
+            String canonicalSha256,
+            Summary summary) {}
 
     /**
      * Replays a cell once: the replay time runs from building the simulation to the end of report finalisation
-     * (summary and canonical digest), excluding config parsing.
+     * (summary and canonical digest), excluding config parsing; the bytes this thread allocated over the same span
+     * come with it (the JVM's per-thread counter: it hardly moves between runs, where the time does).
      */
     public static Measurement replay(SimConfig config) {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long bytes0 = threads.getCurrentThreadAllocatedBytes();
         long t0 = System.nanoTime();
         Result run = Servesim.run(config);
         RunResult result = run.raw();
         Summary summary = run.summary();
         String sha = canonicalSha256(result, summary);
         long t1 = System.nanoTime();
-        return new Measurement(result.requestsCreated(), result.endNanos(), t1 - t0, sha, summary);
+        long bytes = threads.getCurrentThreadAllocatedBytes() - bytes0;
+        return new Measurement(result.requestsCreated(), result.endNanos(), t1 - t0, bytes, sha, summary);
     }
 
     /** SHA-256 of the run's canonical.json, computed without writing it. */

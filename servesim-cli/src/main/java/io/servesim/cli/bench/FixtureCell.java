@@ -26,6 +26,7 @@ import java.util.Arrays;
  * @param kvcrMovingPeak most pulls moving at once
  * @param kvcrRegistryWakeups rank wake-ups by the KVCR registry
  * @param preemptions engine preemptions
+ * @param allocatedMbWarm the least the simulation thread allocated in one timed replay, in MB (10^6 bytes)
  */
 public record FixtureCell(
         int workers,
@@ -43,12 +44,13 @@ public record FixtureCell(
         long kvcrCompleted,
         long kvcrMovingPeak,
         long kvcrRegistryWakeups,
-        long preemptions) {
+        long preemptions,
+        double allocatedMbWarm) {
 
     /** Columns of fixture.csv, in order. */
     public static final String CSV_HEADER = "workers,dp,arm,requests,virtual_ms,replay_ms,us_per_request_cold,"
             + "us_per_request_warm,process_ms,peak_heap_mb,canonical_sha256,kvcr_staged,kvcr_completed,"
-            + "kvcr_moving_peak,kvcr_registry_wakeups,preemptions";
+            + "kvcr_moving_peak,kvcr_registry_wakeups,preemptions,allocated_mb_per_replay";
 
     /**
      * Warm-up continues until at least this many requests were replayed (small cells need it to get JIT-warm): after
@@ -72,10 +74,12 @@ public record FixtureCell(
             replayed += Math.max(1, cold.requests());
         }
         long[] warm = new long[Math.max(1, repeat)];
+        long leastAllocated = Long.MAX_VALUE;
         for (int i = 0; i < warm.length; i++) {
             Fixture.Measurement m = repeat == 0 ? cold : Fixture.replay(config);
             check(cold, m);
             warm[i] = m.replayNanos();
+            leastAllocated = Math.min(leastAllocated, m.allocatedBytes());
         }
         Arrays.sort(warm);
         double median = warm.length % 2 == 1
@@ -99,7 +103,8 @@ public record FixtureCell(
                 s.kvcr().completed(),
                 s.kvcr().movingPeak(),
                 s.kvcr().registryWakeups(),
-                s.preemptions());
+                s.preemptions(),
+                leastAllocated / 1e6);
     }
 
     private static void check(Fixture.Measurement first, Fixture.Measurement again) {
@@ -138,7 +143,8 @@ public record FixtureCell(
                 kvcrCompleted,
                 kvcrMovingPeak,
                 kvcrRegistryWakeups,
-                preemptions);
+                preemptions,
+                allocatedMbWarm);
     }
 
     /** One fixture.csv row (Locale.ROOT numbers). */
@@ -160,7 +166,8 @@ public record FixtureCell(
                 Long.toString(kvcrCompleted),
                 Long.toString(kvcrMovingPeak),
                 Long.toString(kvcrRegistryWakeups),
-                Long.toString(preemptions));
+                Long.toString(preemptions),
+                fmt(allocatedMbWarm, 1));
     }
 
     static String fmt(double v, int decimals) {

@@ -99,7 +99,7 @@ public final class FixtureCommand implements Callable<Integer> {
         }
         out.printf(
                 Locale.ROOT,
-                "%7s %3s %-12s %9s %10s %10s %9s %9s %10s %8s  %-16s %7s%n",
+                "%7s %3s %-12s %9s %10s %10s %9s %9s %10s %8s  %-16s %7s %9s%n",
                 "workers",
                 "dp",
                 "arm",
@@ -111,7 +111,8 @@ public final class FixtureCommand implements Callable<Integer> {
                 "process_ms",
                 "heap_mb",
                 "sha256",
-                "pulls");
+                "pulls",
+                "alloc_mb");
         out.flush();
         List<FixtureCell> cells = new ArrayList<>();
         for (int w : workers) {
@@ -124,7 +125,7 @@ public final class FixtureCommand implements Callable<Integer> {
                     cells.add(c);
                     out.printf(
                             Locale.ROOT,
-                            "%7d %3d %-12s %9d %10.1f %10.1f %9.1f %9.1f %10s %8.0f  %-16s %7d%n",
+                            "%7d %3d %-12s %9d %10.1f %10.1f %9.1f %9.1f %10s %8.0f  %-16s %7d %9.1f%n",
                             c.workers(),
                             c.dp(),
                             c.arm(),
@@ -136,7 +137,8 @@ public final class FixtureCommand implements Callable<Integer> {
                             c.processMs() < 0 ? "-" : String.format(Locale.ROOT, "%.0f", c.processMs()),
                             c.peakHeapMb(),
                             c.canonicalSha256().substring(0, 16),
-                            c.kvcrStaged());
+                            c.kvcrStaged(),
+                            c.allocatedMbWarm());
                     out.flush();
                     write(cells); // after every cell: an interrupted table keeps what it measured
                 }

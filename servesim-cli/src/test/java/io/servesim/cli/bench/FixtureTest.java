@@ -95,9 +95,13 @@ class FixtureTest {
         List<String> csv = Files.readAllLines(dir.resolve("fixture.csv"));
         assertThat(csv.get(0))
                 .startsWith("workers,dp,arm,requests,virtual_ms,replay_ms,us_per_request_cold,us_per_request_warm,")
-                .contains("peak_heap_mb,canonical_sha256");
+                .contains("peak_heap_mb,canonical_sha256")
+                .endsWith(",allocated_mb_per_replay");
         assertThat(csv).hasSize(3);
         assertThat(csv.get(2)).startsWith("2,1,kvcr-hinted,176,");
+        // a replay allocates: the last column is a positive number of megabytes
+        assertThat(Double.parseDouble(csv.get(2).substring(csv.get(2).lastIndexOf(',') + 1)))
+                .isPositive();
         assertThat(Files.readString(dir.resolve("fixture.json"))).contains("\"arm\" : \"kvcr-hinted\"");
         assertThat(out.toString()).contains("kvcr-hinted / kvcr-off");
         // the table's directory is one benchmark's output exactly when its manifest matches
