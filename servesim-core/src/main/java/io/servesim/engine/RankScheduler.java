@@ -79,12 +79,7 @@ public abstract class RankScheduler {
      * gaps reach the counters as one entry ({@link #flushGaps}).
      */
     protected final void recordGap(long gap) {
-        if (gap != gapValue) {
-            counters.gaps(gapValue, gapCount);
-            gapValue = gap;
-            gapCount = 0;
-        }
-        gapCount++;
+        recordGaps(gap, 1);
     }
 
     /** {@code n} calls of {@link #recordGap}{@code (gap)}. */
