@@ -84,7 +84,7 @@ public final class Main implements Runnable {
     }
 
     /** An I/O failure with the operating system's reason (permission denied, no space left, not a directory ...). */
-    static String describe(Throwable e) {
+    public static String describe(Throwable e) {
         Throwable t = e instanceof java.io.UncheckedIOException && e.getCause() != null ? e.getCause() : e;
         if (t instanceof java.nio.file.AccessDeniedException a) {
             return "permission denied: " + a.getFile();

@@ -13,7 +13,8 @@ import picocli.CommandLine.Command;
             StreamCommand.class,
             FuzzCommand.class,
             SoakCommand.class,
-            ReplayBenchCommand.class
+            ReplayBenchCommand.class,
+            AotTrainingCommand.class
         })
 public final class BenchCommand implements Runnable {
     @picocli.CommandLine.Spec
