@@ -171,6 +171,9 @@ public final class TraceWorkload implements Workload, EventHandler {
     private Long2IntOpenHashMap countHashIds() {
         Long2IntOpenHashMap counts = new Long2IntOpenHashMap();
         try (TraceReader counting = TraceFormats.open(config.format(), path, config.traceBlockSize())) {
+            if (counting instanceof JsonLinesReader) {
+                return JsonLinesReader.countHashIds(path, MAX_COUNTED_ROWS); // reads the ids alone
+            }
             int rows = 0;
             while (true) {
                 TraceRecord r;

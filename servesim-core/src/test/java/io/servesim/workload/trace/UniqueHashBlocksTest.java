@@ -78,4 +78,46 @@ class UniqueHashBlocksTest {
                 """);
         assertThat(lengths).allSatisfy(q -> assertThat(q.privateFromBlock(16)).isEqualTo(-1));
     }
+
+    @Test
+    void theCount_readsEachRowsTopLevelHashIds_skippingLinesThatAreNotRows() throws IOException {
+        Path trace = tmp.resolve("c.jsonl");
+        Files.writeString(trace, """
+                {"timestamp": 0, "input_length": 96, "output_length": 4, "hash_ids": [1, 2, 3]}
+                not json
+                {"timestamp": 5, "input_length": 64, "output_length": 4, "hash_ids": [1, "x"]}
+                {"timestamp": 6, "nested": {"hash_ids": [100]}, "hash_ids": [2, 9], "input_length": 1000}
+
+                {"timestamp": 7, "input_length": 64, "output_length": 4, "hash_ids": null}
+                """);
+        var counts = JsonLinesReader.countHashIds(trace, 10);
+        assertThat(counts).isNotNull();
+        // the row with a string id is skipped (the replay rejects it); the row whose length does not match its ids
+        // is counted (the replay rejects it too, but counting it can only make id 2 look shared); nested ids are not
+        // the row's
+        assertThat(counts.get(1L)).isEqualTo(1);
+        assertThat(counts.get(2L)).isEqualTo(2);
+        assertThat(counts.get(3L)).isEqualTo(1);
+        assertThat(counts.get(9L)).isEqualTo(1);
+        assertThat(counts.containsKey(100L)).isFalse();
+        assertThat(counts).hasSize(4);
+    }
+
+    @Test
+    void theCount_isNone_whenTheFirstRowHasNoHashIds_orTooManyRowsHaveThem() throws IOException {
+        Path lengths = tmp.resolve("l.jsonl");
+        Files.writeString(lengths, """
+                {"timestamp": 0, "input_length": 96, "output_length": 4}
+                {"timestamp": 1, "input_length": 64, "output_length": 4, "hash_ids": [1, 2]}
+                """);
+        assertThat(JsonLinesReader.countHashIds(lengths, 10)).isNull();
+        Path three = tmp.resolve("3.jsonl");
+        Files.writeString(three, """
+                {"timestamp": 0, "input_length": 32, "output_length": 4, "hash_ids": [1]}
+                {"timestamp": 1, "input_length": 32, "output_length": 4, "hash_ids": [2]}
+                {"timestamp": 2, "input_length": 32, "output_length": 4, "hash_ids": [3]}
+                """);
+        assertThat(JsonLinesReader.countHashIds(three, 3)).hasSize(3);
+        assertThat(JsonLinesReader.countHashIds(three, 2)).isNull();
+    }
 }
