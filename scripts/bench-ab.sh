@@ -4,9 +4,11 @@
 # (two copies of the base jar, B and B'), one JVM per replay, and prints per config the median replay time of each arm
 # with its min-max spread and the ratios C/B and B'/B (the A/A ratio shows how much of a difference is noise).
 #
-# Usage: bash scripts/bench-ab.sh BASE_REF [-n ROUNDS] [-s 'path=value ...'] [-f 'W:DP:ARM ...'] [CONFIG.yaml ...]
+# Usage: bash scripts/bench-ab.sh BASE_REF [-n ROUNDS] [-c] [-s 'path=value ...'] [-f 'W:DP:ARM ...'] [CONFIG.yaml ...]
 #   BASE_REF  a commit, branch or tag (e.g. HEAD~3, main)
 #   -n        alternations per arm, at least 6 (default 6)
+#   -c        as ./servesim runs: each arm with the ahead-of-time cache its own launcher makes (JDK >= 25; B' then
+#             shares B's jar and cache, so the A/A pair shows run-to-run noise, not cache-to-cache)
 #   -s        --set overrides applied to every replay (space separated)
 #   -f        KVCR fixture cells to compare too (space separated, e.g. '2048:1:kvcr-hinted 8:1:g2-only')
 #   CONFIG    configs to replay (default: examples/synthetic.yaml, unless only fixture cells are given)
@@ -17,7 +19,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 if [ $# -lt 1 ] || [[ "$1" == -* ]]; then
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 base_ref="$1"
@@ -25,12 +27,14 @@ shift
 rounds=6
 sets=""
 cells=""
-while getopts "n:s:f:" opt; do
+launcher_cache=""
+while getopts "n:cs:f:" opt; do
   case "$opt" in
     n) rounds="$OPTARG" ;;
+    c) launcher_cache=1 ;;
     s) sets="$OPTARG" ;;
     f) cells="$OPTARG" ;;
-    *) echo "bench-ab: unknown option (use -n ROUNDS, -s 'path=value ...', -f 'W:DP:ARM ...')" >&2; exit 2 ;;
+    *) echo "bench-ab: unknown option (use -n ROUNDS, -c, -s 'path=value ...', -f 'W:DP:ARM ...')" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -52,6 +56,13 @@ git rev-parse --verify --quiet "$base_ref^{commit}" >/dev/null || { echo "bench-
 
 JAVA_HOME="$(bash scripts/jdk.sh 21)"
 export JAVA_HOME
+if [ -n "$launcher_cache" ]; then
+  feature="$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JAVA_HOME/release" 2>/dev/null || true)"
+  if [ -z "$feature" ] || [ "$feature" -lt 25 ]; then
+    echo "bench-ab: -c needs a JDK >= 25 (the ahead-of-time cache); found $JAVA_HOME" >&2
+    exit 2
+  fi
+fi
 work="$(mktemp -d)"
 trap 'git -C "$root" worktree remove --force "$work/base" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
@@ -62,14 +73,36 @@ cp "$work/base/servesim-cli/target/servesim.jar" "$work/base.jar"
 cp "$work/base.jar" "$work/base2.jar" # the A/A arm: the same bytes under another name
 ./mvnw -B -q -ntp -DskipTests -Dspotless.check.skip=true -pl servesim-cli -am package >&2
 cp servesim-cli/target/servesim.jar "$work/cand.jar"
+declare -A arm_jar=([B]="$work/base.jar" [C]="$work/cand.jar" [A]="$work/base2.jar")
+declare -A arm_cache=([B]="" [C]="" [A]="")
+if [ -n "$launcher_cache" ]; then
+  # A cache is tied to its jar's path, so each arm runs its jar where its own launcher made the cache for it.
+  for dir in "$work/base" "$root"; do
+    (cd "$dir" && SERVESIM_AOT=1 ./servesim --version >/dev/null 2>&1) || true
+  done
+  arm_jar=([B]="$work/base/servesim-cli/target/servesim.jar" [C]="$root/servesim-cli/target/servesim.jar"
+    [A]="$work/base/servesim-cli/target/servesim.jar")
+  for arm in B C A; do
+    cache="$(dirname "${arm_jar[$arm]}")/servesim.aot"
+    if [ -f "$cache" ]; then
+      arm_cache[$arm]="$cache"
+    else
+      echo "bench-ab: arm $arm has no ahead-of-time cache (its launcher made none): it runs without" >&2
+    fi
+  done
+fi
 
 set_args=()
 for s in $sets; do set_args+=(--set "$s"); done
 
 # one measurement: a config's replay milliseconds, or a fixture cell's warm microseconds per request
 replay_ms() {
-  local jar="$1" config="$2"
-  local flags=(-XX:+UseParallelGC -XX:MaxTenuringThreshold=1 -Xss8m)
+  local arm="$1" config="$2"
+  local jar="${arm_jar[$arm]}"
+  local flags=(-XX:+UseParallelGC -XX:MaxTenuringThreshold=1 -Xss8m --enable-native-access=ALL-UNNAMED)
+  if [ -n "${arm_cache[$arm]}" ]; then
+    flags+=(-XX:AOTCache="${arm_cache[$arm]}" -Xlog:aot=off -Xlog:cds=off)
+  fi
   if [[ "$config" == fixture:* ]]; then
     local w dp arm
     IFS=: read -r _ w dp arm <<<"$config"
@@ -95,12 +128,7 @@ for config in "${configs[@]}"; do
       0) order=(A B C) ;;
     esac
     for arm in "${order[@]}"; do
-      case "$arm" in
-        B) jar="$work/base.jar" ;;
-        C) jar="$work/cand.jar" ;;
-        A) jar="$work/base2.jar" ;;
-      esac
-      ms="$(replay_ms "$jar" "$config")"
+      ms="$(replay_ms "$arm" "$config")"
       [ -n "$ms" ] || { echo "bench-ab: replay of $config with arm $arm printed no wall time" >&2; exit 1; }
       times[$arm]+="$ms "
     done
