@@ -162,44 +162,18 @@ public final class TraceWorkload implements Workload, EventHandler {
     static final int MAX_COUNTED_ROWS = 500_000;
 
     /**
-     * For a trace whose rows give hash ids (Mooncake): how many rows each id appears in, read in one streamed pass
-     * before the replay, so that a released row knows from which of its hash blocks on no other row shares its
-     * prompt (Request.markUniqueFrom; the engines then cache those blocks without indexing them). Null when the
-     * first row has no hash ids or the trace has more than {@link #MAX_COUNTED_ROWS} rows. Malformed rows are left
-     * to the replay's own reading, which reports them.
+     * For a trace whose rows give hash ids (Mooncake, servesim's native format; both JSONL): how many rows each id
+     * appears in, read in one streamed pass before the replay ({@link JsonLinesReader#countHashIds}), so that a
+     * released row knows from which of its hash blocks on no other row shares its prompt (Request.markUniqueFrom; the
+     * engines then cache those blocks without indexing them). Null for a format without hash ids, when the first row
+     * has none, or when more than {@link #MAX_COUNTED_ROWS} rows have them. Malformed rows are left to the replay's
+     * own reading, which reports them.
      */
     private Long2IntOpenHashMap countHashIds() {
-        Long2IntOpenHashMap counts = new Long2IntOpenHashMap();
-        try (TraceReader counting = TraceFormats.open(config.format(), path, config.traceBlockSize())) {
-            if (counting instanceof JsonLinesReader) {
-                return JsonLinesReader.countHashIds(path, MAX_COUNTED_ROWS); // reads the ids alone
-            }
-            int rows = 0;
-            while (true) {
-                TraceRecord r;
-                try {
-                    r = counting.next();
-                } catch (TraceFormatException e) {
-                    continue;
-                }
-                if (r == null) {
-                    return counts;
-                }
-                if (r.hashIds() == null) {
-                    if (rows == 0) {
-                        return null; // not a hash-id trace
-                    }
-                    continue;
-                }
-                if (++rows > MAX_COUNTED_ROWS) {
-                    return null;
-                }
-                long[] ids = r.hashIds();
-                for (int i = 0; i < ids.length; i++) {
-                    counts.addTo(ids[i], 1);
-                }
-            }
+        if (!config.format().hashIds()) {
+            return null;
         }
+        return JsonLinesReader.countHashIds(path, MAX_COUNTED_ROWS);
     }
 
     /**
