@@ -7,8 +7,9 @@
 # Usage: bash scripts/bench-ab.sh BASE_REF [-n ROUNDS] [-c] [-s 'path=value ...'] [-f 'W:DP:ARM ...'] [CONFIG.yaml ...]
 #   BASE_REF  a commit, branch or tag (e.g. HEAD~3, main)
 #   -n        alternations per arm, at least 6 (default 6)
-#   -c        as ./servesim runs: each arm with the ahead-of-time cache its own launcher makes (JDK >= 25; B' then
-#             shares B's jar and cache, so the A/A pair shows run-to-run noise, not cache-to-cache)
+#   -c        as ./servesim runs: each arm through its own launcher, with the ahead-of-time cache and JVM options
+#             that launcher uses (JDK >= 25; B' then shares B's jar and cache, so the A/A pair shows run-to-run
+#             noise, not cache-to-cache)
 #   -s        --set overrides applied to every replay (space separated)
 #   -f        KVCR fixture cells to compare too (space separated, e.g. '2048:1:kvcr-hinted 8:1:g2-only')
 #   CONFIG    configs to replay (default: examples/synthetic.yaml, unless only fixture cells are given)
@@ -74,19 +75,16 @@ cp "$work/base.jar" "$work/base2.jar" # the A/A arm: the same bytes under anothe
 ./mvnw -B -q -ntp -DskipTests -Dspotless.check.skip=true -pl servesim-cli -am package >&2
 cp servesim-cli/target/servesim.jar "$work/cand.jar"
 declare -A arm_jar=([B]="$work/base.jar" [C]="$work/cand.jar" [A]="$work/base2.jar")
-declare -A arm_cache=([B]="" [C]="" [A]="")
+declare -A arm_launcher=([B]="" [C]="" [A]="")
 if [ -n "$launcher_cache" ]; then
-  # A cache is tied to its jar's path, so each arm runs its jar where its own launcher made the cache for it.
+  # A cache is tied to its jar's path, so each arm runs through the launcher that made the cache for its jar, with
+  # that launcher's JVM options (which may differ between the arms).
   for dir in "$work/base" "$root"; do
     (cd "$dir" && SERVESIM_AOT=1 ./servesim --version >/dev/null 2>&1) || true
   done
-  arm_jar=([B]="$work/base/servesim-cli/target/servesim.jar" [C]="$root/servesim-cli/target/servesim.jar"
-    [A]="$work/base/servesim-cli/target/servesim.jar")
+  arm_launcher=([B]="$work/base/servesim" [C]="$root/servesim" [A]="$work/base/servesim")
   for arm in B C A; do
-    cache="$(dirname "${arm_jar[$arm]}")/servesim.aot"
-    if [ -f "$cache" ]; then
-      arm_cache[$arm]="$cache"
-    else
+    if [ ! -f "$(dirname "${arm_launcher[$arm]}")/servesim-cli/target/servesim.aot" ]; then
       echo "bench-ab: arm $arm has no ahead-of-time cache (its launcher made none): it runs without" >&2
     fi
   done
@@ -99,19 +97,20 @@ for s in $sets; do set_args+=(--set "$s"); done
 replay_ms() {
   local arm="$1" config="$2"
   local jar="${arm_jar[$arm]}"
-  local flags=(-XX:+UseParallelGC -XX:MaxTenuringThreshold=1 -Xss8m --enable-native-access=ALL-UNNAMED)
-  if [ -n "${arm_cache[$arm]}" ]; then
-    flags+=(-XX:AOTCache="${arm_cache[$arm]}" -Xlog:aot=off -Xlog:cds=off)
+  local run=("$JAVA_HOME/bin/java" -XX:+UseParallelGC -XX:MaxTenuringThreshold=1 -Xss8m
+    --enable-native-access=ALL-UNNAMED -jar "$jar")
+  if [ -n "${arm_launcher[$arm]}" ]; then
+    run=(env SERVESIM_AOT=1 "${arm_launcher[$arm]}")
   fi
   if [[ "$config" == fixture:* ]]; then
     local w dp arm
     IFS=: read -r _ w dp arm <<<"$config"
-    "$JAVA_HOME/bin/java" "${flags[@]}" -jar "$jar" bench fixture --workers "$w" --dp "$dp" --arm "$arm" \
+    "${run[@]}" bench fixture --workers "$w" --dp "$dp" --arm "$arm" \
       --repeat 2 --warmup 1 --no-fork --out "$work/fixture" 2>/dev/null \
       | awk -v w="$w" -v dp="$dp" -v arm="$arm" '$1 == w && $2 == dp && $3 == arm { print $8; exit }'
     return
   fi
-  "$JAVA_HOME/bin/java" "${flags[@]}" -jar "$jar" replay "$config" "${set_args[@]}" \
+  "${run[@]}" replay "$config" "${set_args[@]}" \
     --out "$work/out" --no-html --progress never 2>/dev/null \
     | sed -n 's/^wall time: replay \([0-9]*\) ms.*/\1/p'
 }
