@@ -18,6 +18,8 @@ public final class BlockTable {
     private int numCachedBlocks;
     /** Blocks from this index on are cached unindexed ({@link #markPrivateFrom}); {@link #NONE_PRIVATE}: none. */
     private int privateFrom = NONE_PRIVATE;
+    /** {@link #markPrivate}: no block anywhere can carry its hashes, so its prefix lookups are skipped. */
+    private boolean unique;
     /** Tokens the request will hold at most ({@link #expectTokens}), or 0: its arrays' first growth sizes for them. */
     private int expectedTokens;
 
@@ -152,12 +154,14 @@ public final class BlockTable {
      */
     public void markPrivate() {
         privateFrom = 0;
+        unique = true;
     }
 
     /**
-     * Its blocks from {@code block} on carry hashes no other request can carry (they chain from a trace block only
-     * this request has: {@link io.servesim.workload.Request#privateFromBlock}); the blocks before it are shared and
-     * indexed as usual. The pool caches the later ones without indexing them, and prefix lookups stop before them.
+     * Its blocks from {@code block} on carry hashes no other unfinished or future request can carry (they chain from
+     * a trace block only this request still has: {@link io.servesim.workload.Request#privateFromBlock}); the blocks
+     * before it are shared and indexed as usual. The pool caches the later ones without indexing them. Its prefix
+     * lookups still walk past {@code block}: a request that ended may have left blocks with those hashes.
      */
     public void markPrivateFrom(int block) {
         privateFrom = Math.max(0, block);
@@ -168,13 +172,14 @@ public final class BlockTable {
         return privateFrom;
     }
 
-    /** Whether its blocks are cached unindexed ({@link #markPrivate}). */
+    /** Whether its hashes are its own alone, so its blocks are cached unindexed and never looked up ({@link #markPrivate}). */
     public boolean isPrivate() {
-        return privateFrom == 0;
+        return unique;
     }
 
     void published() {
         privateFrom = NONE_PRIVATE;
+        unique = false;
     }
 
     /** Forgets every block (they were released). */

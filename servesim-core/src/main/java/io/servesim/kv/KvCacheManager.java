@@ -173,8 +173,9 @@ public final class KvCacheManager {
         if (!prefixCaching || numTokens <= 1 || table.isPrivate()) {
             return 0; // a private table's hashes are in no index and no other block carries them
         }
-        // blocks from privateFrom on carry hashes only this request has: no index holds them
-        int maxBlocks = Math.min(Math.min((numTokens - 1) / blockSize, table.numHashes()), table.privateFrom());
+        // blocks from privateFrom on are cached unindexed, but a request that ended may have left indexed blocks with
+        // their hashes (BlockTable.markPrivateFrom): the walk goes on to the first miss
+        int maxBlocks = Math.min((numTokens - 1) / blockSize, table.numHashes());
         long[] hashes = table.hashesView();
         for (int i = 0; i < maxBlocks; i++) {
             int b = pool.lookup(hashes[i]);

@@ -30,8 +30,8 @@ public final class Request {
 
     private final long[] hashIds;
 
-    /** {@link #markUniqueFrom}: the first hash block no other row has, or -1. */
-    private int uniqueFromHashBlock = -1;
+    /** {@link #trackLiveHashIds}: who else may still carry this prompt's hash ids, or null. */
+    private LiveHashIds liveHashIds;
 
     private final int hashBlockSize;
     /** For a prompt of unique seeded tokens ({@link #ofUniqueTokens}): its seed; else 0. */
@@ -503,27 +503,38 @@ public final class Request {
     }
 
     /**
-     * Marks the prompt's hash ids from {@code hashBlock} on as appearing in no other row of the trace (the workload
-     * counted them): every KV block from there on chains from an id only this request has, so no other request can
-     * carry its hash.
+     * Lets this request ask {@code live} which of its hash ids no other unfinished or future request carries
+     * ({@link #privateFromBlock}); the workload calls {@link #ended} when it leaves the system.
      */
-    public void markUniqueFrom(int hashBlock) {
-        if (hashIds == null || hashBlock < 0) {
-            throw new IllegalArgumentException("request " + id + ": unique-from needs hash ids and a block >= 0");
+    public void trackLiveHashIds(LiveHashIds live) {
+        if (hashIds == null || sessionId >= 0) {
+            throw new IllegalArgumentException("request " + id + ": live hash ids need hash ids and no session");
         }
-        uniqueFromHashBlock = hashBlock;
+        liveHashIds = live;
     }
 
     /**
-     * The first engine block of {@code blockSize} tokens that no other request can share ({@link #markUniqueFrom}),
-     * or -1: none is known, the request is a session turn (a later turn may repeat its tokens), or the engine block
-     * does not divide the trace's hash block.
+     * The first engine block of {@code blockSize} tokens that no other request can share now or later, or -1: none
+     * is known, the request is a session turn (a later turn may repeat its tokens), or the engine block does not
+     * divide the trace's hash block. A block chains over every hash id up to its own, so from the first id that only
+     * this request still carries on ({@link LiveHashIds}) no other request can carry its hash; the answer can only
+     * move earlier as other requests end.
      */
     public int privateFromBlock(int blockSize) {
-        if (uniqueFromHashBlock < 0 || sessionId >= 0 || hashBlockSize % blockSize != 0) {
+        if (liveHashIds == null || hashBlockSize % blockSize != 0) {
             return -1;
         }
-        return uniqueFromHashBlock * (hashBlockSize / blockSize);
+        int covering = (int) Math.min(hashIds.length, ((long) promptLength + hashBlockSize - 1) / hashBlockSize);
+        int sole = liveHashIds.firstSole(hashIds, covering);
+        return sole < 0 ? -1 : sole * (hashBlockSize / blockSize);
+    }
+
+    /** The request left the system: it looks none of its hash ids up again ({@link #trackLiveHashIds}). Idempotent. */
+    public void ended() {
+        if (liveHashIds != null) {
+            liveHashIds.ended(hashIds);
+            liveHashIds = null;
+        }
     }
 
     /** The seed of a prompt of unique seeded tokens ({@link #ofUniqueTokens}), unique to this request; else 0. */

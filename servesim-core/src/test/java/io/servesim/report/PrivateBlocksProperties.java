@@ -20,7 +20,7 @@ import net.jqwik.api.statistics.Statistics;
 
 /**
  * Caching the blocks of requests that share nothing (lengths-only trace rows), or the blocks of a hash-id row from
- * its first id no other row has, without indexing them changes nothing: with tight KV pools that preempt and evict,
+ * its first id that no other unfinished or future request carries, without indexing them changes nothing: with tight KV pools that preempt and evict,
  * every output is identical to indexing every block, including requests that are preempted and hit their own cached
  * blocks when admitted again, and whichever router (a KV-event router included) places the requests.
  */
@@ -62,7 +62,10 @@ class PrivateBlocksProperties {
             @ForAll @IntRange(min = 2, max = 16) int maxSeqs)
             throws IOException {
         // Mooncake-style rows: a prefix drawn from a few shared ids, then ids of which some recur in other rows
-        // and some appear once (from there on the row's blocks are cached unindexed: Request.markUniqueFrom)
+        // and some appear once. A row's blocks are cached unindexed from its first id that no other unfinished or
+        // future request carries (Request.privateFromBlock): an id appearing once, or a recurring one whose other
+        // carriers all ended, which the bursts 1 s apart make common; its prefix lookups must still find the
+        // blocks that ended requests left.
         Random rnd = new Random(seed);
         StringBuilder rows = new StringBuilder();
         long ms = 0;

@@ -7,6 +7,7 @@ import io.servesim.sim.EventQueue;
 import io.servesim.sim.Mix64;
 import io.servesim.sim.Phase;
 import io.servesim.sim.RandomStreams;
+import io.servesim.workload.LiveHashIds;
 import io.servesim.workload.Request;
 import io.servesim.workload.RequestSink;
 import io.servesim.workload.Workload;
@@ -65,8 +66,8 @@ public final class TraceWorkload implements Workload, EventHandler {
     private final int attentionDp;
     private TraceReader reader;
 
-    /** How many rows each hash id appears in ({@link #countHashIds}), or null. */
-    private Long2IntOpenHashMap hashIdRows;
+    /** For each hash id, how many unfinished or future requests carry it ({@link #countHashIds}), or null. */
+    private LiveHashIds liveHashIds;
 
     private EventQueue queue;
     private RequestSink sink;
@@ -135,7 +136,8 @@ public final class TraceWorkload implements Workload, EventHandler {
     public void start(EventQueue eventQueue, RequestSink requestSink) {
         this.queue = eventQueue;
         this.sink = requestSink;
-        this.hashIdRows = countHashIds();
+        Long2IntOpenHashMap rowsPerId = countHashIds();
+        this.liveHashIds = rowsPerId == null ? null : new LiveHashIds(rowsPerId);
         this.reader = TraceFormats.open(config.format(), path, config.traceBlockSize());
         fillFirstTurns();
         if (firstTurns.isEmpty()) {
@@ -164,8 +166,8 @@ public final class TraceWorkload implements Workload, EventHandler {
     /**
      * For a trace whose rows give hash ids (Mooncake, servesim's native format; both JSONL): how many rows each id
      * appears in, read in one streamed pass before the replay ({@link JsonLinesReader#countHashIds}), so that a
-     * released row knows from which of its hash blocks on no other row shares its prompt (Request.markUniqueFrom; the
-     * engines then cache those blocks without indexing them). Null for a format without hash ids, when the first row
+     * released row can tell from which of its hash blocks on no other unfinished or future row shares its prompt
+     * ({@link LiveHashIds}, less each request as it ends; the engines then cache those blocks without indexing them). Null for a format without hash ids, when the first row
      * has none, or when more than {@link #MAX_COUNTED_ROWS} rows have them. Malformed rows are left to the replay's
      * own reading, which reports them.
      */
@@ -174,24 +176,6 @@ public final class TraceWorkload implements Workload, EventHandler {
             return null;
         }
         return JsonLinesReader.countHashIds(path, MAX_COUNTED_ROWS);
-    }
-
-    /**
-     * The first of a hash-id row's prompt blocks whose id no other row has, or -1 (an id repeated within one row
-     * counts as shared, which only makes fewer blocks private).
-     */
-    private int firstUniqueHashBlock(TraceRecord r) {
-        if (hashIdRows == null) {
-            return -1;
-        }
-        long[] ids = r.hashIds();
-        int covering = (int) Math.min(ids.length, ((long) r.inputLength() + r.hashBlockSize() - 1) / r.hashBlockSize());
-        for (int i = 0; i < covering; i++) {
-            if (hashIdRows.get(ids[i]) == 1) {
-                return i;
-            }
-        }
-        return -1;
     }
 
     private void fillFirstTurns() {
@@ -361,9 +345,8 @@ public final class TraceWorkload implements Workload, EventHandler {
                     outputSeed,
                     r.outputTokenIds(),
                     Math.max(-1, r.dpRank()));
-            int unique = s == null ? firstUniqueHashBlock(r) : -1;
-            if (unique >= 0) {
-                req.markUniqueFrom(unique);
+            if (s == null && liveHashIds != null) {
+                req.trackLiveHashIds(liveHashIds);
             }
         } else if (r.inputTokenIds() == null && config.sharedPrefix() == null) {
             // lengths only: unique tokens, expanded when read; block hashes derive from the seed (Request)
@@ -463,6 +446,7 @@ public final class TraceWorkload implements Workload, EventHandler {
 
     @Override
     public void onRequestDone(Request request, int generatedTokens, boolean rejected) {
+        request.ended(); // it looks none of its hash ids up again (LiveHashIds)
         long now = queue.nowNanos();
         if (request.sessionId() < 0) {
             if (concurrencyMode) {

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A hash-id trace is read once before the replay to count in how many rows each id appears: a released row knows
- * from which of its prompt's hash blocks on no other row shares it, so the engines may cache those blocks unindexed.
+ * A hash-id trace is read once before the replay to count in how many rows each id appears, and each request that
+ * ends is taken off the count: a request knows from which of its prompt's hash blocks on no other unfinished or
+ * future request shares it, so the engines may cache those blocks unindexed.
  */
 class UniqueHashBlocksTest {
     @TempDir
@@ -26,6 +27,8 @@ class UniqueHashBlocksTest {
     private List<Request> release(String rows) throws IOException {
         return release("mooncake", rows);
     }
+
+    private TraceWorkload workload;
 
     private List<Request> release(String format, String rows) throws IOException {
         Path trace = tmp.resolve("t.jsonl");
@@ -37,6 +40,7 @@ class UniqueHashBlocksTest {
                 "workload.trace.path=" + trace.toString().replace('\\', '/')));
         TraceConfig config = ConfigLoader.fromYaml("", "t", all).workload().trace();
         TraceWorkload w = new TraceWorkload(config, trace, new RandomStreams(7));
+        workload = w;
         List<Request> released = new ArrayList<>();
         EventQueue queue = new EventQueue();
         w.start(queue, released::add);
@@ -119,5 +123,41 @@ class UniqueHashBlocksTest {
                 """);
         assertThat(JsonLinesReader.countHashIds(three, 3)).hasSize(3);
         assertThat(JsonLinesReader.countHashIds(three, 2)).isNull();
+    }
+
+    @Test
+    void anIdBecomesARequestsOwn_onceEveryOtherRequestCarryingItHasEnded() throws IOException {
+        List<Request> r = release("""
+                {"timestamp": 0, "input_length": 96, "output_length": 4, "hash_ids": [1, 2, 3]}
+                {"timestamp": 10, "input_length": 96, "output_length": 4, "hash_ids": [1, 2, 4]}
+                {"timestamp": 20, "input_length": 64, "output_length": 4, "hash_ids": [1, 5]}
+                """);
+        Request second = r.get(1);
+        assertThat(second.privateFromBlock(16)).isEqualTo(4); // id 4 is its alone; ids 1 and 2 are shared
+        workload.onRequestDone(r.get(0), 4, false);
+        assertThat(second.privateFromBlock(16)).isEqualTo(2); // the other carrier of id 2 ended
+        workload.onRequestDone(r.get(0), 4, false); // a request ends once: a second report changes nothing
+        assertThat(second.privateFromBlock(16)).isEqualTo(2); // id 1 is still the third row's too
+        workload.onRequestLost(r.get(2)); // a request that reached no worker ended as well
+        assertThat(second.privateFromBlock(16)).isZero();
+        workload.onRequestDone(second, 4, true);
+        assertThat(second.privateFromBlock(16)).isEqualTo(-1); // an ended request asks no more
+    }
+
+    @Test
+    void liveCounts_fallOnlyForTheIdsARowCarried_andNeverBelowNone() {
+        it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap rows = new it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap();
+        rows.put(1L, 3);
+        rows.put(2L, 1);
+        io.servesim.workload.LiveHashIds live = new io.servesim.workload.LiveHashIds(rows);
+        assertThat(live.firstSole(new long[] {1, 2}, 2)).isEqualTo(1);
+        assertThat(live.firstSole(new long[] {1, 2}, 1)).isEqualTo(-1); // only the covering ids are asked about
+        live.ended(new long[] {1, 1, 9}); // an id twice in a row was counted twice; 9 was never counted
+        assertThat(live.carriers(1)).isEqualTo(1);
+        assertThat(live.carriers(9)).isZero();
+        assertThat(live.firstSole(new long[] {9, 1}, 2)).isEqualTo(1); // an id nobody carries is not one's own
+        live.ended(new long[] {1, 2});
+        assertThat(live.carriers(1)).isZero();
+        assertThat(live.carriers(2)).isZero();
     }
 }
