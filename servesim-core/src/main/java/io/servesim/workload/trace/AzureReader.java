@@ -66,15 +66,38 @@ final class AzureReader implements TraceReader {
         if (s == null) {
             return null;
         }
-        String loc = lines.source() + ":" + lines.line();
-        String[] f = s.trim().split(",", -1);
-        if (f.length != columns) {
-            throw new TraceFormatException(loc + ": expected " + columns + " columns, got " + f.length);
+        // the row's fields are those of s.trim().split(",", -1), each trimmed, read without splitting the whole row
+        String row = s.trim();
+        int fields = 1;
+        for (int i = row.indexOf(','); i >= 0; i = row.indexOf(',', i + 1)) {
+            fields++;
         }
-        long ts = parseTime(f[timeCol].trim(), loc);
-        int input = positive(f[contextCol].trim(), loc, "ContextTokens");
-        int output = positive(f[generatedCol].trim(), loc, "GeneratedTokens");
+        if (fields != columns) {
+            throw new TraceFormatException(location() + ": expected " + columns + " columns, got " + fields);
+        }
+        String time = field(row, timeCol);
+        long ts = parsePlainUtc(time);
+        if (ts < 0) {
+            ts = parseWithFormatter(time, location());
+        }
+        int input = positive(field(row, contextCol), "ContextTokens");
+        int output = positive(field(row, generatedCol), "GeneratedTokens");
         return new TraceRecord(lines.source(), lines.line(), ts, null, -1, input, output, null, 0, null, null, -1);
+    }
+
+    /** {@code file:line} of the row just read (built only for a message). */
+    private String location() {
+        return lines.source() + ":" + lines.line();
+    }
+
+    /** Field {@code col} of a row of {@code columns} comma-separated fields, trimmed. */
+    private static String field(String row, int col) {
+        int start = 0;
+        for (int c = 0; c < col; c++) {
+            start = row.indexOf(',', start) + 1;
+        }
+        int end = row.indexOf(',', start);
+        return row.substring(start, end < 0 ? row.length() : end).trim();
     }
 
     static long parseTime(String text, String loc) {
@@ -161,15 +184,15 @@ final class AzureReader implements TraceReader {
         return java.time.YearMonth.of(year, month).lengthOfMonth();
     }
 
-    private static int positive(String text, String loc, String field) {
+    private int positive(String text, String field) {
         try {
             int v = Integer.parseInt(text);
             if (v < 1) {
-                throw TraceFormatException.field(loc, field, "expected a positive integer, got " + text);
+                throw TraceFormatException.field(location(), field, "expected a positive integer, got " + text);
             }
             return v;
         } catch (NumberFormatException e) {
-            throw TraceFormatException.field(loc, field, "expected a positive integer, got '" + text + "'");
+            throw TraceFormatException.field(location(), field, "expected a positive integer, got '" + text + "'");
         }
     }
 

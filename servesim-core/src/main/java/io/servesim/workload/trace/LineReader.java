@@ -77,7 +77,7 @@ final class LineReader implements AutoCloseable {
                         : 0;
                 String s;
                 try {
-                    s = utf8.decode(ByteBuffer.wrap(line, from, n - from)).toString();
+                    s = decode(from, n);
                 } catch (CharacterCodingException e) {
                     throw new TraceFormatException(source + ":" + lineNumber + ": not valid UTF-8 (byte 0x"
                             + String.format(java.util.Locale.ROOT, "%02X", line[firstInvalid(n)] & 0xFF) + " at byte "
@@ -93,6 +93,20 @@ final class LineReader implements AutoCloseable {
             throw new TraceFormatException(
                     source + ":" + (lineNumber + 1) + ": cannot read (truncated or corrupt file?): " + e.getMessage());
         }
+    }
+
+    /**
+     * The line's bytes {@code [from, n)} as text: an ASCII line (every row of the traces this project reads) is copied
+     * as it is, since its bytes are its characters; a line with any other byte goes through the strict UTF-8 decoder,
+     * which reports bytes that are not UTF-8.
+     */
+    private String decode(int from, int n) throws CharacterCodingException {
+        for (int i = from; i < n; i++) {
+            if (line[i] < 0) {
+                return utf8.decode(ByteBuffer.wrap(line, from, n - from)).toString();
+            }
+        }
+        return new String(line, from, n - from, StandardCharsets.ISO_8859_1); // equal to UTF-8 on ASCII bytes
     }
 
     /** Reads the next line's bytes (without its terminator) into {@link #line}; its length, or -1 at the end. */
