@@ -172,7 +172,7 @@ public final class BlockTable {
         return privateFrom;
     }
 
-    /** Whether its hashes are its own alone, so its blocks are cached unindexed and never looked up ({@link #markPrivate}). */
+    /** Whether its hashes are its alone: its blocks are cached unindexed and never looked up ({@link #markPrivate}). */
     public boolean isPrivate() {
         return unique;
     }

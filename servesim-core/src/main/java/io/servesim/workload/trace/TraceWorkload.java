@@ -167,9 +167,9 @@ public final class TraceWorkload implements Workload, EventHandler {
      * For a trace whose rows give hash ids (Mooncake, servesim's native format; both JSONL): how many rows each id
      * appears in, read in one streamed pass before the replay ({@link JsonLinesReader#countHashIds}), so that a
      * released row can tell from which of its hash blocks on no other unfinished or future row shares its prompt
-     * ({@link LiveHashIds}, less each request as it ends; the engines then cache those blocks without indexing them). Null for a format without hash ids, when the first row
-     * has none, or when more than {@link #MAX_COUNTED_ROWS} rows have them. Malformed rows are left to the replay's
-     * own reading, which reports them.
+     * ({@link LiveHashIds}, less each request as it ends; the engines then cache those blocks without indexing them).
+     * Null for a format without hash ids, when the first row has none, or when more than {@link #MAX_COUNTED_ROWS}
+     * rows have them. Malformed rows are left to the replay's own reading, which reports them.
      */
     private Long2IntOpenHashMap countHashIds() {
         if (!config.format().hashIds()) {
