@@ -14,5 +14,9 @@ if [ ! -f servesim-cli/target/servesim.jar ] || [ ! -f "$cp_file" ] \
   ./mvnw -B -q -ntp -DskipTests -Dspotless.check.skip=true install >&2
   ./mvnw -B -q -ntp -pl servesim-spark dependency:build-classpath -Dmdep.outputFile=target/classpath.txt >&2
 fi
-exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -XX:MaxTenuringThreshold=1 \
+thp=() # transparent huge pages where the kernel gives them on request, as ./servesim asks for them
+if grep -qs '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled; then
+  thp=(-XX:+UseTransparentHugePages)
+fi
+exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC -XX:MaxTenuringThreshold=1 ${thp[@]+"${thp[@]}"} \
   -cp "servesim-cli/target/servesim.jar:servesim-spark/target/classes:$(cat "$cp_file")" io.servesim.cli.Main "$@"
