@@ -20,8 +20,9 @@ import net.jqwik.api.statistics.Statistics;
 
 /**
  * Caching the blocks of requests that share nothing (lengths-only trace rows), or the blocks of a hash-id row from
- * its first id that no other unfinished or future request carries, without indexing them changes nothing: with tight KV pools that preempt and evict,
- * every output is identical to indexing every block, including requests that are preempted and hit their own cached
+ * its first id that no other unfinished or future request carries, without indexing them changes nothing: with tight
+ * KV pools that preempt and evict, every output is identical to indexing every block, including requests that are
+ * preempted and hit their own cached
  * blocks when admitted again, and whichever router (a KV-event router included) places the requests.
  */
 class PrivateBlocksProperties {
@@ -90,6 +91,64 @@ class PrivateBlocksProperties {
         sameRunIndexedOrNot(
                 "hash-ids.jsonl",
                 rows.toString(),
+                List.of("workload.trace.format=mooncake", "workload.trace.trace_block_size=16"),
+                seed,
+                workers,
+                blocks,
+                maxSeqs);
+    }
+
+    @Property(tries = 40)
+    void conversationRows_whoseEarlierTurnsEnded_giveTheSameRun(
+            @ForAll @LongRange(min = 0, max = 10_000) long seed,
+            @ForAll @IntRange(min = 1, max = 3) int workers,
+            @ForAll @IntRange(min = 24, max = 120) int blocks,
+            @ForAll @IntRange(min = 2, max = 16) int maxSeqs)
+            throws IOException {
+        // Mooncake's conversation shape: a turn's ids are its previous turn's plus one or two new ones, all after a
+        // shared first id, with no session id. A turn arrives after a gap that its previous turn usually, not always,
+        // outlives, so a last turn's tail is often private from its second id on, and its lookups must still hit the
+        // blocks its ended turns left on the worker.
+        Random rnd = new Random(seed);
+        int conversations = 12;
+        java.util.List<long[]> rows = new java.util.ArrayList<>(); // {arrival ms, conversation, turn}
+        for (int c = 0; c < conversations; c++) {
+            long at = rnd.nextInt(200);
+            int turns = 1 + rnd.nextInt(5);
+            for (int t = 0; t < turns; t++) {
+                rows.add(new long[] {at, c, t});
+                at += 20 + rnd.nextInt(rnd.nextBoolean() ? 60 : 600);
+            }
+        }
+        rows.sort(java.util.Comparator.<long[]>comparingLong(r -> r[0]).thenComparingLong(r -> r[1]));
+        long[][] newIds = new long[conversations][];
+        int fresh = 1000;
+        for (int c = 0; c < conversations; c++) {
+            newIds[c] = new long[6];
+            for (int t = 0; t < 6; t++) {
+                newIds[c][t] = fresh++;
+            }
+        }
+        StringBuilder trace = new StringBuilder();
+        for (long[] r : rows) {
+            int c = (int) r[1];
+            int turn = (int) r[2];
+            StringBuilder list = new StringBuilder("0");
+            for (int t = 0; t <= turn; t++) {
+                list.append(", ").append(newIds[c][t]);
+            }
+            int ids = turn + 2;
+            trace.append(String.format(
+                    java.util.Locale.ROOT,
+                    "{\"timestamp\": %d, \"input_length\": %d, \"output_length\": %d, \"hash_ids\": [%s]}%n",
+                    r[0],
+                    (ids - 1) * 16 + 1 + rnd.nextInt(16),
+                    1 + rnd.nextInt(40),
+                    list));
+        }
+        sameRunIndexedOrNot(
+                "conversations.jsonl",
+                trace.toString(),
                 List.of("workload.trace.format=mooncake", "workload.trace.trace_block_size=16"),
                 seed,
                 workers,
