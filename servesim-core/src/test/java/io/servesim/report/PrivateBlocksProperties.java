@@ -12,10 +12,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.LongRange;
+import net.jqwik.api.Provide;
 import net.jqwik.api.statistics.Statistics;
 
 /**
@@ -29,14 +31,25 @@ class PrivateBlocksProperties {
     /** A KV-event router sees no private block (nothing is re-routed without failures): checked too. */
     private static final String[] POLICIES = {"round_robin", "least_loaded", "kv_aware"};
 
+    private static final List<String> MOONCAKE =
+            List.of("workload.trace.format=mooncake", "workload.trace.trace_block_size=16");
+
+    /** A try's seed (the trace, the router, the engine loop) and its tight cluster. */
+    record Run(long seed, int workers, int blocks, int maxSeqs) {}
+
+    @Provide
+    Arbitrary<Run> runs() {
+        return Combinators.combine(
+                        Arbitraries.longs().between(0, 10_000),
+                        Arbitraries.integers().between(1, 3),
+                        Arbitraries.integers().between(24, 120),
+                        Arbitraries.integers().between(2, 16))
+                .as(Run::new);
+    }
+
     @Property(tries = 40)
-    void unindexedPrivateBlocks_giveTheSameRun(
-            @ForAll @LongRange(min = 0, max = 10_000) long seed,
-            @ForAll @IntRange(min = 1, max = 3) int workers,
-            @ForAll @IntRange(min = 24, max = 120) int blocks,
-            @ForAll @IntRange(min = 2, max = 16) int maxSeqs)
-            throws IOException {
-        Random rnd = new Random(seed);
+    void unindexedPrivateBlocks_giveTheSameRun(@ForAll("runs") Run run) throws IOException {
+        Random rnd = new Random(run.seed());
         StringBuilder csv = new StringBuilder("TIMESTAMP,ContextTokens,GeneratedTokens\n");
         long tenthsOfMicros = 0;
         for (int i = 0; i < 80; i++) {
@@ -51,23 +64,17 @@ class PrivateBlocksProperties {
                     1 + rnd.nextInt(150),
                     1 + rnd.nextInt(120)));
         }
-        sameRunIndexedOrNot(
-                "lengths.csv", csv.toString(), List.of("workload.trace.format=azure"), seed, workers, blocks, maxSeqs);
+        sameRunIndexedOrNot("lengths.csv", csv.toString(), List.of("workload.trace.format=azure"), run);
     }
 
     @Property(tries = 40)
-    void hashIdRows_withPrivateTails_giveTheSameRun(
-            @ForAll @LongRange(min = 0, max = 10_000) long seed,
-            @ForAll @IntRange(min = 1, max = 3) int workers,
-            @ForAll @IntRange(min = 24, max = 120) int blocks,
-            @ForAll @IntRange(min = 2, max = 16) int maxSeqs)
-            throws IOException {
+    void hashIdRows_withPrivateTails_giveTheSameRun(@ForAll("runs") Run run) throws IOException {
         // Mooncake-style rows: a prefix drawn from a few shared ids, then ids of which some recur in other rows
         // and some appear once. A row's blocks are cached unindexed from its first id that no other unfinished or
         // future request carries (Request.privateFromBlock): an id appearing once, or a recurring one whose other
         // carriers all ended, which the bursts 1 s apart make common; its prefix lookups must still find the
         // blocks that ended requests left.
-        Random rnd = new Random(seed);
+        Random rnd = new Random(run.seed());
         StringBuilder rows = new StringBuilder();
         long ms = 0;
         int fresh = 1000;
@@ -88,28 +95,16 @@ class PrivateBlocksProperties {
                     1 + rnd.nextInt(60),
                     list));
         }
-        sameRunIndexedOrNot(
-                "hash-ids.jsonl",
-                rows.toString(),
-                List.of("workload.trace.format=mooncake", "workload.trace.trace_block_size=16"),
-                seed,
-                workers,
-                blocks,
-                maxSeqs);
+        sameRunIndexedOrNot("hash-ids.jsonl", rows.toString(), MOONCAKE, run);
     }
 
     @Property(tries = 40)
-    void conversationRows_whoseEarlierTurnsEnded_giveTheSameRun(
-            @ForAll @LongRange(min = 0, max = 10_000) long seed,
-            @ForAll @IntRange(min = 1, max = 3) int workers,
-            @ForAll @IntRange(min = 24, max = 120) int blocks,
-            @ForAll @IntRange(min = 2, max = 16) int maxSeqs)
-            throws IOException {
+    void conversationRows_whoseEarlierTurnsEnded_giveTheSameRun(@ForAll("runs") Run run) throws IOException {
         // Mooncake's conversation shape: a turn's ids are its previous turn's plus one or two new ones, all after a
         // shared first id, with no session id. A turn arrives after a gap that its previous turn usually, not always,
         // outlives, so a last turn's tail is often private from its second id on, and its lookups must still hit the
         // blocks its ended turns left on the worker.
-        Random rnd = new Random(seed);
+        Random rnd = new Random(run.seed());
         int conversations = 12;
         java.util.List<long[]> rows = new java.util.ArrayList<>(); // {arrival ms, conversation, turn}
         for (int c = 0; c < conversations; c++) {
@@ -146,14 +141,7 @@ class PrivateBlocksProperties {
                     1 + rnd.nextInt(40),
                     list));
         }
-        sameRunIndexedOrNot(
-                "conversations.jsonl",
-                trace.toString(),
-                List.of("workload.trace.format=mooncake", "workload.trace.trace_block_size=16"),
-                seed,
-                workers,
-                blocks,
-                maxSeqs);
+        sameRunIndexedOrNot("conversations.jsonl", trace.toString(), MOONCAKE, run);
     }
 
     /**
@@ -161,9 +149,11 @@ class PrivateBlocksProperties {
      * blocks, and requires identical canonical output; labels whether anything was preempted (checked to happen in
      * at least 30 % of tries).
      */
-    private static void sameRunIndexedOrNot(
-            String file, String trace, List<String> format, long seed, int workers, int blocks, int maxSeqs)
+    private static void sameRunIndexedOrNot(String file, String trace, List<String> format, Run run)
             throws IOException {
+        long seed = run.seed();
+        int blocks = run.blocks();
+        int maxSeqs = run.maxSeqs();
         Path dir = Files.createTempDirectory("private-blocks");
         Path path = dir.resolve(file);
         Files.writeString(path, trace);
@@ -171,7 +161,7 @@ class PrivateBlocksProperties {
         overrides.addAll(List.of(
                 "workload.type=trace",
                 "workload.trace.path=" + path.toString().replace('\\', '/'),
-                "cluster.workers=" + workers,
+                "cluster.workers=" + run.workers(),
                 "cluster.router.policy=" + POLICIES[(int) (seed / 3 % POLICIES.length)],
                 "engine.kv_cache.block_size=8",
                 "engine.kv_cache.num_gpu_blocks=" + blocks,
