@@ -24,6 +24,9 @@ package io.servesim.config;
  *     (0, 1]
  * @param collectiveOverheadUs time each all-reduce costs a forward pass beyond vLLM's all-reduce kernel as measured
  *     in isolation (GPUs with a measured all-reduce table: stream synchronisation and the ranks' skew), µs
+ * @param collectiveEfficiency fraction of the rate vLLM's collectives reach in isolation (the measured all-reduce,
+ *     all-gather and reduce-scatter tables, {@code GpuSpec.CollectiveTable}) that they reach inside a forward pass:
+ *     each measured collective takes its table latency at its message size divided by this, (0, 1]
  * @param kneeExponent sharpness p of the roofline's knee: an operation takes {@code (compute^p + memory^p)^(1/p)}
  *     rather than the larger of the two (real kernels slow down before the knee), in [1, 1000]; large values
  *     approach the classic {@code max}
@@ -40,6 +43,7 @@ public record RooflineConfig(
         double kvMbu,
         double moeEfficiency,
         double collectiveOverheadUs,
+        double collectiveEfficiency,
         double kneeExponent) {
     /** Keys of the roofline section, in declaration order (config files and calibration profiles). */
     public static final java.util.List<String> KEYS = java.util.List.of(
@@ -54,6 +58,7 @@ public record RooflineConfig(
             "kv_mbu",
             "moe_efficiency",
             "collective_overhead_us",
+            "collective_efficiency",
             "knee_exponent");
 
     /** Validates ranges. */
@@ -69,6 +74,7 @@ public record RooflineConfig(
         fraction("kv_mbu", kvMbu);
         fraction("moe_efficiency", moeEfficiency);
         Check.atLeast("collective_overhead_us", collectiveOverheadUs, 0.0);
+        fraction("collective_efficiency", collectiveEfficiency);
         Check.atLeast("knee_exponent", kneeExponent, 1.0);
         if (kneeExponent > 1000) {
             throw new ConfigException(
@@ -91,6 +97,7 @@ public record RooflineConfig(
             case "kv_mbu" -> kvMbu;
             case "moe_efficiency" -> moeEfficiency;
             case "collective_overhead_us" -> collectiveOverheadUs;
+            case "collective_efficiency" -> collectiveEfficiency;
             case "knee_exponent" -> kneeExponent;
             default -> throw new IllegalArgumentException("unknown roofline key " + key);
         };
@@ -107,7 +114,7 @@ public record RooflineConfig(
             throw new IllegalArgumentException("unknown roofline key " + key);
         }
         v[at] = value;
-        return new RooflineConfig(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]);
+        return new RooflineConfig(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12]);
     }
 
     static void fraction(String field, double v) {

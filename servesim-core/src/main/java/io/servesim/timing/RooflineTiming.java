@@ -84,6 +84,7 @@ public final class RooflineTiming implements TimingModel {
     private final GpuSpec.CollectiveTable reduceScatter;
     private final int dataParallel;
     private final double allReduceOverheadSeconds;
+    private final double collectiveSlowdown;
     private final double fixedSeconds;
     private final double perSequenceSeconds;
     private final int tensorParallel;
@@ -164,6 +165,7 @@ public final class RooflineTiming implements TimingModel {
         this.allGather = measured ? gpu.allGather() : null;
         this.reduceScatter = measured ? gpu.reduceScatter() : null;
         this.allReduceOverheadSeconds = params.collectiveOverheadUs() * 1e-6;
+        this.collectiveSlowdown = 1.0 / params.collectiveEfficiency();
         this.fixedSeconds = model.numLayers() * params.layerOverheadUs() * 1e-6;
         this.perSequenceSeconds = model.numLayers() * params.attentionOverheadUs() * 1e-6;
         this.slidingShare = model.slidingWindow() > 0 ? 0.5 : 0; // gpt-oss alternates sliding and full layers
@@ -328,7 +330,8 @@ public final class RooflineTiming implements TimingModel {
             double elements = tokens * model.hiddenSize();
             double perAllReduce;
             if (allReduce != null) {
-                perAllReduce = allReduce.seconds(tensorParallel, elements) + allReduceOverheadSeconds;
+                perAllReduce =
+                        allReduce.seconds(tensorParallel, elements) * collectiveSlowdown + allReduceOverheadSeconds;
             } else {
                 double ring = 2.0 * (tensorParallel - 1) / tensorParallel * elements * 2.0 / linkBytesPerSecond;
                 perAllReduce = collectiveLatencySeconds + ring;

@@ -24,12 +24,13 @@ import org.junit.jupiter.api.Test;
  * defaults, then the measured CPU part ({@code step_overhead_us}, {@code per_sequence_overhead_us}), then the
  * defaults refitted with the per-shape weight streaming and the re-measured CPU part (the pinned runs use polynomial
  * timing; the canonical output stripped of the config is equal to the one before each time, and the last time the
- * previous digests came back exactly with the previous defaults set as overrides).
+ * previous digests came back exactly with the previous defaults set as overrides); on 2026-12-06 by the new key
+ * {@code timing.roofline.collective_efficiency} and the defaults refitted with it (output without the config equal).
  */
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "c0de5390ebda8ff631c1d27a92bf34e9da237375b3a6e9464e57f3fd4e455200";
+            "dc751aef39308a96e1e136149a78e0d05d539429671fb2dfe8ea270c0f30d156";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -66,7 +67,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "ebc09afbb947342c6edd7dc7c3488a58af9db0db4b2873bfbe514a81adb6e88c";
+            "76518d10e3cabe8b373337791a619c83b963373a33b588f8f4780d30014e51d7";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -85,7 +86,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "1b88f4f8ba1365b0d508c5892e9ec595d1a099b65cac2b4785432ea85f4e4897";
+    static final String KVCR_CANONICAL_SHA256 = "549ac4efa54667e6d5b9ced6e0d489fc81d9692c5ed74479861771ef560298f7";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

@@ -64,7 +64,7 @@ class PrivateBlocksProperties {
                     1 + rnd.nextInt(150),
                     1 + rnd.nextInt(120)));
         }
-        sameRunIndexedOrNot("lengths.csv", csv.toString(), List.of("workload.trace.format=azure"), run);
+        sameRunIndexedOrNot("lengths.csv", csv.toString(), List.of("workload.trace.format=azure"), run, 30);
     }
 
     @Property(tries = 40)
@@ -95,7 +95,7 @@ class PrivateBlocksProperties {
                     1 + rnd.nextInt(60),
                     list));
         }
-        sameRunIndexedOrNot("hash-ids.jsonl", rows.toString(), MOONCAKE, run);
+        sameRunIndexedOrNot("hash-ids.jsonl", rows.toString(), MOONCAKE, run, 30);
     }
 
     @Property(tries = 40)
@@ -141,16 +141,18 @@ class PrivateBlocksProperties {
                     1 + rnd.nextInt(40),
                     list));
         }
-        sameRunIndexedOrNot("conversations.jsonl", trace.toString(), MOONCAKE, run);
+        // conversations preempt in 20-38 % of tries (four runs of 40): at least 5 % (2 of 40) keeps the check from
+        // failing by chance (about 1 in 7,000 runs) while still requiring preemptions
+        sameRunIndexedOrNot("conversations.jsonl", trace.toString(), MOONCAKE, run, 5);
     }
 
     /**
      * Replays a trace on tight KV pools (block 8, 128-token steps) twice, indexing every block and with private
      * blocks, and requires identical canonical output; labels whether anything was preempted (checked to happen in
-     * at least 30 % of tries).
+     * at least {@code minPreemptedPct} % of tries).
      */
-    private static void sameRunIndexedOrNot(String file, String trace, List<String> format, Run run)
-            throws IOException {
+    private static void sameRunIndexedOrNot(
+            String file, String trace, List<String> format, Run run, int minPreemptedPct) throws IOException {
         long seed = run.seed();
         int blocks = run.blocks();
         int maxSeqs = run.maxSeqs();
@@ -174,7 +176,7 @@ class PrivateBlocksProperties {
         RunResult unindexed = new Simulation(config).run();
         assertThat(canonical(unindexed)).isEqualTo(canonical(indexed));
         Statistics.label("preempted").collect(unindexed.counters().preemptions() > 0);
-        Statistics.label("preempted").coverage(c -> c.check(true).percentage(p -> p >= 30));
+        Statistics.label("preempted").coverage(c -> c.check(true).percentage(p -> p >= minPreemptedPct));
         Files.delete(path);
         Files.delete(dir);
     }

@@ -16,9 +16,10 @@ class RooflineTimingTest {
      * mfu, mbu, step and per-sequence CPU, NVLink and PCIe latency, layer and per-sequence attention overhead,
      * kv_mbu, MoE efficiency, overhead per measured all-reduce.
      */
-    private static final RooflineConfig PARAMS = new RooflineConfig(0.6, 0.8, 3000, 30, 10, 25, 0, 0, 0.8, 1, 0, 1000);
+    private static final RooflineConfig PARAMS =
+            new RooflineConfig(0.6, 0.8, 3000, 30, 10, 25, 0, 0, 0.8, 1, 0, 1, 1000);
 
-    private static final RooflineConfig BARE = new RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0, 0.8, 1, 0, 1000);
+    private static final RooflineConfig BARE = new RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0, 0.8, 1, 0, 1, 1000);
 
     private static RooflineTiming timing(String model, String gpu, int tp, RooflineConfig p) {
         return new RooflineTiming(Specs.model(model, "t"), gpu(gpu), tp, 1, Dtype.BF16, 2, 2, p, true);
@@ -223,6 +224,29 @@ class RooflineTimingTest {
         // one token x 8,192 hidden = 8,192 elements: vLLM's all-reduce over 4 H100s takes 4.83 us there (measured)
         double allReduce = 2 * 80 * (4.83e-6 + 3e-6);
         assertThat(tp4).isEqualTo(Math.round((weights + kv + allReduce) * 1e9)); // about 12.0 + 1.3 ms
+    }
+
+    @Test
+    void collectiveEfficiency_dividesTheMeasuredAllReduce_andLeavesTheOverheadAsIs() {
+        ModelSpec m = Specs.model("llama-3.1-70b", "t");
+        StepBatch b = decodes(1, 1000);
+        long tp4 = timing(
+                        "llama-3.1-70b",
+                        "h100-sxm",
+                        4,
+                        BARE.with("collective_overhead_us", 3).with("collective_efficiency", 0.5))
+                .stepNanos(b);
+        double bw = 3022e9 * 0.8;
+        double weights = (m.totalParams() - 128256.0 * 8192) * 2 / 4 / bw;
+        double kv = m.kvBytesPerToken(2, 4) * 1001.0 / bw;
+        // the measured 4.83 us at 8,192 elements over 4 H100s, at half that rate: 9.66 us, plus the 3 us overhead
+        double allReduce = 2 * 80 * (9.66e-6 + 3e-6);
+        assertThat(tp4).isEqualTo(Math.round((weights + kv + allReduce) * 1e9));
+        // one GPU has no collectives: the efficiency changes nothing
+        StepBatch many = decodes(64, 1000);
+        assertThat(timing("llama-3.1-8b", "h100-sxm", 1, BARE.with("collective_efficiency", 0.5))
+                        .stepNanos(many))
+                .isEqualTo(timing("llama-3.1-8b", "h100-sxm", 1, BARE).stepNanos(many));
     }
 
     @Test
