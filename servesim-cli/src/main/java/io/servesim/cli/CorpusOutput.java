@@ -6,6 +6,7 @@ import io.servesim.timing.Deployment;
 import io.servesim.timing.GpuSpec;
 import io.servesim.validate.Corpus;
 import io.servesim.validate.RunFolder;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -85,12 +86,23 @@ final class CorpusOutput {
      * measured tables assume, so the line says how to state it.
      */
     static String collectives(SimConfig config) {
-        GpuSpec gpu = Deployment.resolve(config).gpu();
+        Deployment d = Deployment.resolve(config);
+        GpuSpec gpu = d.gpu();
         if (gpu == null) {
             return "";
         }
         if (gpu.allReduce() != null || gpu.allGather() != null) {
-            return "collectives: measured tables (AIConfigurator, taken with GPU peer-to-peer access"
+            String efficiency = d.roofline() != null
+                            && config.timing().tensorParallel() > 1
+                            && gpu.allReduce() != null
+                            && gpu.allReduce().covers(config.timing().tensorParallel())
+                    ? "; TP all-reduce at "
+                            + BigDecimal.valueOf(d.roofline().collectiveEfficiency())
+                                    .stripTrailingZeros()
+                                    .toPlainString()
+                            + " of its isolated rate"
+                    : "";
+            return "collectives: measured tables (AIConfigurator, taken with GPU peer-to-peer access" + efficiency
                     + (gpu.hasNvlink()
                             ? ")\n"
                             : "; a machine without it: gpu_p2p false and link_gbytes_per_s in meta.json, or"

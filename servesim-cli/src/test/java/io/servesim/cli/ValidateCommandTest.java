@@ -225,8 +225,21 @@ class ValidateCommandTest {
                 "validate", "--run", pro, "--out", tmp.resolve("b").toString(), "--set", "timing.tensor_parallel=2");
         assertThat(tp2.exit()).as(tp2.err()).isZero();
         assertThat(tp2.out())
-                .contains("collectives: measured tables (AIConfigurator, taken with GPU peer-to-peer access; a machine"
-                        + " without it: gpu_p2p false and link_gbytes_per_s in meta.json");
+                .contains("collectives: measured tables (AIConfigurator, taken with GPU peer-to-peer access; TP"
+                        + " all-reduce at 0.513 of its isolated rate; a machine without it: gpu_p2p false and"
+                        + " link_gbytes_per_s in meta.json");
+        CliRun slower = CliRun.of(
+                "validate",
+                "--run",
+                pro,
+                "--out",
+                tmp.resolve("b2").toString(),
+                "--set",
+                "timing.tensor_parallel=2",
+                "--set",
+                "timing.roofline.collective_efficiency=0.25");
+        assertThat(slower.exit()).as(slower.err()).isZero();
+        assertThat(slower.out()).contains("TP all-reduce at 0.25 of its isolated rate");
         CliRun staged = CliRun.of(
                 "validate",
                 "--run",
