@@ -24,9 +24,9 @@ package io.servesim.config;
  *     (0, 1]
  * @param collectiveOverheadUs time each all-reduce costs a forward pass beyond vLLM's all-reduce kernel as measured
  *     in isolation (GPUs with a measured all-reduce table: stream synchronisation and the ranks' skew), µs
- * @param collectiveEfficiency fraction of the rate vLLM's collectives reach in isolation (the measured all-reduce,
- *     all-gather and reduce-scatter tables, {@code GpuSpec.CollectiveTable}) that they reach inside a forward pass:
- *     each measured collective takes its table latency at its message size divided by this, (0, 1]
+ * @param collectiveEfficiency fraction of the rate vLLM's TP all-reduce reaches in isolation (its measured table,
+ *     {@code GpuSpec.CollectiveTable}) that it reaches inside a forward pass: each all-reduce takes the table's
+ *     latency at its message size divided by this (the DP dispatch and combine keep their measured rate), (0, 1]
  * @param kneeExponent sharpness p of the roofline's knee: an operation takes {@code (compute^p + memory^p)^(1/p)}
  *     rather than the larger of the two (real kernels slow down before the knee), in [1, 1000]; large values
  *     approach the classic {@code max}

@@ -32,7 +32,9 @@ import io.servesim.config.TimingConfig;
  *   <li><b>Collectives</b>: with TP, two all-reduces per layer of {@code tokens × hidden} BF16 elements. Where vLLM's
  *       all-reduce was measured on the GPU for the group size ({@link GpuSpec.CollectiveTable}: AIConfigurator's tables,
  *       which show PCIe groups of 4 and 8 up to 15 times slower than a ring over the link's bandwidth
- *       predicts), each costs its measured latency at that size plus {@code collective_overhead_us}; elsewhere the
+ *       predicts), each costs its measured latency at that size divided by {@code collective_efficiency} (inside a
+ *       forward pass the all-reduce reaches about half its isolated rate: a corpus fit, docs/accuracy.md item 16)
+ *       plus {@code collective_overhead_us}; elsewhere the
  *       link model: ring cost {@code 2 (TP − 1) / TP × bytes} over the GPU link plus {@code log2(TP)} link
  *       latencies (NVLink or PCIe). With expert parallelism over DP ranks, an all-gather and a reduce-scatter of the
  *       gathered hidden states per MoE layer over the DP group (NCCL's measured latencies, else the link model).

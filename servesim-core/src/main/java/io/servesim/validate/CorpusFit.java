@@ -104,8 +104,8 @@ public final class CorpusFit {
     /**
      * Where every fit starts, whatever the defaults are (they are the last fit's result): literature values — a
      * forward pass at 70 % of what its GPU's GEMMs measurably reach (60 % of a Hopper datasheet peak) and weight/KV
-     * streaming at 90 % of measured GEMM streaming (80 % of datasheet bandwidth), 10 µs per layer, collectives at
-     * 70 % of their measured isolated rate and nothing per all-reduce beyond it, grouped expert GEMMs at 95 % of dense,
+     * streaming at 90 % of measured GEMM streaming (80 % of datasheet bandwidth), 10 µs per layer, the TP
+     * all-reduce at 70 % of its measured isolated rate and nothing per all-reduce beyond it, grouped expert GEMMs at 95 % of dense,
      * 5 ms of HTTP frontend
      * (docs/timing.md). The leave-out folds start here too, so a held-out run never informs its own fit.
      */
