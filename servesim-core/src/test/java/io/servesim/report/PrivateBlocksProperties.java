@@ -142,7 +142,7 @@ class PrivateBlocksProperties {
                     list));
         }
         // conversations preempt in 20-38 % of tries (four runs of 40): at least 5 % (2 of 40) keeps the check from
-        // failing by chance (about 1 in 7,000 runs) while still requiring preemptions
+        // failing by chance (about 1 run in 700 at a 20 % rate, 1 in 7,000 at 25 %) while still requiring preemptions
         sameRunIndexedOrNot("conversations.jsonl", trace.toString(), MOONCAKE, run, 5);
     }
 
