@@ -6,6 +6,7 @@ import io.servesim.report.RunDirectory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -228,33 +229,24 @@ class ValidateCommandTest {
                 .contains("collectives: measured tables (AIConfigurator, taken with GPU peer-to-peer access; TP"
                         + " all-reduce at 0.513 of its isolated rate; a machine without it: gpu_p2p false and"
                         + " link_gbytes_per_s in meta.json");
-        CliRun slower = CliRun.of(
-                "validate",
-                "--run",
-                pro,
-                "--out",
-                tmp.resolve("b2").toString(),
-                "--set",
-                "timing.tensor_parallel=2",
-                "--set",
-                "timing.roofline.collective_efficiency=0.25");
+        CliRun slower = tp2(pro, "b2", "timing.roofline.collective_efficiency=0.25");
         assertThat(slower.exit()).as(slower.err()).isZero();
         assertThat(slower.out()).contains("TP all-reduce at 0.25 of its isolated rate");
-        CliRun staged = CliRun.of(
-                "validate",
-                "--run",
-                pro,
-                "--out",
-                tmp.resolve("c").toString(),
-                "--set",
-                "timing.tensor_parallel=2",
-                "--set",
-                "timing.gpu_p2p=false",
-                "--set",
-                "timing.link_gbytes_per_s=16");
+        CliRun staged = tp2(pro, "c", "timing.gpu_p2p=false", "timing.link_gbytes_per_s=16");
         assertThat(staged.exit()).as(staged.err()).isZero();
         assertThat(staged.out())
                 .contains("collectives: link model, PCIe at 16 GB/s per direction, no peer-to-peer access");
+    }
+
+    /** {@code validate --run RUN} at TP 2 into {@code tmp/out}, with more overrides. */
+    private CliRun tp2(String run, String out, String... sets) {
+        List<String> args = new ArrayList<>(List.of(
+                "validate", "--run", run, "--out", tmp.resolve(out).toString(), "--set", "timing.tensor_parallel=2"));
+        for (String set : sets) {
+            args.add("--set");
+            args.add(set);
+        }
+        return CliRun.of(args.toArray(String[]::new));
     }
 
     @Test
