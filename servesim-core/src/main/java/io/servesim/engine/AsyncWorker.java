@@ -231,7 +231,8 @@ final class AsyncWorker implements StepDriver, EventHandler {
     }
 
     /** The CPU's loop at {@code now}: schedules a step if any rank has requests, else waits for the oldest. */
-    private void runCpu(long now) {
+    private void runCpu(long nowIn) {
+        long now = single ? advanceDecodeRun(nowIn) : nowIn;
         if (hasRequests()) {
             Pass pass = schedule(now);
             enqueue(pass);
@@ -252,6 +253,60 @@ final class AsyncWorker implements StepDriver, EventHandler {
             return; // idle until a rank gets work
         }
         popOldest(now);
+    }
+
+    /**
+     * Runs the steps of a decode run that nothing can interrupt in one loop, from the CPU loop at {@code now}, and
+     * returns the time at which the loop goes on as usual. Exactly what the events would do (servesim's shortcut, not
+     * a vLLM rule): with one step of the run in flight (ending at {@code end}), the CPU schedules the next at {@code
+     * t}, which reaches the GPU when both are free, at {@code max(end, t + cpu)}; the CPU then blocks on the step in
+     * flight, applies its outputs at that same instant and loops. So each step of the run starts at the previous
+     * loop's instant and lasts its GPU time, while every one of those events runs ahead of the queue (it precedes
+     * the next external event: {@link EventQueue#mayRunAhead}, checked at the loop's last instant, which bounds its
+     * earlier ones) and the run goes on ({@link EngineRank#fusableRunSteps}). Skipped per step: the batch queue, the
+     * step records and the events themselves; not skipped: the batch, the timing model, counters and gaps.
+     */
+    private long advanceDecodeRun(long now) {
+        if (pending || armed || cpuBusy || blockedOn != null || !inHandler || queuedCount != 1) {
+            return now;
+        }
+        Pass inFlight = queued0;
+        if (!inFlight.hasTokens
+                || inFlight.mayFinish
+                || inFlight.stepped0 == 0
+                || gpuFreeNanos != inFlight.endNanos
+                || active0 == 0) {
+            return now;
+        }
+        EngineRank r = rank0;
+        int steps = r.fusableRunSteps();
+        long t = now;
+        long events = 0;
+        while (steps > 0) {
+            r.fillRunBatch();
+            long gpu = r.gpuNanos();
+            long cpu = r.cpuNanos();
+            long end = inFlight.endNanos;
+            long next = Math.max(end, t + cpu);
+            if (!queue.mayRunAhead(next, Phase.STEP_START, stableId)) {
+                break; // the usual path takes this step (and finds the same)
+            }
+            r.advanceRun(next, end - inFlight.startNanos);
+            // the events that would have run ahead: the CPU's end (if it takes time), the outputs (if the step in
+            // flight ends later) and the CPU loop again
+            events += cpu > 0 ? (end > t + cpu ? 3 : 2) : (end > t ? 2 : 1);
+            inFlight.cpuNanos = cpu;
+            inFlight.startNanos = next;
+            inFlight.endNanos = next + gpu;
+            gpuFreeNanos = inFlight.endNanos;
+            t = next;
+            steps--;
+        }
+        if (events > 0) {
+            emptyRetries = 0;
+            queue.runAheadTo(t, events);
+        }
+        return t;
     }
 
     /** After scheduling: go on scheduling while the GPU is busy and the queue has room, else wait for the oldest. */

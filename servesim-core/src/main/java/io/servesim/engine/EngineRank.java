@@ -352,6 +352,26 @@ public final class EngineRank {
         return tokens;
     }
 
+    /** Steps of a decode run its driver may advance with {@link #advanceRun} (0 under a test observer). */
+    int fusableRunSteps() {
+        return observer == null ? scheduler.fusableRunSteps() : 0;
+    }
+
+    /** Fills this rank's batch with its decode run's next step ({@link #gpuNanos} and {@link #cpuNanos} then read it). */
+    void fillRunBatch() {
+        scheduler.fillRunBatch(batch);
+    }
+
+    /**
+     * One decode-run step as {@link #beginStep} and {@link #endStep} count it: the next step scheduled, and the step
+     * in flight ({@code passNanos} long) ending at {@code nowNanos}.
+     */
+    void advanceRun(long nowNanos, long passNanos) {
+        busyNanos += passNanos;
+        passes++;
+        decodeTokens += scheduler.advanceRun(nowNanos);
+    }
+
     /** This rank's synchronous step time for the batch just scheduled: its CPU part, then its GPU part. */
     long stepNanos() {
         return cpuNanos() + gpuNanos();

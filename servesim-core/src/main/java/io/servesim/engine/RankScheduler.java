@@ -227,6 +227,33 @@ public abstract class RankScheduler {
         return step;
     }
 
+    /** Whether {@code step} is the only step in flight. */
+    protected final boolean onlyInFlight(ScheduledStep step) {
+        return oldestInFlight == step && newestInFlight == step;
+    }
+
+    /**
+     * How many more steps of a decode run a driver may advance without scheduling each through {@link #schedule}
+     * ({@link #fillRunBatch}, {@link #advanceRun}); 0 (the default) when the scheduler has no such runs or is not in
+     * one.
+     */
+    int fusableRunSteps() {
+        return 0;
+    }
+
+    /** Fills {@code batch} with the decode run's next step, changing nothing else ({@link #fusableRunSteps} > 0). */
+    void fillRunBatch(StepBatch batch) {
+        throw new UnsupportedOperationException("no decode run to advance");
+    }
+
+    /**
+     * Advances the decode run by one step: schedules its next step (the batch {@link #fillRunBatch} gave) and applies
+     * the outputs of the step in flight at {@code nowNanos}; returns the tokens scheduled.
+     */
+    int advanceRun(long nowNanos) {
+        throw new UnsupportedOperationException("no decode run to advance");
+    }
+
     /** A step whose outputs were applied goes back for reuse. */
     protected final void recycle(ScheduledStep step) {
         step.clear();
@@ -264,6 +291,11 @@ public abstract class RankScheduler {
 
     /** Steps this rank scheduled as decode runs (0 for engines without them). */
     public long decodeRunSteps() {
+        return 0;
+    }
+
+    /** Of those, steps its driver advanced in one loop without scheduling each ({@link #advanceRun}). */
+    public long advancedRunSteps() {
         return 0;
     }
 

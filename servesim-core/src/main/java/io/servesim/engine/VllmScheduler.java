@@ -50,6 +50,7 @@ public final class VllmScheduler extends RankScheduler {
     // decode runs (see schedule): schedules left that are known to be plain decodes of the whole running list
     private int decodeRun;
     private long decodeRunSteps;
+    private long advancedRunSteps; // of decodeRunSteps, those advanced by a driver's loop (advanceRun)
     private long plainDecodes;
     private boolean decodeRuns = true;
     // A decode run's steps touch no request (scheduleDecodeRun): they advance the run as a whole, and settleRun()
@@ -423,6 +424,60 @@ public final class VllmScheduler extends RankScheduler {
         return n;
     }
 
+    /**
+     * A driver may advance the live run without {@link #schedule} while it goes on ({@link #decodeRun} more steps),
+     * nothing waits, no KV connector takes calls, and the one step in flight is a step of this run whose outputs are
+     * even (every request's latest token came with the run's latest outputs): then a step is exactly {@link
+     * #advanceRun}, and the record in flight stands for each next one (a run's records differ in nothing).
+     */
+    @Override
+    @SuppressWarnings("ReferenceEquality") // a step of the live run holds the run's very array (ScheduledStep.planRun)
+    int fusableRunSteps() {
+        ScheduledStep inFlight = latest;
+        if (decodeRun <= 0
+                || !runLive
+                || !runOutputsEven
+                || connector != null
+                || runSize == 0
+                || runStepsInFlight != 1
+                || !waiting.isEmpty()
+                || running.isEmpty()
+                || !inFlight.decodeRun
+                || inFlight.run != runRequests
+                || !onlyInFlight(inFlight)) {
+            return 0;
+        }
+        return decodeRun;
+    }
+
+    @Override
+    void fillRunBatch(StepBatch batch) {
+        batch.reset((long) pool.usableBlocks() * settings.blockSize());
+        batch.addDecodeRun(runContexts, runSize, runSteps, runContextSum + (long) runSize * runSteps);
+    }
+
+    /**
+     * One step of the run without its record: {@link #scheduleDecodeRun}'s counting, then {@link
+     * #appendDecodeRunOutputs}' even case for the step in flight (which stays in flight for the step scheduled).
+     */
+    @Override
+    int advanceRun(long nowNanos) {
+        int n = runSize;
+        decodeRun--;
+        runSteps++;
+        unsettledSteps++;
+        decodeRunSteps++;
+        advancedRunSteps++;
+        plainDecodes += n;
+        counters.stepScheduled(n, 0);
+        counters.tokensSampled(n);
+        recordGaps(nowNanos - runLastTokenNanos, n);
+        unsettledOutputs++;
+        runLastTokenNanos = nowNanos;
+        flushGaps();
+        return n;
+    }
+
     /** The run's first step: it takes the running list and its computed tokens (the list stays as is until it ends). */
     private void beginRun() {
         int n = running.size();
@@ -498,6 +553,11 @@ public final class VllmScheduler extends RankScheduler {
     @Override
     public long decodeRunSteps() {
         return decodeRunSteps;
+    }
+
+    @Override
+    public long advancedRunSteps() {
+        return advancedRunSteps;
     }
 
     /**

@@ -221,6 +221,15 @@ public final class Simulation {
         return n;
     }
 
+    /** Of {@link #decodeRunSteps}, those a driver advanced in one loop, without events or records (async loop). */
+    public long advancedRunSteps() {
+        long n = 0;
+        for (int g = 0; g < cluster.numRanks(); g++) {
+            n += cluster.rank(g).scheduler().advancedRunSteps();
+        }
+        return n;
+    }
+
     /** Engine events that ran ahead of the queue so far (0 when run-ahead is off). */
     public long ranAhead() {
         return queue.ranAhead();

@@ -131,7 +131,13 @@ public final class EventQueue implements SimClock {
         ranAhead++;
     }
 
-    /** Events that ran ahead of the queue so far ({@link #runAheadTo} calls). */
+    /** {@code events} calls of {@link #runAheadTo}, the last at {@code atNanos} (a driver that ran them in one loop). */
+    public void runAheadTo(long atNanos, long events) {
+        runAheadTo(atNanos);
+        ranAhead += events - 1;
+    }
+
+    /** Events that ran ahead of the queue so far (counted by {@link #runAheadTo}). */
     public long ranAhead() {
         return ranAhead;
     }

@@ -30,7 +30,14 @@ class DecodeRunProperties {
     @Property(tries = 100)
     void decodeRuns_changeNoOutput(@ForAll("openLoopConfigs") List<String> overrides) throws IOException {
         // not vacuous: at least half the tries use decode runs (a saturated rank never does)
-        sameRunWithDecodeRunsOrNot(ConfigLoader.fromYaml("", "property", overrides), 50);
+        sameRunWithDecodeRunsOrNot(ConfigLoader.fromYaml("", "property", overrides), 50, 0);
+    }
+
+    @Property(tries = 100)
+    void decodeRuns_advancedInOneLoop_changeNoOutput(@ForAll("asyncSingleRankConfigs") List<String> overrides)
+            throws IOException {
+        // vLLM's async loop on ranks stepped alone, with run-ahead on: where AsyncWorker.advanceDecodeRun applies
+        sameRunWithDecodeRunsOrNot(ConfigLoader.fromYaml("", "property", overrides), 50, 40);
     }
 
     @Property(tries = 30)
@@ -62,7 +69,7 @@ class DecodeRunProperties {
                 "engine.max_model_len=" + Math.min(600, (39 + seed % 100) * (seed % 2 == 0 ? 8 : 16)),
                 "engine.kv_cache.host_offload.num_host_blocks=128",
                 "engine.kvcr.enabled=" + (seed % 3 != 0));
-        sameRunWithDecodeRunsOrNot(ConfigLoader.fromYaml("", "property", overrides), 50);
+        sameRunWithDecodeRunsOrNot(ConfigLoader.fromYaml("", "property", overrides), 50, 0);
     }
 
     @Property(tries = 30)
@@ -96,7 +103,7 @@ class DecodeRunProperties {
         if (seed % 5 == 0) {
             overrides.add("cluster.events=[{at_ms: " + (seed % 300) + ", worker: 0, action: fail}]");
         }
-        sameRunWithDecodeRunsOrNot(ConfigLoader.fromYaml("", "property", overrides), 50);
+        sameRunWithDecodeRunsOrNot(ConfigLoader.fromYaml("", "property", overrides), 50, 0);
     }
 
     @Test
@@ -108,14 +115,20 @@ class DecodeRunProperties {
         assertThat(canonical(result)).isEqualTo(expected);
         // few requests per worker at a time, 16-token blocks: most steps lie between block boundaries
         assertThat(runs.decodeRunSteps()).isGreaterThan(result.counters().steps() / 2);
+        // and in vLLM's default async loop most of those are advanced without events (AsyncWorker.advanceDecodeRun)
+        assertThat(runs.advancedRunSteps()).isGreaterThan(runs.decodeRunSteps() / 2);
     }
 
     private static String canonical(RunResult r) throws IOException {
         return OpenLoopClusters.canonicalWithTimeSeries(r);
     }
 
-    /** Runs {@code config} with decode runs off and on, requires identical output, and labels whether runs happened. */
-    private static void sameRunWithDecodeRunsOrNot(SimConfig config, int minPercent) throws IOException {
+    /**
+     * Runs {@code config} with decode runs off and on, requires identical output, and labels whether runs happened
+     * and whether the async loop advanced some in one loop (never with sessions or a KV connector: no run-ahead).
+     */
+    private static void sameRunWithDecodeRunsOrNot(SimConfig config, int minPercent, int minAdvancedPercent)
+            throws IOException {
         Simulation full = new Simulation(config).withoutDecodeRuns();
         String expected = canonical(full.run());
         Simulation runs = new Simulation(config);
@@ -123,6 +136,40 @@ class DecodeRunProperties {
         assertThat(full.decodeRunSteps()).isZero();
         Statistics.label("decode runs").collect(runs.decodeRunSteps() > 0);
         Statistics.label("decode runs").coverage(c -> c.check(true).percentage(p -> p >= minPercent));
+        Statistics.label("advanced in one loop").collect(runs.advancedRunSteps() > 0);
+        Statistics.label("advanced in one loop").coverage(c -> c.check(true).percentage(p -> p >= minAdvancedPercent));
+    }
+
+    @Provide
+    Arbitrary<List<String>> asyncSingleRankConfigs() {
+        Arbitrary<Integer> workers = Arbitraries.integers().between(1, 4);
+        Arbitrary<Integer> dp = Arbitraries.integers().between(1, 2);
+        Arbitrary<Integer> blocks = Arbitraries.integers().between(8, 200);
+        Arbitrary<Integer> maxSeqs = Arbitraries.integers().between(1, 12);
+        Arbitrary<String> router = Arbitraries.of("round_robin", "least_loaded", "session_affinity");
+        Arbitrary<Long> seed = Arbitraries.longs().between(0, 1000);
+        Arbitrary<Integer> cpuMs = Arbitraries.of(0, 2, 15);
+        return Combinators.combine(workers, dp, blocks, maxSeqs, router, seed, cpuMs)
+                .as((w, d, nb, ms, r, s, cpu) -> {
+                    List<String> all = OpenLoopClusters.overrides(new OpenLoopClusters.Shape(
+                            w,
+                            d,
+                            "independent",
+                            nb,
+                            s % 2 == 0 ? 8 : 16,
+                            ms,
+                            r,
+                            s % 2 == 0 ? "approximate" : "exact",
+                            s,
+                            s % 4 == 0 ? 0.05 : 1.0,
+                            s % 3 == 0 ? 200 : 10));
+                    all.add("engine.scheduler.async_scheduling=true");
+                    all.add("engine.kv_cache.prefix_caching=" + (s % 7 != 0));
+                    if (!all.contains("timing.type=roofline")) {
+                        all.add("timing.fixed.cpu_ms=" + cpu); // CPU-bound, GPU-bound and no CPU part (fixed timing)
+                    }
+                    return all;
+                });
     }
 
     @Provide

@@ -121,4 +121,59 @@ class HandComputedRunTest {
         assertThat(r.log().status(0).reason()).isEqualTo("max_model_len");
         assertThat(r.log().outputTokens(0)).isEqualTo(2);
     }
+
+    /**
+     * vLLM's async loop on one request, 10 prompt tokens and 40 outputs, CPU part {@code cpuMs} per step: the CPU
+     * schedules step k + 1 while the GPU runs step k, so a step reaches the GPU at max(previous step's end, CPU done)
+     * and the outputs come every max(decode, CPU) ms. Most decode steps lie between block boundaries and are advanced
+     * in one loop (AsyncWorker.advanceDecodeRun); each token keeps its own time.
+     */
+    private static Simulation asyncRun(int cpuMs) {
+        List<String> all = new ArrayList<>(List.of(
+                "timing.type=fixed",
+                "engine.scheduler.async_scheduling=true",
+                "timing.fixed.prefill_ms=20",
+                "timing.fixed.decode_ms=10",
+                "timing.fixed.cpu_ms=" + cpuMs,
+                "workload.type=synthetic",
+                "workload.synthetic.requests=1",
+                "workload.synthetic.input_tokens={type: fixed, value: 10}",
+                "workload.synthetic.output_tokens={type: fixed, value: 40}",
+                "workload.arrival.type=constant",
+                "workload.arrival.rate=1"));
+        return new Simulation(ConfigLoader.fromYaml("", "test", all));
+    }
+
+    @Test
+    void asyncLoop_gpuBound_tokensEveryDecodeStep_decodeRunsAdvancedInOneLoop() {
+        // step 1: CPU [0, 4), GPU [4, 24): token 1 at 24. Step 2 scheduled at 4, CPU done at 8, GPU [24, 34): token 2
+        // at 34; from then on the CPU (4 ms) hides behind each 10 ms step: token k at 24 + 10 (k - 1), token 40 at 414
+        Simulation sim = asyncRun(4);
+        RunResult r = sim.run();
+        assertThat(r.log().firstTokenNanos(0)).isEqualTo(24 * MS);
+        assertThat(r.log().lastTokenNanos(0)).isEqualTo(414 * MS);
+        Summary s = Summaries.of(r);
+        assertThat(s.itlMs().count()).isEqualTo(39);
+        assertThat(s.itlMs().min()).isEqualTo(10.0);
+        assertThat(s.itlMs().max()).isEqualTo(10.0);
+        assertThat(sim.advancedRunSteps()).isPositive();
+    }
+
+    @Test
+    void asyncLoop_cpuBound_tokensEveryCpuPart_decodeRunsAdvancedInOneLoop() {
+        // step 1: CPU [0, 15), GPU [15, 35): token 1 at 35. Step 2: CPU [15, 30), GPU [35, 45). Step 3: CPU [35, 50)
+        // (after token 1), GPU [50, 60); the CPU then blocks on step 2, already done: token 2 at 50. Each later token
+        // comes one CPU part (15 ms) after the one before, token 39 at 35 + 38 x 15 = 605, except the last: with step
+        // 40 in flight there is nothing left to schedule (an empty step takes no CPU time), so token 40 comes when the
+        // GPU ends step 40, which started at 605: 615
+        Simulation sim = asyncRun(15);
+        RunResult r = sim.run();
+        assertThat(r.log().firstTokenNanos(0)).isEqualTo(35 * MS);
+        assertThat(r.log().lastTokenNanos(0)).isEqualTo(615 * MS);
+        Summary s = Summaries.of(r);
+        assertThat(s.itlMs().count()).isEqualTo(39);
+        assertThat(s.itlMs().min()).isEqualTo(10.0);
+        assertThat(s.itlMs().max()).isEqualTo(15.0);
+        assertThat(sim.advancedRunSteps()).isPositive();
+    }
 }
