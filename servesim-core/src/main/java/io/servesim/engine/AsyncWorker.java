@@ -261,10 +261,12 @@ final class AsyncWorker implements StepDriver, EventHandler {
      * a vLLM rule): with one step of the run in flight (ending at {@code end}), the CPU schedules the next at {@code
      * t}, which reaches the GPU when both are free, at {@code max(end, t + cpu)}; the CPU then blocks on the step in
      * flight, applies its outputs at that same instant and loops. So each step of the run starts at the previous
-     * loop's instant and lasts its GPU time, while every one of those events runs ahead of the queue (it precedes
-     * the next external event: {@link EventQueue#mayRunAhead}, checked at the loop's last instant, which bounds its
-     * earlier ones) and the run goes on ({@link EngineRank#fusableRunSteps}). Skipped per step: the batch queue, the
-     * step records and the events themselves; not skipped: the batch, the timing model, counters and gaps.
+     * loop's instant and lasts its GPU time, while every one of those events may run ahead of the queue (it precedes
+     * the next external event: {@link EventQueue#mayRunAheadQuietly}, checked at the loop's last instant, which bounds
+     * its earlier ones; these steps are quiet — no block changes, no request finishes — so a KV-event router, which
+     * keeps other steps in the queue, allows them) and the run goes on ({@link EngineRank#fusableRunSteps}). Skipped
+     * per step: the batch queue, the step records and the events themselves; not skipped: the batch, the timing
+     * model, counters and gaps.
      */
     private long advanceDecodeRun(long now) {
         if (pending || armed || cpuBusy || blockedOn != null || !inHandler || queuedCount != 1) {
@@ -288,7 +290,7 @@ final class AsyncWorker implements StepDriver, EventHandler {
             long cpu = r.cpuNanos();
             long end = inFlight.endNanos;
             long next = Math.max(end, t + cpu);
-            if (!queue.mayRunAhead(next, Phase.STEP_START, stableId)) {
+            if (!queue.mayRunAheadQuietly(next, Phase.STEP_START, stableId)) {
                 break; // the usual path takes this step (and finds the same)
             }
             r.advanceRun(next, end - inFlight.startNanos);

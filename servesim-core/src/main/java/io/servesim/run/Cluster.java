@@ -274,9 +274,13 @@ final class Cluster {
             this.pdTransfers = null;
             this.pd = null;
         }
-        if (kvcr != null || ho.enabled() || kvEvents || pd != null) {
-            // KV transfers and KV events reach other components between steps: no run-ahead (EventQueue)
+        if (kvcr != null || ho.enabled() || pd != null) {
+            // KV transfers reach other components between steps: no run-ahead (EventQueue)
             queue.forbidRunAhead();
+        } else if (kvEvents) {
+            // KV events reach the routers between steps: only quiet work (a decode run's steps, which change no block)
+            // may run ahead
+            queue.forbidRunAheadExceptQuiet();
         }
         boolean anyRouterHashes = false;
         for (RouterGroup g : groups) {

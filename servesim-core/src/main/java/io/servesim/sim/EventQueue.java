@@ -43,6 +43,7 @@ public final class EventQueue implements SimClock {
     private long nextSeq;
     private long nowNanos;
     private boolean runAheadForbidden;
+    private boolean quietRunAheadForbidden;
     private long fenceNanos = Long.MAX_VALUE;
     private long ranAhead;
 
@@ -89,6 +90,16 @@ public final class EventQueue implements SimClock {
     /** Turns run-ahead off for the rest of the run (see the class comment); it cannot be turned on again. */
     public void forbidRunAhead() {
         runAheadForbidden = true;
+        quietRunAheadForbidden = true;
+    }
+
+    /**
+     * Turns run-ahead off for the rest of the run except for quiet work ({@link #mayRunAheadQuietly}): for components
+     * that hear of a worker's KV changes between steps (KV events), while nothing a worker does creates work for
+     * others before the next external event (no closed loop, no sessions).
+     */
+    public void forbidRunAheadExceptQuiet() {
+        runAheadForbidden = true;
     }
 
     /** Whether run-ahead is allowed at all. */
@@ -107,6 +118,25 @@ public final class EventQueue implements SimClock {
      */
     public boolean mayRunAhead(long atNanos, int phase, long stableId) {
         if (runAheadForbidden || atNanos > fenceNanos) {
+            return false;
+        }
+        if (size == 0) {
+            return true;
+        }
+        int top = heap[0];
+        if (atNanos != time[top]) {
+            return atNanos < time[top];
+        }
+        return (((long) phase << STABLE_ID_BITS) | stableId) < tie[top];
+    }
+
+    /**
+     * Whether a worker may run its own work up to ({@code atNanos}, {@code phase}, {@code stableId}) at once when that
+     * work is quiet — it changes no KV block, finishes no request and tells no other component anything (a decode
+     * run's steps) — as {@link #mayRunAhead}, except that only {@link #forbidRunAhead} forbids it.
+     */
+    public boolean mayRunAheadQuietly(long atNanos, int phase, long stableId) {
+        if (quietRunAheadForbidden || atNanos > fenceNanos) {
             return false;
         }
         if (size == 0) {

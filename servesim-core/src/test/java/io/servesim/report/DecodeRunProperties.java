@@ -146,7 +146,7 @@ class DecodeRunProperties {
         Arbitrary<Integer> dp = Arbitraries.integers().between(1, 2);
         Arbitrary<Integer> blocks = Arbitraries.integers().between(8, 200);
         Arbitrary<Integer> maxSeqs = Arbitraries.integers().between(1, 12);
-        Arbitrary<String> router = Arbitraries.of("round_robin", "least_loaded", "session_affinity");
+        Arbitrary<String> router = Arbitraries.of("round_robin", "least_loaded", "session_affinity", "kv_aware");
         Arbitrary<Long> seed = Arbitraries.longs().between(0, 1000);
         Arbitrary<Integer> cpuMs = Arbitraries.of(0, 2, 15);
         return Combinators.combine(workers, dp, blocks, maxSeqs, router, seed, cpuMs)

@@ -55,6 +55,22 @@ class RunAheadProperties {
     }
 
     @Test
+    void kvEventRouters_runOnlyQuietDecodeRunStepsAhead_andMatchTheQueuedRun() throws IOException {
+        // a router that hears KV events keeps every step that may change blocks in the queue, but a decode run's
+        // steps change none (AsyncWorker.advanceDecodeRun)
+        List<String> overrides = OpenLoopClusters.decodeHeavy();
+        overrides.add("cluster.router.policy=kv_aware");
+        overrides.add("cluster.router.kv.mode=exact");
+        SimConfig config = ConfigLoader.fromYaml("", "kv-events", overrides);
+        String expected = canonical(new Simulation(config).withoutRunAhead().run());
+        Simulation quiet = new Simulation(config);
+        RunResult result = quiet.run();
+        assertThat(canonical(result)).isEqualTo(expected);
+        assertThat(quiet.advancedRunSteps()).isGreaterThan(result.counters().steps() / 4);
+        assertThat(quiet.ranAhead()).isGreaterThanOrEqualTo(quiet.advancedRunSteps());
+    }
+
+    @Test
     void sessionWorkloads_neverRunAhead() {
         SimConfig config = ConfigLoader.fromYaml(
                 "", "sessions", List.of("workload.type=sessions", "workload.sessions.sessions=20"));
