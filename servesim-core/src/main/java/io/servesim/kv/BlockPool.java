@@ -84,6 +84,11 @@ public final class BlockPool {
             return;
         }
         int cap = (int) Math.min(numBlocks, Math.max(2L * refCount.length, block + 1L));
+        if (cap > numBlocks / 4) {
+            // a rank past a quarter of its pool goes on through the rest of it (fresh blocks come first in the free
+            // queue): grow once to the whole pool instead of copying twice more
+            cap = numBlocks;
+        }
         refCount = Arrays.copyOf(refCount, cap);
         hash = Arrays.copyOf(hash, cap);
         freePrev = Arrays.copyOf(freePrev, cap);
