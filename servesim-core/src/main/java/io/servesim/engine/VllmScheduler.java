@@ -733,13 +733,21 @@ public final class VllmScheduler extends RankScheduler {
         }
         settleRun(); // the run's requests are read one by one below
         boolean finishedWaiting = false;
+        // async: a run that began after this step was scheduled (its first step is in flight) starts with even outputs
+        // if this step samples a token for each of its requests, now (see the end)
+        boolean evenForRun =
+                runLive && !runOutputsEven && runSteps == 1 && runStepsInFlight == 1 && step.count == runSize;
         for (int k = 0; k < step.count; k++) {
             Sequence r = step.seq(k);
+            if (evenForRun && runRequests[k] != r) {
+                evenForRun = false;
+            }
             if (step.plainDecode(k)) {
                 samplePlain(r, nowNanos, async);
                 continue;
             }
             if (!step.samples(k) || r.finished()) {
+                evenForRun = false;
                 continue; // a non-final prefill chunk samples no token; a finished request's token is dropped
             }
             boolean wasRunning = r.running();
@@ -790,6 +798,11 @@ public final class VllmScheduler extends RankScheduler {
                 waiting.removeIf(
                         Sequence::finished); // stopped while preempted (update_from_output's stopped_preempted_reqs)
             }
+        } else if (evenForRun) {
+            // every request of the run sampled its latest token now: the run's first outputs can be sampled for the
+            // run as a whole (appendDecodeRunOutputs), and its next steps advanced in one loop (fusableRunSteps)
+            runOutputsEven = true;
+            runLastTokenNanos = nowNanos;
         }
         recycle(step);
         return finishedCount;
