@@ -117,7 +117,12 @@ public final class EventQueue implements SimClock {
      * queued: run-ahead is allowed, it is not after the fence, and it precedes the earliest external event.
      */
     public boolean mayRunAhead(long atNanos, int phase, long stableId) {
-        if (runAheadForbidden || atNanos > fenceNanos) {
+        return !runAheadForbidden && precedesExternal(atNanos, phase, stableId);
+    }
+
+    /** Whether ({@code atNanos}, {@code phase}, {@code stableId}) is not after the fence and precedes every external event. */
+    private boolean precedesExternal(long atNanos, int phase, long stableId) {
+        if (atNanos > fenceNanos) {
             return false;
         }
         if (size == 0) {
@@ -136,17 +141,7 @@ public final class EventQueue implements SimClock {
      * run's steps) — as {@link #mayRunAhead}, except that only {@link #forbidRunAhead} forbids it.
      */
     public boolean mayRunAheadQuietly(long atNanos, int phase, long stableId) {
-        if (quietRunAheadForbidden || atNanos > fenceNanos) {
-            return false;
-        }
-        if (size == 0) {
-            return true;
-        }
-        int top = heap[0];
-        if (atNanos != time[top]) {
-            return atNanos < time[top];
-        }
-        return (((long) phase << STABLE_ID_BITS) | stableId) < tie[top];
+        return !quietRunAheadForbidden && precedesExternal(atNanos, phase, stableId);
     }
 
     /**

@@ -37,7 +37,7 @@ class DecodeRunProperties {
     void decodeRuns_advancedInOneLoop_changeNoOutput(@ForAll("asyncSingleRankConfigs") List<String> overrides)
             throws IOException {
         // vLLM's async loop on ranks stepped alone, with run-ahead on: where AsyncWorker.advanceDecodeRun applies
-        sameRunWithDecodeRunsOrNot(ConfigLoader.fromYaml("", "property", overrides), 50, 40);
+        sameRunWithDecodeRunsOrNot(ConfigLoader.fromYaml("", "property", overrides), 50, 30);
     }
 
     @Property(tries = 30)
@@ -142,31 +142,12 @@ class DecodeRunProperties {
 
     @Provide
     Arbitrary<List<String>> asyncSingleRankConfigs() {
-        Arbitrary<Integer> workers = Arbitraries.integers().between(1, 4);
-        Arbitrary<Integer> dp = Arbitraries.integers().between(1, 2);
-        Arbitrary<Integer> blocks = Arbitraries.integers().between(8, 200);
-        Arbitrary<Integer> maxSeqs = Arbitraries.integers().between(1, 12);
-        Arbitrary<String> router = Arbitraries.of("round_robin", "least_loaded", "session_affinity", "kv_aware");
-        Arbitrary<Long> seed = Arbitraries.longs().between(0, 1000);
-        Arbitrary<Integer> cpuMs = Arbitraries.of(0, 2, 15);
-        return Combinators.combine(workers, dp, blocks, maxSeqs, router, seed, cpuMs)
-                .as((w, d, nb, ms, r, s, cpu) -> {
-                    List<String> all = OpenLoopClusters.overrides(new OpenLoopClusters.Shape(
-                            w,
-                            d,
-                            "independent",
-                            nb,
-                            s % 2 == 0 ? 8 : 16,
-                            ms,
-                            r,
-                            s % 2 == 0 ? "approximate" : "exact",
-                            s,
-                            s % 4 == 0 ? 0.05 : 1.0,
-                            s % 3 == 0 ? 200 : 10));
-                    all.add("engine.scheduler.async_scheduling=true");
-                    all.add("engine.kv_cache.prefix_caching=" + (s % 7 != 0));
+        // CPU-bound, GPU-bound and no CPU part (with fixed timing)
+        return Combinators.combine(
+                        clusters(Arbitraries.of("independent"), Arbitraries.of(true)), Arbitraries.of(0, 2, 15))
+                .as((all, cpuMs) -> {
                     if (!all.contains("timing.type=roofline")) {
-                        all.add("timing.fixed.cpu_ms=" + cpu); // CPU-bound, GPU-bound and no CPU part (fixed timing)
+                        all.add("timing.fixed.cpu_ms=" + cpuMs);
                     }
                     return all;
                 });
@@ -174,14 +155,17 @@ class DecodeRunProperties {
 
     @Provide
     Arbitrary<List<String>> openLoopConfigs() {
+        return clusters(Arbitraries.of("lockstep", "independent"), Arbitraries.of(true, false));
+    }
+
+    /** Open-loop clusters ({@link OpenLoopClusters#overrides}) in the given DP modes and engine loops, every router. */
+    private static Arbitrary<List<String>> clusters(Arbitrary<String> dpMode, Arbitrary<Boolean> async) {
         Arbitrary<Integer> workers = Arbitraries.integers().between(1, 4);
         Arbitrary<Integer> dp = Arbitraries.integers().between(1, 2);
         Arbitrary<Integer> blocks = Arbitraries.integers().between(8, 200);
         Arbitrary<Integer> maxSeqs = Arbitraries.integers().between(1, 12);
         Arbitrary<String> router = Arbitraries.of("round_robin", "least_loaded", "session_affinity", "kv_aware");
-        Arbitrary<String> dpMode = Arbitraries.of("lockstep", "independent");
         Arbitrary<Long> seed = Arbitraries.longs().between(0, 1000);
-        Arbitrary<Boolean> async = Arbitraries.of(true, false);
         return Combinators.combine(workers, dp, blocks, maxSeqs, router, dpMode, seed, async)
                 .as((w, d, nb, ms, r, mode, s, a) -> {
                     List<String> all = OpenLoopClusters.overrides(new OpenLoopClusters.Shape(

@@ -15,6 +15,11 @@ class HandComputedRunTest {
     private static final long MS = 1_000_000L;
 
     private static RunResult run(String... sets) {
+        return Simulation.run(config(sets));
+    }
+
+    /** The fixed-timing settings above, then {@code sets} (a later setting of the same key wins). */
+    private static io.servesim.config.SimConfig config(String... sets) {
         List<String> all = new ArrayList<>(List.of(
                 "timing.type=fixed",
                 "engine.scheduler.async_scheduling=false", // these hand-computed times follow the synchronous loop
@@ -25,7 +30,7 @@ class HandComputedRunTest {
                 "workload.synthetic.output_tokens={type: fixed, value: 3}",
                 "workload.arrival.type=constant"));
         all.addAll(List.of(sets));
-        return Simulation.run(ConfigLoader.fromYaml("", "test", all));
+        return ConfigLoader.fromYaml("", "test", all);
     }
 
     @Test
@@ -129,34 +134,31 @@ class HandComputedRunTest {
      * in one loop (AsyncWorker.advanceDecodeRun); each token keeps its own time.
      */
     private static Simulation asyncRun(int cpuMs) {
-        List<String> all = new ArrayList<>(List.of(
-                "timing.type=fixed",
+        return new Simulation(config(
                 "engine.scheduler.async_scheduling=true",
-                "timing.fixed.prefill_ms=20",
-                "timing.fixed.decode_ms=10",
                 "timing.fixed.cpu_ms=" + cpuMs,
-                "workload.type=synthetic",
                 "workload.synthetic.requests=1",
-                "workload.synthetic.input_tokens={type: fixed, value: 10}",
                 "workload.synthetic.output_tokens={type: fixed, value: 40}",
-                "workload.arrival.type=constant",
                 "workload.arrival.rate=1"));
-        return new Simulation(ConfigLoader.fromYaml("", "test", all));
+    }
+
+    /** Runs {@code sim} and checks its one request's first and last token times and the range of its 39 gaps. */
+    private static void assertTokens(Simulation sim, long firstMs, long lastMs, double minGapMs, double maxGapMs) {
+        RunResult r = sim.run();
+        assertThat(r.log().firstTokenNanos(0)).isEqualTo(firstMs * MS);
+        assertThat(r.log().lastTokenNanos(0)).isEqualTo(lastMs * MS);
+        Summary s = Summaries.of(r);
+        assertThat(s.itlMs().count()).isEqualTo(39);
+        assertThat(s.itlMs().min()).isEqualTo(minGapMs);
+        assertThat(s.itlMs().max()).isEqualTo(maxGapMs);
+        assertThat(sim.advancedRunSteps()).isPositive();
     }
 
     @Test
     void asyncLoop_gpuBound_tokensEveryDecodeStep_decodeRunsAdvancedInOneLoop() {
         // step 1: CPU [0, 4), GPU [4, 24): token 1 at 24. Step 2 scheduled at 4, CPU done at 8, GPU [24, 34): token 2
         // at 34; from then on the CPU (4 ms) hides behind each 10 ms step: token k at 24 + 10 (k - 1), token 40 at 414
-        Simulation sim = asyncRun(4);
-        RunResult r = sim.run();
-        assertThat(r.log().firstTokenNanos(0)).isEqualTo(24 * MS);
-        assertThat(r.log().lastTokenNanos(0)).isEqualTo(414 * MS);
-        Summary s = Summaries.of(r);
-        assertThat(s.itlMs().count()).isEqualTo(39);
-        assertThat(s.itlMs().min()).isEqualTo(10.0);
-        assertThat(s.itlMs().max()).isEqualTo(10.0);
-        assertThat(sim.advancedRunSteps()).isPositive();
+        assertTokens(asyncRun(4), 24, 414, 10.0, 10.0);
     }
 
     @Test
@@ -166,14 +168,6 @@ class HandComputedRunTest {
         // comes one CPU part (15 ms) after the one before, token 39 at 35 + 38 x 15 = 605, except the last: with step
         // 40 in flight there is nothing left to schedule (an empty step takes no CPU time), so token 40 comes when the
         // GPU ends step 40, which started at 605: 615
-        Simulation sim = asyncRun(15);
-        RunResult r = sim.run();
-        assertThat(r.log().firstTokenNanos(0)).isEqualTo(35 * MS);
-        assertThat(r.log().lastTokenNanos(0)).isEqualTo(615 * MS);
-        Summary s = Summaries.of(r);
-        assertThat(s.itlMs().count()).isEqualTo(39);
-        assertThat(s.itlMs().min()).isEqualTo(10.0);
-        assertThat(s.itlMs().max()).isEqualTo(15.0);
-        assertThat(sim.advancedRunSteps()).isPositive();
+        assertTokens(asyncRun(15), 35, 615, 10.0, 15.0);
     }
 }
