@@ -43,6 +43,14 @@ public final class CalibrateCommand implements Callable<Integer> {
     List<String> leaveOut = new ArrayList<>(List.of("run", "gpu", "model"));
 
     @Option(
+            names = "--hold",
+            split = ",",
+            paramLabel = "COEFFICIENT",
+            description = "With --corpus: coefficients not fitted but held at the base config's value (set it with"
+                    + " --set timing.roofline.NAME=V), in the fit and every fold.")
+    List<String> hold = new ArrayList<>();
+
+    @Option(
             names = "--max-iterations",
             defaultValue = "25",
             description = "With --corpus: Levenberg-Marquardt iterations per fit (default: ${DEFAULT-VALUE}).")
@@ -98,6 +106,10 @@ public final class CalibrateCommand implements Callable<Integer> {
                 return Main.USAGE;
             }
             return CorpusCalibration.run(this, o, err);
+        }
+        if (!hold.isEmpty()) {
+            err.println("error: --hold applies to --corpus fits only");
+            return Main.USAGE;
         }
         if (config == null || measured == null) {
             err.println("error: give --config and --measured (one run), or --corpus DIR (a corpus of run folders)");

@@ -51,15 +51,37 @@ final class CorpusCalibration {
         }
         // every fit starts from the literature prior and the kernel-efficiency start, not from the defaults (they are
         // the last fit: a held-out run would inform its own fold)
-        List<CorpusFit.Profile> start = CorpusFit.starts(base.timing().roofline());
-        CorpusFit fit = new CorpusFit(cases, c.threads, c.maxIterations).priorWeight(c.priorWeight);
+        for (String k : c.hold) {
+            if (!CorpusFit.FITTED.contains(k)) {
+                err.println("error: --hold: unknown coefficient '" + k + "' (one of " + CorpusFit.FITTED + ")");
+                return Main.USAGE;
+            }
+        }
+        if (c.hold.containsAll(CorpusFit.FITTED)) {
+            err.println("error: --hold: every coefficient is held, nothing to fit");
+            return Main.USAGE;
+        }
+        // held coefficients keep the base config's values (defaults or --set) in every start, fit and fold
+        List<CorpusFit.Profile> start =
+                CorpusFit.starts(base.timing().roofline(), CorpusFit.clientOverheadMs(base), List.copyOf(c.hold));
+        CorpusFit fit = new CorpusFit(cases, c.threads, c.maxIterations)
+                .priorWeight(c.priorWeight)
+                .hold(List.copyOf(c.hold));
         fit.onProgress(line -> {
             err.println("calibrate: " + line);
             err.flush();
         });
-        o.printf(Locale.ROOT, "fitting %s on %d runs (%s)%n", CorpusFit.FITTED, cases.size(), c.corpus);
+        o.printf(Locale.ROOT, "fitting %s on %d runs (%s)%n", fit.fitted(), cases.size(), c.corpus);
+        if (!c.hold.isEmpty()) {
+            StringBuilder held = new StringBuilder("held:");
+            for (String k : c.hold) {
+                held.append(
+                        String.format(Locale.ROOT, "  %s %.4g", k, start.get(0).get(k)));
+            }
+            o.println(held);
+        }
         CorpusFit.Profile p = fit.fit(start, x -> true);
-        printProfile(o, p);
+        printProfile(o, p, fit.fitted());
         List<CorpusFit.Score> inSample = fit.score(p, x -> true);
         o.println("in sample (all runs fitted together, each replayed whole):");
         o.print(table(inSample));
@@ -80,7 +102,8 @@ final class CorpusCalibration {
             o.printf(Locale.ROOT, "leave one %s out (each row scored with a profile fitted without it):%n", kind);
             o.print(table(held));
         }
-        AtomicFiles.writeString(c.out, CorpusFit.profileYaml(p, c.corpus.toString(), c.priorWeight, inSample, folds));
+        AtomicFiles.writeString(
+                c.out, CorpusFit.profileYaml(p, fit.fitted(), c.corpus.toString(), c.priorWeight, inSample, folds));
         AtomicFiles.writeString(c.out.resolveSibling(c.out.getFileName() + ".folds.csv"), foldsCsv(inSample, folds));
         o.printf(
                 Locale.ROOT,
@@ -93,9 +116,9 @@ final class CorpusCalibration {
         return Main.OK;
     }
 
-    private static void printProfile(PrintWriter o, CorpusFit.Profile p) {
+    private static void printProfile(PrintWriter o, CorpusFit.Profile p, List<String> fitted) {
         StringBuilder sb = new StringBuilder("fitted:");
-        for (String k : CorpusFit.FITTED) {
+        for (String k : fitted) {
             sb.append(String.format(Locale.ROOT, "  %s %.4g", k, p.get(k)));
         }
         o.println(sb);

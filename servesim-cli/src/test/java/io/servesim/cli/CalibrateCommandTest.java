@@ -84,6 +84,42 @@ class CalibrateCommandTest {
     }
 
     @Test
+    void corpus_holdsACoefficientAtItsSetValue_andNamesItInTheProfile() throws IOException {
+        Path profile = tmp.resolve("held.yaml");
+        CliRun r = CliRun.of(
+                "calibrate",
+                "--corpus",
+                CORPUS.toString(),
+                "--out",
+                profile.toString(),
+                "--max-iterations",
+                "1",
+                "--leave-out",
+                "none",
+                "--hold",
+                "mfu",
+                "--set",
+                "timing.roofline.mfu=0.83");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("fitting [mbu, kv_mbu,").contains("held:  mfu 0.8300");
+        assertThat(Files.readString(profile)).contains("  mfu: 0.830000\n", "  held:", "    mfu: 0.830000\n");
+        CliRun unknown = CliRun.of(
+                "calibrate",
+                "--corpus",
+                CORPUS.toString(),
+                "--hold",
+                "mfuu",
+                "--out",
+                tmp.resolve("p").toString());
+        assertThat(unknown.exit()).isEqualTo(2);
+        assertThat(unknown.err()).contains("--hold: unknown coefficient 'mfuu'");
+        CliRun oneRun =
+                CliRun.of("calibrate", "--config", "c.yaml", "--measured", "m.csv", "--hold", "mfu", "--out", "p.yaml");
+        assertThat(oneRun.exit()).isEqualTo(2);
+        assertThat(oneRun.err()).contains("--hold applies to --corpus fits only");
+    }
+
+    @Test
     void corpus_refusesAMeasuredFile_andAnUnknownLeaveOutKind() {
         CliRun both = CliRun.of(
                 "calibrate",

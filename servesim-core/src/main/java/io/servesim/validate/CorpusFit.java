@@ -140,6 +140,22 @@ public final class CorpusFit {
     }
 
     /**
+     * {@link #starts(RooflineConfig)} with each of {@code held} at {@code base}'s value instead of the start's (the
+     * coefficients a fitter {@link #hold holds}; {@link #CLIENT_OVERHEAD} is {@code clientOverheadMs}).
+     */
+    public static List<Profile> starts(RooflineConfig base, double clientOverheadMs, List<String> held) {
+        Profile given = new Profile(base, clientOverheadMs);
+        List<Profile> out = new ArrayList<>();
+        for (Profile p : starts(base)) {
+            for (String k : held) {
+                p = p.with(k, given.get(k));
+            }
+            out.add(p);
+        }
+        return out;
+    }
+
+    /**
      * How strongly a fit is held to where it starts ({@link #prior}) by default: not at all. With a weight w &gt; 0
      * ({@link #priorWeight}) each coefficient adds one residual, w times its distance from the prior in the search
      * coordinates (a Gaussian prior on them: a maximum a posteriori fit), so a coefficient the runs do not pin stays
@@ -250,6 +266,7 @@ public final class CorpusFit {
     private final int threads;
     private final int maxIterations;
     private double priorWeight = DEFAULT_PRIOR_WEIGHT;
+    private List<String> fitted = FITTED;
     private int simulations;
     private java.util.function.Consumer<String> progress = line -> {};
 
@@ -269,6 +286,30 @@ public final class CorpusFit {
         }
         this.priorWeight = weight;
         return this;
+    }
+
+    /**
+     * Holds {@code keys} (names of {@link #FITTED}) where the starts put them: they are not fitted, so every fit and
+     * fold keeps them at one value (a kernel fact from outside the corpus, say). The starts must carry that value
+     * ({@link #starts(RooflineConfig, double, List)}).
+     */
+    public CorpusFit hold(List<String> keys) {
+        for (String k : keys) {
+            if (!FITTED.contains(k)) {
+                throw new IllegalArgumentException("cannot hold '" + k + "': not a fitted coefficient " + FITTED);
+            }
+        }
+        List<String> left = FITTED.stream().filter(k -> !keys.contains(k)).toList();
+        if (left.isEmpty()) {
+            throw new IllegalArgumentException("every coefficient is held: nothing to fit");
+        }
+        this.fitted = left;
+        return this;
+    }
+
+    /** The coefficients this fitter fits, in order ({@link #FITTED} less those {@link #hold held}). */
+    public List<String> fitted() {
+        return fitted;
     }
 
     /** Sends one line per corpus evaluation (simulations so far, the cost, the candidate) to {@code sink}. */
@@ -383,7 +424,7 @@ public final class CorpusFit {
     }
 
     private int residualCount(List<Case> train) {
-        return train.size() * RESIDUALS + (priorWeight > 0 ? FITTED.size() : 0);
+        return train.size() * RESIDUALS + (priorWeight > 0 ? fitted.size() : 0);
     }
 
     private double[] priorCentre;
@@ -409,7 +450,7 @@ public final class CorpusFit {
             lastBest = encode(p);
         }
         StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "sims %d cost %.5f", simulations, cost));
-        for (String k : FITTED) {
+        for (String k : fitted) {
             line.append(String.format(Locale.ROOT, " %s=%.4g", k, p.get(k)));
         }
         progress.accept(line.toString());
@@ -500,10 +541,10 @@ public final class CorpusFit {
         };
     }
 
-    private static double[] encode(Profile p) {
-        double[] x = new double[FITTED.size()];
+    private double[] encode(Profile p) {
+        double[] x = new double[fitted.size()];
         for (int i = 0; i < x.length; i++) {
-            String k = FITTED.get(i);
+            String k = fitted.get(i);
             double[] b = bounds(k);
             double q = (p.get(k) - b[0]) / (b[1] - b[0]);
             q = Math.max(1e-3, Math.min(1 - 1e-3, q));
@@ -512,10 +553,10 @@ public final class CorpusFit {
         return x;
     }
 
-    private static Profile decode(double[] x, Profile base) {
+    private Profile decode(double[] x, Profile base) {
         Profile p = base;
         for (int i = 0; i < x.length; i++) {
-            String k = FITTED.get(i);
+            String k = fitted.get(i);
             double[] b = bounds(k);
             p = p.with(k, b[0] + (b[1] - b[0]) / (1 + Math.exp(-x[i])));
         }
@@ -550,6 +591,12 @@ public final class CorpusFit {
     /** The calibration profile YAML ({@code timing.calibration} loads its {@code roofline} section). */
     public static String profileYaml(
             Profile p, String corpus, double priorWeight, List<Score> inSample, List<Fold> folds) {
+        return profileYaml(p, FITTED, corpus, priorWeight, inSample, folds);
+    }
+
+    /** {@link #profileYaml(Profile, String, double, List, List)} of a fit of {@code fitted} only (the rest held). */
+    public static String profileYaml(
+            Profile p, List<String> fitted, String corpus, double priorWeight, List<Score> inSample, List<Fold> folds) {
         StringBuilder sb = new StringBuilder();
         sb.append(
                 "# servesim calibration profile (servesim calibrate --corpus); load with timing.calibration: <this file>\n");
@@ -561,7 +608,15 @@ public final class CorpusFit {
         sb.append(String.format(Locale.ROOT, "  %s: %.4f%n", CLIENT_OVERHEAD, p.clientOverheadMs()));
         sb.append("fit:\n");
         sb.append("  corpus: \"").append(corpus.replace("\"", "'")).append("\"\n");
-        sb.append("  fitted: ").append(FITTED).append('\n');
+        sb.append("  fitted: ").append(fitted).append('\n');
+        List<String> notFitted =
+                FITTED.stream().filter(k -> !fitted.contains(k)).toList();
+        if (!notFitted.isEmpty()) {
+            sb.append("  held:                    # not fitted: kept at these values in every fit and fold\n");
+            for (String k : notFitted) {
+                sb.append(String.format(Locale.ROOT, "    %s: %.6g%n", k, p.get(k)));
+            }
+        }
         sb.append(String.format(Locale.ROOT, "  prior_weight: %s%n", priorWeight));
         sb.append("  starts: [prior, kernel_mfu_0.95]   # every fit from both, the lower training cost kept\n");
         sb.append("  in_sample_mean_abs_error_pct:\n");

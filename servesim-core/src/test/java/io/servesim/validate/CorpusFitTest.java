@@ -104,6 +104,41 @@ class CorpusFitTest {
     }
 
     @Test
+    void hold_keepsAHeldCoefficientAtItsGivenValue_inEveryStartAndFit_andFitsTheRest() throws IOException {
+        List<CorpusFit.Case> cases = cases();
+        RooflineConfig given = defaults().with("mfu", 0.95);
+        List<CorpusFit.Profile> starts = CorpusFit.starts(given, 6.5, List.of("mfu", CorpusFit.CLIENT_OVERHEAD));
+        // both starts carry the given values (the plain starts put mfu at 0.7 and 0.95, the frontend at 5 ms)
+        assertThat(starts).extracting(p -> p.get("mfu")).containsExactly(0.95, 0.95);
+        assertThat(starts).extracting(CorpusFit.Profile::clientOverheadMs).containsExactly(6.5, 6.5);
+        assertThat(starts.get(0).get("mbu")).isEqualTo(CorpusFit.prior(given).get("mbu"));
+        CorpusFit fit = new CorpusFit(cases, 2, 2).hold(List.of("mfu", CorpusFit.CLIENT_OVERHEAD));
+        assertThat(fit.fitted())
+                .doesNotContain("mfu", CorpusFit.CLIENT_OVERHEAD)
+                .contains("mbu", "kv_mbu");
+        CorpusFit.Profile p = fit.fit(starts, c -> true);
+        assertThat(p.get("mfu")).isEqualTo(0.95);
+        assertThat(p.clientOverheadMs()).isEqualTo(6.5);
+        assertThat(p.get("mbu"))
+                .as("the rest is fitted")
+                .isNotEqualTo(starts.get(0).get("mbu"));
+        for (CorpusFit.Fold f : fit.leaveOneOut("run", starts, CorpusFit.Case::name)) {
+            assertThat(f.profile().get("mfu")).as(f.heldOut()).isEqualTo(0.95);
+        }
+        String yaml = CorpusFit.profileYaml(p, fit.fitted(), "corpus", 0, List.of(), List.of());
+        assertThat(yaml)
+                .contains("  fitted: " + fit.fitted())
+                .contains("  held:")
+                .contains("    mfu: 0.95");
+        assertThatThrownBy(() -> new CorpusFit(cases, 1, 1).hold(List.of("step_overhead_us")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cannot hold 'step_overhead_us'");
+        assertThatThrownBy(() -> new CorpusFit(cases, 1, 1).hold(CorpusFit.FITTED))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("nothing to fit");
+    }
+
+    @Test
     void clientOverhead_addsToTtftAndE2eOfClientSideRunsOnly() {
         List<CorpusFit.Case> cases = cases();
         RooflineConfig r = ConfigLoader.fromYaml("", "t", List.of()).timing().roofline();
