@@ -25,12 +25,14 @@ import org.junit.jupiter.api.Test;
  * defaults refitted with the per-shape weight streaming and the re-measured CPU part (the pinned runs use polynomial
  * timing; the canonical output stripped of the config is equal to the one before each time, and the last time the
  * previous digests came back exactly with the previous defaults set as overrides); on 2026-12-06 by the new key
- * {@code timing.roofline.collective_efficiency} and the defaults refitted with it (output without the config equal).
+ * {@code timing.roofline.collective_efficiency} and the defaults refitted with it (output without the config equal),
+ * then by the defaults refitted with {@code mfu} held at 0.95 and the re-measured CPU part (output without the config
+ * equal).
  */
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "dc751aef39308a96e1e136149a78e0d05d539429671fb2dfe8ea270c0f30d156";
+            "158ab341ae6e127c71c227212d6aeded5a4359d2c3818b7efe68d842ddf62eeb";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -67,7 +69,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "76518d10e3cabe8b373337791a619c83b963373a33b588f8f4780d30014e51d7";
+            "26ac461a85dbee75831f363959528fb66c96d15f29ad1c0f6495adb1c19ac455";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -86,7 +88,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "549ac4efa54667e6d5b9ced6e0d489fc81d9692c5ed74479861771ef560298f7";
+    static final String KVCR_CANONICAL_SHA256 = "31c7debe17260417955a3096c6ef4c4fd0fdfce8572c3e417c19bd556a89cca8";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {
