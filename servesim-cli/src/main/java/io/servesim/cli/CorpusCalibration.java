@@ -104,7 +104,7 @@ final class CorpusCalibration {
         }
         AtomicFiles.writeString(
                 c.out, CorpusFit.profileYaml(p, fit.fitted(), c.corpus.toString(), c.priorWeight, inSample, folds));
-        AtomicFiles.writeString(c.out.resolveSibling(c.out.getFileName() + ".folds.csv"), foldsCsv(inSample, folds));
+        AtomicFiles.writeString(c.out.resolveSibling(c.out.getFileName() + ".folds.csv"), foldsCsv(p, inSample, folds));
         o.printf(
                 Locale.ROOT,
                 "%d simulations; wrote %s (use it with --set timing.calibration=%s) and %s.folds.csv%n",
@@ -154,28 +154,40 @@ final class CorpusCalibration {
         return sb.toString();
     }
 
-    static String foldsCsv(List<CorpusFit.Score> inSample, List<CorpusFit.Fold> folds) {
+    /**
+     * One row per run and fold: the held-out run's errors, then the coefficients the fold fitted (the full fit's for
+     * the in-sample rows), so a coefficient that drifts between folds shows.
+     */
+    static String foldsCsv(CorpusFit.Profile full, List<CorpusFit.Score> inSample, List<CorpusFit.Fold> folds) {
         StringBuilder sb = new StringBuilder(
                 "fold,held_out,run,ttft_mean_err_pct,tpot_mean_err_pct,e2e_mean_err_pct,ttft_p99_err_pct,"
-                        + "tpot_p99_err_pct,e2e_p99_err_pct\n");
+                        + "tpot_p99_err_pct,e2e_p99_err_pct");
+        for (String k : CorpusFit.FITTED) {
+            sb.append(',').append(k);
+        }
+        sb.append('\n');
         for (CorpusFit.Score s : inSample) {
-            row(sb, "in_sample", "-", s);
+            row(sb, "in_sample", "-", s, full);
         }
         for (CorpusFit.Fold f : folds) {
             for (CorpusFit.Score s : f.scores()) {
-                row(sb, "leave_one_" + f.kind() + "_out", f.heldOut(), s);
+                row(sb, "leave_one_" + f.kind() + "_out", f.heldOut(), s, f.profile());
             }
         }
         return sb.toString();
     }
 
-    private static void row(StringBuilder sb, String fold, String heldOut, CorpusFit.Score s) {
+    private static void row(
+            StringBuilder sb, String fold, String heldOut, CorpusFit.Score s, CorpusFit.Profile fitted) {
         Validation v = s.validation();
         sb.append(fold).append(',').append(heldOut).append(',').append(s.run().name());
         for (String stat : List.of("mean", "p99")) {
             for (String m : METRICS) {
                 sb.append(String.format(Locale.ROOT, ",%.3f", v.metrics().get(m).errorPct(stat)));
             }
+        }
+        for (String key : CorpusFit.FITTED) {
+            sb.append(String.format(Locale.ROOT, ",%.6g", fitted.get(key)));
         }
         sb.append('\n');
     }
