@@ -70,6 +70,7 @@ public final class ReplayCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter outWriter = spec.commandLine().getOut();
+        preloadPresets();
         SimConfig cfg;
         try {
             List<String> all = new ArrayList<>(overrides);
@@ -158,5 +159,21 @@ public final class ReplayCommand implements Callable<Integer> {
         String name = p.getFileName().toString();
         int dot = name.lastIndexOf('.');
         return dot > 0 ? name.substring(0, dot) : name;
+    }
+
+    /**
+     * Starts reading the bundled model and GPU presets on a daemon thread while this one loads the config: in a
+     * cold JVM parsing them took 50-85 ms of the replay (docs/performance.md, "JVM start-up"). Class initialisation
+     * is thread-safe: a simulation that reaches the presets first waits for this read rather than repeating it. A
+     * failure here is left to that first use, which reports it.
+     */
+    private static void preloadPresets() {
+        Thread.ofPlatform().daemon().name("servesim-presets").start(() -> {
+            try {
+                io.servesim.timing.Specs.preload();
+            } catch (Throwable e) { // NOPMD - the first use on the main thread reports it
+                // nothing: see the Javadoc
+            }
+        });
     }
 }
