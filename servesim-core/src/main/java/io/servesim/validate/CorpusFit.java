@@ -141,7 +141,9 @@ public final class CorpusFit {
 
     /**
      * {@link #starts(RooflineConfig)} with each of {@code held} at {@code base}'s value instead of the start's (the
-     * coefficients a fitter {@link #hold holds}; {@link #CLIENT_OVERHEAD} is {@code clientOverheadMs}).
+     * coefficients a fitter {@link #hold holds}; {@link #CLIENT_OVERHEAD} is {@code clientOverheadMs}). Starts that
+     * become equal are kept once: with {@code mfu} held the two starts differ in nothing else, and a second fit from
+     * the same point would only repeat the first.
      */
     public static List<Profile> starts(RooflineConfig base, double clientOverheadMs, List<String> held) {
         Profile given = new Profile(base, clientOverheadMs);
@@ -150,7 +152,9 @@ public final class CorpusFit {
             for (String k : held) {
                 p = p.with(k, given.get(k));
             }
-            out.add(p);
+            if (!out.contains(p)) {
+                out.add(p);
+            }
         }
         return out;
     }
@@ -618,7 +622,11 @@ public final class CorpusFit {
             }
         }
         sb.append(String.format(Locale.ROOT, "  prior_weight: %s%n", priorWeight));
-        sb.append("  starts: [prior, kernel_mfu_0.95]   # every fit from both, the lower training cost kept\n");
+        if (fitted.contains("mfu")) {
+            sb.append("  starts: [prior, kernel_mfu_0.95]   # every fit from both, the lower training cost kept\n");
+        } else {
+            sb.append("  starts: [prior]   # with mfu held the kernel-mfu start is the same point\n");
+        }
         sb.append("  in_sample_mean_abs_error_pct:\n");
         appendErrors(sb, inSample);
         for (String kind : List.of("run", "gpu", "model")) {
