@@ -171,8 +171,8 @@ public final class ReplayCommand implements Callable<Integer> {
         Thread.ofPlatform().daemon().name("servesim-presets").start(() -> {
             try {
                 io.servesim.timing.Specs.preload();
-            } catch (Throwable e) { // NOPMD - the first use on the main thread reports it
-                // nothing: see the Javadoc
+            } catch (Throwable e) {
+                // left to the first use on the main thread, which reports it (see the Javadoc)
             }
         });
     }
