@@ -69,11 +69,9 @@ class CalibrateCommandTest {
         assertThat(v.exit()).as(v.err()).isZero();
     }
 
-    @Test
-    void corpus_startsFromTheSetOverrides_andKeepsTheUnfittedOnesInTheProfile() throws IOException {
-        // without --config the base is servesim's defaults under the --set overrides (they were once dropped)
-        Path profile = tmp.resolve("p.yaml");
-        CliRun r = CliRun.of(
+    /** One Levenberg-Marquardt iteration on the committed corpus, no leave-out folds, then {@code extra}. */
+    private static CliRun quickCorpusFit(Path profile, String... extra) {
+        List<String> args = new java.util.ArrayList<>(List.of(
                 "calibrate",
                 "--corpus",
                 CORPUS.toString(),
@@ -82,7 +80,17 @@ class CalibrateCommandTest {
                 "--max-iterations",
                 "1",
                 "--leave-out",
-                "none",
+                "none"));
+        args.addAll(List.of(extra));
+        return CliRun.of(args.toArray(String[]::new));
+    }
+
+    @Test
+    void corpus_startsFromTheSetOverrides_andKeepsTheUnfittedOnesInTheProfile() throws IOException {
+        // without --config the base is servesim's defaults under the --set overrides (they were once dropped)
+        Path profile = tmp.resolve("p.yaml");
+        CliRun r = quickCorpusFit(
+                profile,
                 "--set",
                 "timing.roofline.knee_exponent=7",
                 "--set",
@@ -95,20 +103,7 @@ class CalibrateCommandTest {
     @Test
     void corpus_holdsACoefficientAtItsSetValue_andNamesItInTheProfile() throws IOException {
         Path profile = tmp.resolve("held.yaml");
-        CliRun r = CliRun.of(
-                "calibrate",
-                "--corpus",
-                CORPUS.toString(),
-                "--out",
-                profile.toString(),
-                "--max-iterations",
-                "1",
-                "--leave-out",
-                "none",
-                "--hold",
-                "mfu",
-                "--set",
-                "timing.roofline.mfu=0.83");
+        CliRun r = quickCorpusFit(profile, "--hold", "mfu", "--set", "timing.roofline.mfu=0.83");
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).contains("fitting [mbu, kv_mbu,").contains("held:  mfu 0.8300");
         assertThat(Files.readString(profile)).contains("  mfu: 0.830000\n", "  held:", "    mfu: 0.830000\n");
