@@ -101,6 +101,7 @@ final class CorpusCalibration {
             these.forEach(f -> held.addAll(f.scores()));
             o.printf(Locale.ROOT, "leave one %s out (each row scored with a profile fitted without it):%n", kind);
             o.print(table(held));
+            o.print(foldSpread(these, fit.fitted(), p));
         }
         AtomicFiles.writeString(
                 c.out, CorpusFit.profileYaml(p, fit.fitted(), c.corpus.toString(), c.priorWeight, inSample, folds));
@@ -122,6 +123,24 @@ final class CorpusCalibration {
             sb.append(String.format(Locale.ROOT, "  %s %.4g", k, p.get(k)));
         }
         o.println(sb);
+    }
+
+    /**
+     * One line: each fitted coefficient's range over the folds, beside the full fit's value. A coefficient the runs do
+     * not pin moves a lot between folds while the errors barely change (docs/accuracy.md, item 17).
+     */
+    static String foldSpread(List<CorpusFit.Fold> folds, List<String> fitted, CorpusFit.Profile full) {
+        StringBuilder sb = new StringBuilder("  fitted in these folds (full fit):");
+        for (String k : fitted) {
+            double lo = Double.POSITIVE_INFINITY;
+            double hi = Double.NEGATIVE_INFINITY;
+            for (CorpusFit.Fold f : folds) {
+                lo = Math.min(lo, f.profile().get(k));
+                hi = Math.max(hi, f.profile().get(k));
+            }
+            sb.append(String.format(Locale.ROOT, "  %s %.4g-%.4g (%.4g)", k, lo, hi, full.get(k)));
+        }
+        return sb.append('\n').toString();
     }
 
     private static final String[] METRICS = {"ttft_ms", "tpot_ms", "e2e_ms"};

@@ -36,6 +36,8 @@ class CalibrateCommandTest {
                 .contains("fitting [mfu, mbu, kv_mbu")
                 .contains("in sample")
                 .contains("leave one gpu out");
+        // below each leave-out table, every fitted coefficient's range over its folds (here the two GPU folds)
+        assertThat(r.out()).containsPattern("fitted in these folds \\(full fit\\):  mfu [0-9.]+-[0-9.]+ \\([0-9.]+\\)");
         String yaml = Files.readString(profile);
         assertThat(yaml)
                 .contains("roofline:", "frontend:", "client_overhead_ms:", "leave_one_gpu_out_mean_abs_error_pct");
@@ -57,6 +59,16 @@ class CalibrateCommandTest {
         assertThat(heldH100[10])
                 .as("the fold without the H100 run fits its own mbu")
                 .isNotEqualTo(inSample[10]);
+        // the printed range is the folds' lowest and highest value, beside the full fit's
+        double a = Double.parseDouble(heldH100[10]);
+        double b = Double.parseDouble(folds.get(4).split(",", -1)[10]);
+        assertThat(r.out())
+                .contains(String.format(
+                        java.util.Locale.ROOT,
+                        "  mbu %.4g-%.4g (%.4g)",
+                        Math.min(a, b),
+                        Math.max(a, b),
+                        Double.parseDouble(inSample[10])));
         // the profile is what timing.calibration loads
         CliRun v = CliRun.of(
                 "validate",
