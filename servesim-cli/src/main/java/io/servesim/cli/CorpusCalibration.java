@@ -51,22 +51,16 @@ final class CorpusCalibration {
         }
         // every fit starts from the literature prior and the kernel-efficiency start, not from the defaults (they are
         // the last fit: a held-out run would inform its own fold)
-        for (String k : c.hold) {
-            if (!CorpusFit.FITTED.contains(k)) {
-                err.println("error: --hold: unknown coefficient '" + k + "' (one of " + CorpusFit.FITTED + ")");
-                return Main.USAGE;
-            }
-        }
-        if (c.hold.containsAll(CorpusFit.FITTED)) {
-            err.println("error: --hold: every coefficient is held, nothing to fit");
+        CorpusFit fit = new CorpusFit(cases, c.threads, c.maxIterations).priorWeight(c.priorWeight);
+        try {
+            fit.hold(List.copyOf(c.hold)); // names a fitted coefficient each, and leaves one to fit
+        } catch (IllegalArgumentException e) {
+            err.println("error: --hold: " + e.getMessage());
             return Main.USAGE;
         }
         // held coefficients keep the base config's values (defaults or --set) in every start, fit and fold
         List<CorpusFit.Profile> start =
                 CorpusFit.starts(base.timing().roofline(), CorpusFit.clientOverheadMs(base), List.copyOf(c.hold));
-        CorpusFit fit = new CorpusFit(cases, c.threads, c.maxIterations)
-                .priorWeight(c.priorWeight)
-                .hold(List.copyOf(c.hold));
         fit.onProgress(line -> {
             err.println("calibrate: " + line);
             err.flush();

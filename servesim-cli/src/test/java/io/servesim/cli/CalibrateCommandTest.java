@@ -128,7 +128,7 @@ class CalibrateCommandTest {
                 "--out",
                 tmp.resolve("p").toString());
         assertThat(unknown.exit()).isEqualTo(2);
-        assertThat(unknown.err()).contains("--hold: unknown coefficient 'mfuu'");
+        assertThat(unknown.err()).contains("--hold: cannot hold 'mfuu': not a fitted coefficient [mfu, mbu,");
         CliRun oneRun =
                 CliRun.of("calibrate", "--config", "c.yaml", "--measured", "m.csv", "--hold", "mfu", "--out", "p.yaml");
         assertThat(oneRun.exit()).isEqualTo(2);
