@@ -74,8 +74,11 @@ public class AicKernels {
                 .append("# attention_tflops: 90th percentile of vLLM's context (prefill) attention FLOP/s, causal\n")
                 .append("#   (4*heads*head_dim*isl*(isl+1)/2 per sequence), head_dim 128, BF16 queries and KV, no window,\n")
                 .append("#   isl >= 4096 (.../<gpu>/attention/vllm/<version>/context_attention_perf.parquet).\n")
-                .append("# allreduce: vLLM's custom all-reduce captured in a CUDA graph (backend vllm_graph, BF16):\n")
-                .append("#   latency in us per group size (tp2_us, ...) at each message size in elements.\n")
+                .append("# allreduce: vLLM's custom all-reduce captured in a CUDA graph (backend vllm_graph, BF16), the\n")
+                .append("#   newest vLLM version measured: latency in us per group size (tp2_us, ...) at each message size\n")
+                .append("#   in elements. allreduce_older: the table of each older vLLM version whose latencies differ from\n")
+                .append("#   the newest's by more than 10 % (median over the sizes and groups both measure), for\n")
+                .append("#   deployments that state their version (timing.vllm_version).\n")
                 .append("# allgather / reducescatter: NCCL's (nccl-tests, FP16; .../<gpu>/comm/nccl/<version>/nccl_perf.parquet),\n")
                 .append("#   the same layout; a message size is the whole gathered (scattered) buffer in elements.\n")
                 .append("# Read by io.servesim.timing.Specs.\n");
@@ -238,12 +241,44 @@ public class AicKernels {
         }
     }
 
-    /** Appends the all-reduce table of the newest vLLM version that has one. */
+    /**
+     * Appends the all-reduce table of the newest vLLM version that has one, and under {@code allreduce_older} the
+     * table of every older version whose latencies differ from its own by more than {@link #VERSION_DIFFERENCE}
+     * (relative; the median over the message sizes and groups both measured): on NVLink GPUs vLLM's all-reduce is the same kernel in every version
+     * measured, on PCIe it is not (RTX PRO 6000: vLLM 0.19 takes 2 to 4 times vLLM 0.24's time).
+     */
     private static void allReduce(Statement s, Path dir, StringBuilder out) throws Exception {
-        String version = newest(dir, "custom_allreduce_perf.parquet");
-        String file = dir.resolve(version).resolve("custom_allreduce_perf.parquet").toString().replace("'", "''");
-        out.append(String.format(Locale.ROOT, "  %-22s# vLLM %s, CUDA graph, BF16%n", "allreduce:", version));
-        latencyTable(s, file, "backend = 'vllm_graph' and allreduce_dtype = 'bfloat16'", out);
+        String filter = "backend = 'vllm_graph' and allreduce_dtype = 'bfloat16'";
+        List<String> versions = versionsWith(dir, "custom_allreduce_perf.parquet");
+        if (versions.isEmpty()) {
+            throw new IllegalStateException("no custom_allreduce_perf.parquet under " + dir);
+        }
+        String newest = versions.get(versions.size() - 1);
+        Table latest = latencyTable(s, allReduceFile(dir, newest), filter);
+        out.append(String.format(Locale.ROOT, "  %-22s# vLLM %s, CUDA graph, BF16%n", "allreduce:", newest));
+        out.append("    version: \"").append(newest).append("\"\n");
+        latest.append(out, "    ");
+        boolean header = false;
+        for (int i = versions.size() - 2; i >= 0; i--) {
+            Table older = latencyTable(s, allReduceFile(dir, versions.get(i)), filter);
+            if (older.groups.isEmpty() || older.medianDifference(latest) <= VERSION_DIFFERENCE) {
+                continue;
+            }
+            if (!header) {
+                out.append(String.format(
+                        Locale.ROOT, "  %-22s# older vLLM versions whose table differs%n", "allreduce_older:"));
+                header = true;
+            }
+            out.append("    \"").append(versions.get(i)).append("\":\n");
+            older.append(out, "      ");
+        }
+    }
+
+    /** How much (relative, median over the table) an older version's all-reduce latencies must differ to be kept. */
+    private static final double VERSION_DIFFERENCE = 0.10;
+
+    private static String allReduceFile(Path dir, String version) {
+        return dir.resolve(version).resolve("custom_allreduce_perf.parquet").toString().replace("'", "''");
     }
 
     /**
@@ -254,7 +289,7 @@ public class AicKernels {
         String version = newest(dir, "nccl_perf.parquet");
         String file = dir.resolve(version).resolve("nccl_perf.parquet").toString().replace("'", "''");
         out.append(String.format(Locale.ROOT, "  %-22s# NCCL %s, FP16%n", key + ":", version));
-        latencyTable(s, file, "op_name = '" + op + "' and nccl_dtype = 'half'", out);
+        latencyTable(s, file, "op_name = '" + op + "' and nccl_dtype = 'half'").append(out, "    ");
     }
 
     /** The newest version folder under {@code dir} that holds {@code file}. */
@@ -266,11 +301,48 @@ public class AicKernels {
         return versions.get(versions.size() - 1);
     }
 
+    /** A collective's measured latencies: message sizes, and per group of GPUs the median latency (µs) at each. */
+    private record Table(List<Long> sizes, List<Integer> groups, List<List<Double>> micros) {
+        void append(StringBuilder out, String indent) {
+            out.append(indent).append("elements: [")
+                    .append(String.join(", ", sizes.stream().map(String::valueOf).toList())).append("]\n");
+            for (int g = 0; g < groups.size(); g++) {
+                out.append(indent).append("tp").append(groups.get(g)).append("_us: [")
+                        .append(String.join(", ", micros.get(g).stream()
+                                .map(v -> String.format(Locale.ROOT, "%.2f", v)).toList()))
+                        .append("]\n");
+            }
+        }
+
+        /**
+         * The median of |this / other − 1| over the sizes and groups both tables measure (0 when they share none):
+         * a whole table's shift, not one noisy size's.
+         */
+        double medianDifference(Table other) {
+            List<Double> d = new ArrayList<>();
+            for (int g = 0; g < groups.size(); g++) {
+                int og = other.groups.indexOf(groups.get(g));
+                for (int i = 0; og >= 0 && i < sizes.size(); i++) {
+                    int oi = other.sizes.indexOf(sizes.get(i));
+                    if (oi >= 0) {
+                        d.add(Math.abs(micros.get(g).get(i) / other.micros.get(og).get(oi) - 1));
+                    }
+                }
+            }
+            if (d.isEmpty()) {
+                return 0;
+            }
+            d.sort(null);
+            int n = d.size();
+            return n % 2 == 1 ? d.get(n / 2) : (d.get(n / 2 - 1) + d.get(n / 2)) / 2;
+        }
+    }
+
     /**
-     * Appends {@code elements} (the measured message sizes) and, per group of 2, 4 and 8 GPUs, the median latency in
-     * µs at each size, of a collective table's rows matching {@code filter}; every group must have every size.
+     * The measured message sizes and, per group of 2, 4 and 8 GPUs that has rows, the median latency in µs at each
+     * size, of a collective table's rows matching {@code filter}; a group with rows must have every size.
      */
-    private static void latencyTable(Statement s, String file, String filter, StringBuilder out) throws Exception {
+    private static Table latencyTable(Statement s, String file, String filter) throws Exception {
         String where = " from '" + file + "' where " + filter;
         List<Long> sizes = new ArrayList<>();
         try (ResultSet r = s.executeQuery("select distinct message_size" + where + " order by 1")) {
@@ -278,23 +350,29 @@ public class AicKernels {
                 sizes.add(r.getLong(1));
             }
         }
-        out.append("    elements: [").append(String.join(", ", sizes.stream().map(String::valueOf).toList())).append("]\n");
+        List<Integer> groups = new ArrayList<>();
+        List<List<Double>> micros = new ArrayList<>();
         for (int group : new int[] {2, 4, 8}) {
-            List<String> us = new ArrayList<>();
+            List<Double> us = new ArrayList<>();
             try (ResultSet r = s.executeQuery("select message_size, median(latency) * 1000" + where
                     + " and num_gpus = " + group + " group by 1 order by 1")) {
                 while (r.next()) {
                     if (us.size() >= sizes.size() || r.getLong(1) != sizes.get(us.size())) {
                         throw new IllegalStateException("group " + group + " lacks message sizes in " + file);
                     }
-                    us.add(String.format(Locale.ROOT, "%.2f", r.getDouble(2)));
+                    us.add(r.getDouble(2));
                 }
+            }
+            if (us.isEmpty()) {
+                continue; // this version did not measure the group
             }
             if (us.size() != sizes.size()) {
                 throw new IllegalStateException("group " + group + " lacks message sizes in " + file);
             }
-            out.append("    tp").append(group).append("_us: [").append(String.join(", ", us)).append("]\n");
+            groups.add(group);
+            micros.add(us);
         }
+        return new Table(sizes, groups, micros);
     }
 
     /** {90th percentile of value, rows} over a version's rows of a dtype matching a filter. */

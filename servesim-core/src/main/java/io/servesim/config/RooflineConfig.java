@@ -26,7 +26,10 @@ package io.servesim.config;
  *     in isolation (GPUs with a measured all-reduce table: stream synchronisation and the ranks' skew), µs
  * @param collectiveEfficiency fraction of the rate vLLM's TP all-reduce reaches in isolation (its measured table,
  *     {@code GpuSpec.CollectiveTable}) that it reaches inside a forward pass: each all-reduce takes the table's
- *     latency at its message size divided by this (the DP dispatch and combine keep their measured rate), (0, 1]
+ *     latency at its message size divided by this, on GPUs linked by NVLink (the corpus it is fitted on; the DP
+ *     dispatch and combine keep their measured rate), (0, 1]
+ * @param pcieCollectiveEfficiency the same for GPUs linked by PCIe, which no corpus run measures: by default the
+ *     measured rate (1.0), as for the DP collectives, (0, 1]
  * @param kneeExponent sharpness p of the roofline's knee: an operation takes {@code (compute^p + memory^p)^(1/p)}
  *     rather than the larger of the two (real kernels slow down before the knee), in [1, 1000]; large values
  *     approach the classic {@code max}
@@ -44,6 +47,7 @@ public record RooflineConfig(
         double moeEfficiency,
         double collectiveOverheadUs,
         double collectiveEfficiency,
+        double pcieCollectiveEfficiency,
         double kneeExponent) {
     /** Keys of the roofline section, in declaration order (config files and calibration profiles). */
     public static final java.util.List<String> KEYS = java.util.List.of(
@@ -59,6 +63,7 @@ public record RooflineConfig(
             "moe_efficiency",
             "collective_overhead_us",
             "collective_efficiency",
+            "pcie_collective_efficiency",
             "knee_exponent");
 
     /** Validates ranges. */
@@ -75,6 +80,7 @@ public record RooflineConfig(
         fraction("moe_efficiency", moeEfficiency);
         Check.atLeast("collective_overhead_us", collectiveOverheadUs, 0.0);
         fraction("collective_efficiency", collectiveEfficiency);
+        fraction("pcie_collective_efficiency", pcieCollectiveEfficiency);
         Check.atLeast("knee_exponent", kneeExponent, 1.0);
         if (kneeExponent > 1000) {
             throw new ConfigException(
@@ -98,6 +104,7 @@ public record RooflineConfig(
             case "moe_efficiency" -> moeEfficiency;
             case "collective_overhead_us" -> collectiveOverheadUs;
             case "collective_efficiency" -> collectiveEfficiency;
+            case "pcie_collective_efficiency" -> pcieCollectiveEfficiency;
             case "knee_exponent" -> kneeExponent;
             default -> throw new IllegalArgumentException("unknown roofline key " + key);
         };
@@ -114,7 +121,8 @@ public record RooflineConfig(
             throw new IllegalArgumentException("unknown roofline key " + key);
         }
         v[at] = value;
-        return new RooflineConfig(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12]);
+        return new RooflineConfig(
+                v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]);
     }
 
     static void fraction(String field, double v) {

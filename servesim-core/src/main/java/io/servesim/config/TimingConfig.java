@@ -21,6 +21,9 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  *     collective tables do not apply and the link model prices them
  * @param linkGbytesPerS the GPU-to-GPU bandwidth per direction collectives reach on this deployment, GB/s, replacing
  *     the GPU preset's link and its measured collective tables (null: the preset's)
+ * @param vllmVersion the vLLM version the deployment runs (e.g. {@code 0.19.0}): where a GPU's kernels were measured
+ *     on several vLLM versions and differ, the newest measured version not newer than it prices them (the oldest
+ *     measured when it predates them all); null: the newest measured
  * @param calibration path to a calibration profile written by {@code servesim calibrate}, or null
  * @param fixed fixed model parameters
  * @param polynomial polynomial model parameters
@@ -39,6 +42,7 @@ public record TimingConfig(
         double gpuMemoryUtilization,
         boolean gpuP2p,
         Double linkGbytesPerS,
+        String vllmVersion,
         String calibration,
         FixedTimingConfig fixed,
         PolynomialTimingConfig polynomial,
@@ -93,6 +97,7 @@ public record TimingConfig(
         if (linkGbytesPerS != null && !(linkGbytesPerS > 0 && Double.isFinite(linkGbytesPerS))) {
             throw new ConfigException("link_gbytes_per_s", "must be a positive number of GB/s, got " + linkGbytesPerS);
         }
+        VllmVersion.parse(vllmVersion, "vllm_version");
         Check.present("custom_gpu", customGpu);
         Check.present("fixed", fixed);
         Check.present("polynomial", polynomial);
@@ -109,6 +114,11 @@ public record TimingConfig(
             return type;
         }
         return model != null && gpu != null ? TimingType.ROOFLINE : TimingType.FIXED;
+    }
+
+    /** {@link #vllmVersion} parsed, or null when not stated. */
+    public VllmVersion version() {
+        return VllmVersion.parse(vllmVersion, "vllm_version");
     }
 
     /** Bytes per weight element. */

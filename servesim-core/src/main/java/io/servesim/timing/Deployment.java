@@ -159,6 +159,13 @@ public record Deployment(
 
     private static GpuSpec gpu(TimingConfig t) {
         GpuSpec g = gpuSpec(t);
+        if (g != null && t.version() != null && !t.gpu().equals("custom")) {
+            // vLLM's all-reduce as the deployment's version measured it, where versions differ (Specs.allReduce)
+            GpuSpec.CollectiveTable allReduce = Specs.allReduce(t.gpu(), t.version(), t.tensorParallel());
+            if (allReduce != null) {
+                g = g.withCollectives(allReduce, g.allGather(), g.reduceScatter());
+            }
+        }
         return g == null ? null : interconnect(g, t);
     }
 

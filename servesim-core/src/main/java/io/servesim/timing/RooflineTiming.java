@@ -34,8 +34,10 @@ import io.servesim.config.TimingConfig;
  *       which show PCIe groups of 4 and 8 up to 15 times slower than a ring over the link's bandwidth
  *       predicts), each costs its measured latency at that size divided by {@code collective_efficiency} (inside a
  *       forward pass the all-reduce reaches about half its isolated rate: a corpus fit, docs/accuracy.md item 16)
- *       plus {@code collective_overhead_us}; elsewhere the
- *       link model: ring cost {@code 2 (TP − 1) / TP × bytes} over the GPU link plus {@code log2(TP)} link
+ *       plus {@code collective_overhead_us} — over PCIe divided by {@code pcie_collective_efficiency} instead (1: no
+ *       corpus run measures the in-pass slowdown there) — from the table of the deployment's vLLM version where the
+ *       versions' tables differ ({@code timing.vllm_version}; on the RTX PRO 6000 vLLM 0.19's takes 2–4 times vLLM
+ *       0.24's); elsewhere the link model: ring cost {@code 2 (TP − 1) / TP × bytes} over the GPU link plus {@code log2(TP)} link
  *       latencies (NVLink or PCIe). With expert parallelism over DP ranks, an all-gather and a reduce-scatter of the
  *       gathered hidden states per MoE layer over the DP group (NCCL's measured latencies, else the link model).
  *   <li><b>Per-sequence attention overhead</b>: {@code attention_overhead_us} per sequence in the batch per decoder
@@ -167,7 +169,8 @@ public final class RooflineTiming implements TimingModel {
         this.allGather = measured ? gpu.allGather() : null;
         this.reduceScatter = measured ? gpu.reduceScatter() : null;
         this.allReduceOverheadSeconds = params.collectiveOverheadUs() * 1e-6;
-        this.collectiveSlowdown = 1.0 / params.collectiveEfficiency();
+        this.collectiveSlowdown =
+                1.0 / (gpu.hasNvlink() ? params.collectiveEfficiency() : params.pcieCollectiveEfficiency());
         this.fixedSeconds = model.numLayers() * params.layerOverheadUs() * 1e-6;
         this.perSequenceSeconds = model.numLayers() * params.attentionOverheadUs() * 1e-6;
         this.slidingShare = model.slidingWindow() > 0 ? 0.5 : 0; // gpt-oss alternates sliding and full layers

@@ -1,6 +1,7 @@
 package io.servesim.timing;
 
 import io.servesim.config.ConfigException;
+import io.servesim.config.VllmVersion;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -579,7 +580,48 @@ public final class Specs {
         if (m == null || !m.has(key)) {
             return null;
         }
-        JsonNode a = m.get(key);
+        return collectiveTable(m.get(key), name, key);
+    }
+
+    /**
+     * vLLM's all-reduce on a GPU preset as measured for a vLLM version ({@code measured-kernels.yaml}: {@code
+     * allreduce}, the newest version measured, and {@code allreduce_older}, each older version whose table differs):
+     * of the versions that measured a group of {@code group} GPUs, the newest not newer than {@code version}, else
+     * the oldest; null when none measured the group or the GPU has no table.
+     */
+    public static GpuSpec.CollectiveTable allReduce(String gpu, VllmVersion version, int group) {
+        JsonNode m = MEASURED.get(gpu);
+        if (m == null || !m.has("allreduce")) {
+            return null;
+        }
+        TreeMap<VllmVersion, GpuSpec.CollectiveTable> byVersion = new TreeMap<>();
+        JsonNode newest = m.get("allreduce").get("version");
+        byVersion.put(tableVersion(gpu, newest == null ? null : newest.asString()), collective(m, gpu, "allreduce"));
+        if (m.has("allreduce_older")) {
+            JsonNode older = m.get("allreduce_older");
+            for (String v : older.propertyNames()) {
+                byVersion.put(tableVersion(gpu, v), collectiveTable(older.get(v), gpu, "allreduce_older " + v));
+            }
+        }
+        GpuSpec.CollectiveTable chosen = null;
+        for (Map.Entry<VllmVersion, GpuSpec.CollectiveTable> e : byVersion.entrySet()) { // oldest first
+            if (e.getValue().covers(group) && (chosen == null || e.getKey().compareTo(version) <= 0)) {
+                chosen = e.getValue();
+            }
+        }
+        return chosen;
+    }
+
+    private static VllmVersion tableVersion(String gpu, String v) {
+        VllmVersion version = v == null ? null : VllmVersion.find(v);
+        if (version == null) {
+            throw new IllegalStateException(
+                    "measured-kernels.yaml " + gpu + ": an all-reduce table without a vLLM version");
+        }
+        return version;
+    }
+
+    private static GpuSpec.CollectiveTable collectiveTable(JsonNode a, String name, String key) {
         double[] elements = doubles(a.get("elements"));
         List<Integer> groups = new ArrayList<>();
         List<double[]> micros = new ArrayList<>();

@@ -5,6 +5,7 @@ import io.servesim.config.ConfigLoader;
 import io.servesim.config.SharedPrefixConfig;
 import io.servesim.config.SimConfig;
 import io.servesim.config.TimingConfig;
+import io.servesim.config.VllmVersion;
 import io.servesim.timing.Deployment;
 import io.servesim.timing.ModelSpec;
 import io.servesim.timing.Specs;
@@ -18,8 +19,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -54,6 +53,8 @@ import tools.jackson.databind.json.JsonMapper;
  *     timing.gpu_p2p})
  * @param linkGbytesPerS {@code link_gbytes_per_s}: what the machine's GPU-to-GPU collectives reach per direction, or
  *     null (the GPU preset's link and measured tables; {@code timing.link_gbytes_per_s})
+ * @param vllmVersion {@code vllm_version}, or null when not recorded ({@code timing.vllm_version}: which measured kernel
+ *     tables price the run where vLLM versions differ)
  * @param asyncScheduling {@code async_scheduling} when stated, else vLLM's default for {@code vllm_version}: async from
  *     v0.14.0 on (and when the version is unknown), synchronous before ({@link #asyncByDefault})
  * @param weightDtype from {@code dtype} (null: bf16)
@@ -81,15 +82,13 @@ public record RunFolder(
         double gpuMemoryUtilization,
         boolean gpuP2p,
         Double linkGbytesPerS,
+        VllmVersion vllmVersion,
         boolean asyncScheduling,
         TimingConfig.Dtype weightDtype,
         TimingConfig.Dtype kvDtype,
         boolean clientSide,
         SharedPrefixConfig sharedPrefix,
         boolean tokenIds) {
-
-    /** A vLLM version: major and minor, then anything after a dot, plus, hyphen or letter (0.12.0, v0.19.0rc1). */
-    private static final Pattern VLLM_VERSION = Pattern.compile("v?(\\d{1,4})\\.(\\d{1,4})(?:[.+\\-a-z].*)?");
 
     /** The deployment file of a run folder. */
     public static final String META = "meta.json";
@@ -192,6 +191,7 @@ public record RunFolder(
         Integer maxModelLen = m.has("max_model_len") ? m.integer("max_model_len", null) : null;
         Integer blocks = m.has("num_gpu_blocks") ? m.integer("num_gpu_blocks", null) : null;
         boolean tokenIds = firstRowHasTokenIds(name, abs.resolve(WORKLOAD));
+        VllmVersion version = m.version("vllm_version");
         return new RunFolder(
                 name,
                 abs,
@@ -210,7 +210,8 @@ public record RunFolder(
                 utilization,
                 m.bool("gpu_p2p", true),
                 m.has("link_gbytes_per_s") ? m.positive("link_gbytes_per_s") : null,
-                m.bool("async_scheduling", !m.has("vllm_version") || asyncByDefault(m.version("vllm_version"))),
+                version,
+                m.bool("async_scheduling", version == null || asyncByDefault(version)),
                 weights,
                 kv,
                 m.string("measured_definitions").toLowerCase(Locale.ROOT).contains("client-side"),
@@ -218,13 +219,16 @@ public record RunFolder(
                 tokenIds);
     }
 
+    /** vLLM v0.14.0: the first release whose engine loop is async by default. */
+    private static final VllmVersion ASYNC_DEFAULT = new VllmVersion(0, 14);
+
     /**
-     * Whether vLLM of this {@code [major, minor]} version runs the async engine loop by default: from v0.14.0 on
-     * (vllm-project/vllm#27614, "Enable async scheduling by default", 2025-12-29); before it the loop was synchronous
-     * unless {@code --async-scheduling} was passed.
+     * Whether vLLM of this version runs the async engine loop by default: from v0.14.0 on (vllm-project/vllm#27614,
+     * "Enable async scheduling by default", 2025-12-29); before it the loop was synchronous unless {@code
+     * --async-scheduling} was passed.
      */
-    public static boolean asyncByDefault(int[] majorMinor) {
-        return majorMinor[0] > 0 || majorMinor[1] >= 14;
+    public static boolean asyncByDefault(VllmVersion version) {
+        return version.compareTo(ASYNC_DEFAULT) >= 0;
     }
 
     /** The {@code --set} overrides that put this run's deployment and workload into a config, in order. */
@@ -257,6 +261,9 @@ public record RunFolder(
         sets.add("timing.gpu_p2p=" + gpuP2p);
         if (linkGbytesPerS != null) {
             sets.add(String.format(Locale.ROOT, "timing.link_gbytes_per_s=%s", linkGbytesPerS));
+        }
+        if (vllmVersion != null) {
+            sets.add("timing.vllm_version=" + quoted(vllmVersion.toString()));
         }
         sets.add("engine.scheduler.async_scheduling=" + asyncScheduling);
         sets.add("engine.scheduler.max_num_seqs=" + maxNumSeqs);
@@ -505,13 +512,16 @@ public record RunFolder(
             return v.intValue();
         }
 
-        /** A vLLM version's {@code [major, minor]} from a string such as {@code 0.12.0} or {@code 0.19.0rc1}. */
-        int[] version(String field) {
-            Matcher v = VLLM_VERSION.matcher(string(field));
-            if (!v.matches()) {
+        /** A vLLM version from a string such as {@code 0.12.0} or {@code 0.19.0rc1}, or null when absent. */
+        VllmVersion version(String field) {
+            if (!has(field)) {
+                return null;
+            }
+            VllmVersion v = VllmVersion.find(string(field));
+            if (v == null) {
                 throw error(field, "expected a vLLM version such as \"0.12.0\", got \"" + string(field) + "\"");
             }
-            return new int[] {Integer.parseInt(v.group(1)), Integer.parseInt(v.group(2))};
+            return v;
         }
 
         boolean bool(String field, boolean fallback) {

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "933f5fec9cfc16d410529079c0d1596a31f73e25975a9c7dd64e5ab14ac92032";
+            "5750a60507553663aa34a64eff18b5c709a9f9d2e0ce961f1d4d7d667bf51bb2";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -69,7 +69,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "36e86ba0c29274a7fa06f3ede84223fff5c377539f43c9b046e7c20135e6abca";
+            "3fc0860e3fe8160c83ad8e94cfee52d2a5db7e31947f010431b9438c23bce57e";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -88,7 +88,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "3054bd87af2a7b054c54fbb9de5bb584a2b934f45a0e6d97384200dd0d734050";
+    static final String KVCR_CANONICAL_SHA256 = "8bb7d69bebd6e5f07aa7b98ffb59e8b2106df0f1f2fd9b016039db1cf92591e8";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

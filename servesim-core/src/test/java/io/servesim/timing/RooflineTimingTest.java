@@ -17,9 +17,9 @@ class RooflineTimingTest {
      * kv_mbu, MoE efficiency, overhead per measured all-reduce.
      */
     private static final RooflineConfig PARAMS =
-            new RooflineConfig(0.6, 0.8, 3000, 30, 10, 25, 0, 0, 0.8, 1, 0, 1, 1000);
+            new RooflineConfig(0.6, 0.8, 3000, 30, 10, 25, 0, 0, 0.8, 1, 0, 1, 1, 1000);
 
-    private static final RooflineConfig BARE = new RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0, 0.8, 1, 0, 1, 1000);
+    private static final RooflineConfig BARE = new RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0, 0.8, 1, 0, 1, 1, 1000);
 
     private static RooflineTiming timing(String model, String gpu, int tp, RooflineConfig p) {
         return new RooflineTiming(Specs.model(model, "t"), gpu(gpu), tp, 1, Dtype.BF16, 2, 2, p, true);
@@ -247,6 +247,24 @@ class RooflineTimingTest {
         assertThat(timing("llama-3.1-8b", "h100-sxm", 1, BARE.with("collective_efficiency", 0.5))
                         .stepNanos(many))
                 .isEqualTo(timing("llama-3.1-8b", "h100-sxm", 1, BARE).stepNanos(many));
+    }
+
+    @Test
+    void pcieCollectiveEfficiency_dividesThePcieAllReduce_collectiveEfficiencyTheNvlinkOne() {
+        StepBatch b = decodes(1, 1000);
+        RooflineConfig nvlinkHalf = BARE.with("collective_efficiency", 0.5);
+        RooflineConfig pcieHalf = BARE.with("pcie_collective_efficiency", 0.5);
+        // RTX PRO 6000 (PCIe): 2 all-reduces per layer x 32 layers of 4,096 elements, each the measured 4.55 us
+        long pcie = timing("llama-3.1-8b", "rtx-pro-6000", 2, BARE).stepNanos(b);
+        assertThat(timing("llama-3.1-8b", "rtx-pro-6000", 2, nvlinkHalf).stepNanos(b))
+                .isEqualTo(pcie);
+        assertThat(timing("llama-3.1-8b", "rtx-pro-6000", 2, pcieHalf).stepNanos(b) - pcie)
+                .isCloseTo(Math.round(2 * 32 * 4.55e-6 * 1e9), org.assertj.core.data.Offset.offset(1L));
+        // H100 (NVLink): the other way round, 4.38 us at 4,096 elements over 2 GPUs
+        long nvlink = timing("llama-3.1-8b", "h100-sxm", 2, BARE).stepNanos(b);
+        assertThat(timing("llama-3.1-8b", "h100-sxm", 2, pcieHalf).stepNanos(b)).isEqualTo(nvlink);
+        assertThat(timing("llama-3.1-8b", "h100-sxm", 2, nvlinkHalf).stepNanos(b) - nvlink)
+                .isCloseTo(Math.round(2 * 32 * 4.38e-6 * 1e9), org.assertj.core.data.Offset.offset(1L));
     }
 
     @Test

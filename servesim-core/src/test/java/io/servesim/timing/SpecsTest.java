@@ -6,10 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.servesim.config.ConfigException;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
+import io.servesim.config.VllmVersion;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.assertj.core.data.Offset;
 import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -582,5 +584,50 @@ class SpecsTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("does not fit on rtx-4090")
                 .hasMessageContaining("tensor_parallel");
+    }
+
+    @Test
+    void allReduce_isTheDeploymentsVllmVersions_theNewestMeasuredNotNewer_elseTheOldest() {
+        // AIConfigurator measured vLLM's all-reduce on the RTX PRO 6000 (PCIe) for vLLM 0.24 (2, 4 and 8 GPUs) and 0.19
+        // (2 GPUs), 2-3 times slower there: at 1,048,576 elements over 2 GPUs 55.69 against 157.54 us
+        double elements = 1_048_576;
+        Offset<Double> exact = Offset.offset(1e-15);
+        assertThat(Specs.allReduce("rtx-pro-6000", new VllmVersion(0, 24), 2).seconds(2, elements))
+                .isCloseTo(55.69e-6, exact);
+        assertThat(Specs.allReduce("rtx-pro-6000", new VllmVersion(0, 19), 2).seconds(2, elements))
+                .isCloseTo(157.54e-6, exact);
+        assertThat(Specs.allReduce("rtx-pro-6000", new VllmVersion(0, 22), 2).seconds(2, elements))
+                .as("between the measured versions: the newer not newer than it")
+                .isCloseTo(157.54e-6, exact);
+        assertThat(Specs.allReduce("rtx-pro-6000", new VllmVersion(0, 12), 2).seconds(2, elements))
+                .as("older than every measured version: the oldest")
+                .isCloseTo(157.54e-6, exact);
+        assertThat(Specs.allReduce("rtx-pro-6000", new VllmVersion(1, 2), 2).seconds(2, elements))
+                .isCloseTo(55.69e-6, exact);
+        assertThat(Specs.allReduce("rtx-pro-6000", new VllmVersion(0, 19), 4).seconds(4, elements))
+                .as("a group only vLLM 0.24 measured")
+                .isCloseTo(145.76e-6, exact);
+        // NVLink GPUs measured the same kernel in every version: one table
+        assertThat(Specs.allReduce("h100-sxm", new VllmVersion(0, 14), 2).seconds(2, elements))
+                .isEqualTo(Specs.gpu("h100-sxm", "t").allReduce().seconds(2, elements));
+        assertThat(Specs.allReduce("rtx-4090", new VllmVersion(0, 19), 2)).isNull(); // no table at all
+        // a deployment that states its version is priced with that version's table; one that does not, the newest's
+        List<String> tp2 = List.of("timing.model=qwen3-32b", "timing.gpu=rtx-pro-6000", "timing.tensor_parallel=2");
+        SimConfig stated = ConfigLoader.fromYaml("", "t", concat(tp2, "timing.vllm_version=v0.19.0rc1"));
+        assertThat(Deployment.resolve(stated).gpu().allReduce().seconds(2, elements))
+                .isCloseTo(157.54e-6, exact);
+        SimConfig unstated = ConfigLoader.fromYaml("", "t", tp2);
+        assertThat(Deployment.resolve(unstated).gpu().allReduce().seconds(2, elements))
+                .isCloseTo(55.69e-6, exact);
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", concat(tp2, "timing.vllm_version=nightly")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("timing.vllm_version")
+                .hasMessageContaining("expected a vLLM version such as \"0.19.0\", got \"nightly\"");
+    }
+
+    private static List<String> concat(List<String> a, String b) {
+        List<String> out = new java.util.ArrayList<>(a);
+        out.add(b);
+        return out;
     }
 }

@@ -169,6 +169,17 @@ class RunFolderTest {
                     .as(c.getKey().toString())
                     .isEqualTo(c.getValue());
         }
+        // the version also picks the measured kernel tables of that version (timing.vllm_version)
+        assertThat(RunFolder.read(run(Map.of("vllm_version", "v0.19.0rc1")))
+                        .config(null, List.of())
+                        .timing()
+                        .version())
+                .isEqualTo(new io.servesim.config.VllmVersion(0, 19));
+        assertThat(RunFolder.read(run(Map.of()))
+                        .config(null, List.of())
+                        .timing()
+                        .vllmVersion())
+                .isNull();
         // the user's --set still wins
         RunFolder old = RunFolder.read(run(Map.of("vllm_version", "0.12.0")));
         assertThat(old.config(null, List.of("engine.scheduler.async_scheduling=true"))

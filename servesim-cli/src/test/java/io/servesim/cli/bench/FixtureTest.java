@@ -36,16 +36,16 @@ class FixtureTest {
      * checked the same way).
      */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "6fcde156838761ece34322445dab75339036efda90330ad28310ae588c1a6a0c",
-            "1/kvcr-off", "1291e9c84a0e05164c6be60da4e97aa49aa22ed04664fe9e00b6d83bb817dad0",
-            "1/kvcr-idle", "c0199bc771e2e92371824af6b6b1b6b3059db988872d4ba52abf20b363209b88",
-            "1/kvcr-hinted", "07617cd34030376b53ffb3a6e5173b66ef73f46a5a9d50798124c2c856ee57ee",
-            "8/g2-only", "99f9d150e7fe65361e205c0d77f5cca6bfcf96917a19a1d4d0770928a9890865",
-            "8/kvcr-off", "dcf7406b28ae8790a53256af3b04a00a558ee7970f6fd343c77b6023c61298ee",
-            "8/kvcr-idle", "53148f7d16f895b60913fc3f98cbeef04a98fa6b0fe2699c1e9c4adda4c7b93e",
-            "8/kvcr-hinted", "ddb0f260835dd7333d6db88cecbfa5ff239f9728937255a3fb9314f9e40dce88",
-            "1/pd", "4ad765674c653c3c13d6dbee13af72c44739017a25e1ce49342d62f5a6fdc5a9",
-            "8/pd", "4a2fb9fa90f8ce74daccaac3f569b149f4c4748bdb319d92c02cec6e87c41e2d");
+            "1/g2-only", "a1df897145a46703743c37d308ce5763ba55939e9984ce753741d75c4757f9a5",
+            "1/kvcr-off", "3e8aff42992f5cf9ebe0b4fd9d79302b5e68b9f4150440ef33852c45b32f6b48",
+            "1/kvcr-idle", "f00486536c3b248e57c5449d04e8eddc57291d0799f183ed84d17a651734bbc0",
+            "1/kvcr-hinted", "344e4f6cfc32c95f162cd8ef1e02b43cb13151ca7903f8837a46def481d9e6e2",
+            "8/g2-only", "c79bb0e4af8770ca602945311bc10e373621447e3d5006e1d04fd075d1f3c7af",
+            "8/kvcr-off", "1a78b31646dbe44537843bbfbbe4cc2960057b9e30b861657047de26e4093a49",
+            "8/kvcr-idle", "4a0a2373c3e855760ed8d11f4fc63124357fd0287a8fdb558fb668a8e275d261",
+            "8/kvcr-hinted", "a759bf8815016bfef3717aafe95714c18557741511549d8ecb5b44465de1bbef",
+            "1/pd", "a4444ebbdb0f9f783d421fc5453cea7c72429e8f73a51e448b73004c13482f04",
+            "8/pd", "befac2c0945ed3ba774ed9c6a84dfc02e4ddfc46215e2c8a06cfc09c546a2709");
 
     @Test
     void w8CellDigests_arePinned() {
