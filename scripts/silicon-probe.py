@@ -211,6 +211,8 @@ def main():
         sync = synchronous(r.get('backend_version', ''), r.get('silicon_data_source', ''))
         if sync:
             sets.append('engine.scheduler.async_scheduling=false')
+        if re.fullmatch(r'v?\d+\.\d+(\..*)?', r.get('backend_version', '')):
+            sets.append(f'timing.vllm_version="{r["backend_version"]}"')  # kernel tables of that vLLM version
         sets += a.set
         try:
             lock = replay(sets, os.path.join(work, str(i)))
