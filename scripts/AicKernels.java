@@ -244,8 +244,9 @@ public class AicKernels {
     /**
      * Appends the all-reduce table of the newest vLLM version that has one, and under {@code allreduce_older} the
      * table of every older version whose latencies differ from its own by more than {@link #VERSION_DIFFERENCE}
-     * (relative; the median over the message sizes and groups both measured): on NVLink GPUs vLLM's all-reduce is the same kernel in every version
-     * measured, on PCIe it is not (RTX PRO 6000: vLLM 0.19 takes 2 to 4 times vLLM 0.24's time).
+     * (relative; the median over the message sizes and groups both measured): on NVLink GPUs vLLM's all-reduce
+     * takes the same time in every version measured, on PCIe it does not (RTX PRO 6000: vLLM 0.19 takes 2 to 4 times
+     * vLLM 0.24's time).
      */
     private static void allReduce(Statement s, Path dir, StringBuilder out) throws Exception {
         String filter = "backend = 'vllm_graph' and allreduce_dtype = 'bfloat16'";

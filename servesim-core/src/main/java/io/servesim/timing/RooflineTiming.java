@@ -37,8 +37,8 @@ import io.servesim.config.TimingConfig;
  *       plus {@code collective_overhead_us} — over PCIe divided by {@code pcie_collective_efficiency} instead (1: no
  *       corpus run measures the in-pass slowdown there) — from the table of the deployment's vLLM version where the
  *       versions' tables differ ({@code timing.vllm_version}; on the RTX PRO 6000 vLLM 0.19's takes 2–4 times vLLM
- *       0.24's); elsewhere the link model: ring cost {@code 2 (TP − 1) / TP × bytes} over the GPU link plus {@code log2(TP)} link
- *       latencies (NVLink or PCIe). With expert parallelism over DP ranks, an all-gather and a reduce-scatter of the
+ *       0.24's); elsewhere the link model: ring cost {@code 2 (TP − 1) / TP × bytes} over the GPU link plus
+ *       {@code log2(TP)} link latencies (NVLink or PCIe). With expert parallelism over DP ranks, an all-gather and a reduce-scatter of the
  *       gathered hidden states per MoE layer over the DP group (NCCL's measured latencies, else the link model).
  *   <li><b>Per-sequence attention overhead</b>: {@code attention_overhead_us} per sequence in the batch per decoder
  *       layer (the paged kernel's per-sequence work beyond streaming its KV: block-table walk, split-KV reduction),

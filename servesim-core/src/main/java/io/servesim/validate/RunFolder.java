@@ -53,8 +53,8 @@ import tools.jackson.databind.json.JsonMapper;
  *     timing.gpu_p2p})
  * @param linkGbytesPerS {@code link_gbytes_per_s}: what the machine's GPU-to-GPU collectives reach per direction, or
  *     null (the GPU preset's link and measured tables; {@code timing.link_gbytes_per_s})
- * @param vllmVersion {@code vllm_version}, or null when not recorded ({@code timing.vllm_version}: which measured kernel
- *     tables price the run where vLLM versions differ)
+ * @param vllmVersion {@code vllm_version}, or null when not recorded ({@code timing.vllm_version}: which measured
+ *     kernel tables price the run where vLLM versions differ)
  * @param asyncScheduling {@code async_scheduling} when stated, else vLLM's default for {@code vllm_version}: async from
  *     v0.14.0 on (and when the version is unknown), synchronous before ({@link #asyncByDefault})
  * @param weightDtype from {@code dtype} (null: bf16)
