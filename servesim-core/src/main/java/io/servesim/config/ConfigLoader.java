@@ -197,7 +197,43 @@ public final class ConfigLoader {
         expandEngineKind(tree, trtllmGiven, sglangGiven);
         expandDisaggregation(tree, disaggGiven);
         expandPools(tree, workersGiven);
+        resolveEngineLoops(tree);
         return new Loaded(bind(tree), new ArrayList<>(warnings));
+    }
+
+    /** vLLM v0.14.0: the first release whose engine loop is async by default (vllm-project/vllm#27614). */
+    public static final VllmVersion ASYNC_BY_DEFAULT = new VllmVersion(0, 14);
+
+    /**
+     * {@code engine.scheduler.async_scheduling} left null: vLLM's default for the {@code timing.vllm_version} beside
+     * it (the async loop from v0.14.0, and when no version is stated; the synchronous one before), for the top-level
+     * sections and each pool's (whose engine and timing {@link #expandPools} merged already). SGLang and TensorRT-LLM
+     * run their overlap scheduler by default whatever the version.
+     */
+    private static void resolveEngineLoops(ObjectNode tree) {
+        resolveEngineLoop(tree.get("engine"), tree.get("timing"));
+        if (tree.path("cluster").get("pools") instanceof tools.jackson.databind.node.ArrayNode pools) {
+            for (JsonNode pool : pools) {
+                resolveEngineLoop(pool.get("engine"), pool.get("timing"));
+            }
+        }
+    }
+
+    private static void resolveEngineLoop(JsonNode engine, JsonNode timing) {
+        if (!(engine instanceof ObjectNode e) || !(e.get("scheduler") instanceof ObjectNode scheduler)) {
+            return; // malformed: binding reports it
+        }
+        JsonNode given = scheduler.get("async_scheduling");
+        if (given != null && !given.isNull()) {
+            return;
+        }
+        JsonNode kind = e.get("kind");
+        boolean vllm = kind == null || kind.isNull() || "vllm".equals(kind.asString(""));
+        JsonNode v = timing == null ? null : timing.get("vllm_version");
+        VllmVersion version =
+                vllm && v != null && v.isValueNode() && !v.isNull() ? VllmVersion.find(v.asString()) : null;
+        // an unreadable version keeps the async default; binding reports the version with its path
+        scheduler.put("async_scheduling", version == null || version.compareTo(ASYNC_BY_DEFAULT) >= 0);
     }
 
     /**

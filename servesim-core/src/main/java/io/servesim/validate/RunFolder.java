@@ -219,16 +219,13 @@ public record RunFolder(
                 tokenIds);
     }
 
-    /** vLLM v0.14.0: the first release whose engine loop is async by default. */
-    private static final VllmVersion ASYNC_DEFAULT = new VllmVersion(0, 14);
-
     /**
      * Whether vLLM of this version runs the async engine loop by default: from v0.14.0 on (vllm-project/vllm#27614,
      * "Enable async scheduling by default", 2025-12-29); before it the loop was synchronous unless {@code
      * --async-scheduling} was passed.
      */
     public static boolean asyncByDefault(VllmVersion version) {
-        return version.compareTo(ASYNC_DEFAULT) >= 0;
+        return version.compareTo(io.servesim.config.ConfigLoader.ASYNC_BY_DEFAULT) >= 0;
     }
 
     /** The {@code --set} overrides that put this run's deployment and workload into a config, in order. */

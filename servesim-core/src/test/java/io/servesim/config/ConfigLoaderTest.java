@@ -19,6 +19,44 @@ class ConfigLoaderTest {
     // ---- defaults ------------------------------------------------------------------------------------------
 
     @Test
+    void engineLoop_isVllmsDefaultForTheStatedVersion_asyncFrom0_14_perPool_unlessStated() {
+        // vllm-project/vllm#27614 turned async scheduling on by default in v0.14.0
+        assertThat(load("").engine().scheduler().asyncScheduling()).isTrue(); // no version: today's default
+        assertThat(load("", "timing.vllm_version=0.13.2").engine().scheduler().asyncScheduling())
+                .isFalse();
+        assertThat(load("", "timing.vllm_version=v0.14.0rc1")
+                        .engine()
+                        .scheduler()
+                        .asyncScheduling())
+                .isTrue();
+        assertThat(load("", "timing.vllm_version=0.12", "engine.scheduler.async_scheduling=true")
+                        .engine()
+                        .scheduler()
+                        .asyncScheduling())
+                .isTrue(); // stated wins
+        // SGLang's overlap scheduler does not follow vLLM's version
+        assertThat(load("", "timing.vllm_version=0.12", "engine.kind=sglang")
+                        .engine()
+                        .scheduler()
+                        .asyncScheduling())
+                .isTrue();
+        // each pool with its own timing's version, over the top-level one
+        SimConfig pools = load("""
+                timing: {vllm_version: "0.12.0"}
+                cluster:
+                  pools:
+                    - {name: old, workers: 1}
+                    - {name: new, workers: 1, timing: {vllm_version: "0.19.0"}}
+                    - {name: forced, workers: 1, engine: {scheduler: {async_scheduling: true}}}
+                """);
+        assertThat(pools.engine().scheduler().asyncScheduling()).isFalse();
+        assertThat(pools.cluster().pools().stream()
+                        .map(p -> p.engine().scheduler().asyncScheduling())
+                        .toList())
+                .containsExactly(false, true, true);
+    }
+
+    @Test
     void emptyYaml_givesTheReferenceDefaults() {
         SimConfig c = load("");
 
