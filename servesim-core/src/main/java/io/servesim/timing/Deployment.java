@@ -159,9 +159,10 @@ public record Deployment(
 
     private static GpuSpec gpu(TimingConfig t) {
         GpuSpec g = gpuSpec(t);
-        if (g != null && t.version() != null && !t.gpu().equals("custom")) {
+        io.servesim.config.VllmVersion version = t.version();
+        if (g != null && version != null && !t.gpu().equals("custom")) {
             // vLLM's all-reduce as the deployment's version measured it, where versions differ (Specs.allReduce)
-            GpuSpec.CollectiveTable allReduce = Specs.allReduce(t.gpu(), t.version(), t.tensorParallel());
+            GpuSpec.CollectiveTable allReduce = Specs.allReduce(t.gpu(), version, t.tensorParallel());
             if (allReduce != null) {
                 g = g.withCollectives(allReduce, g.allGather(), g.reduceScatter());
             }
