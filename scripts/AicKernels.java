@@ -71,6 +71,12 @@ public class AicKernels {
                 .append("# moe_tflops: 90th percentile of the fused-MoE layer's FLOP/s (2*topk*3*hidden*inter/tp per\n")
                 .append("#   token) over BF16 rows, balanced routing, no EP, >= 4096 tokens, inter/tp >= 1024\n")
                 .append("#   (.../<gpu>/moe/vllm/<version>/moe_perf.parquet; absent: no such rows for the GPU).\n")
+                .append("# mxfp4_moe: vLLM's fused MoE with MXFP4 experts and BF16 activations (moe_dtype w4a16_mxfp4, the\n")
+                .append("#   gpt-oss path), per vLLM version measured: a least-squares fit latency = call_us + expert bytes /\n")
+                .append("#   gbytes_per_s over its balanced rows without EP, TP <= 8, <= 256 tokens (the bytes of the\n")
+                .append("#   min(experts, tokens * topk) experts touched, 4.25 bits per weight, over TP), the shapes pooled;\n")
+                .append("#   vLLM's own MXFP4 method only (not compressed-tensors checkpoints' W4A4 Marlin path); versions\n")
+                .append("#   measuring at least two TP sizes.\n")
                 .append("# attention_tflops: 90th percentile of vLLM's context (prefill) attention FLOP/s, causal\n")
                 .append("#   (4*heads*head_dim*isl*(isl+1)/2 per sequence), head_dim 128, BF16 queries and KV, no window,\n")
                 .append("#   isl >= 4096 (.../<gpu>/attention/vllm/<version>/context_attention_perf.parquet).\n")
@@ -102,6 +108,7 @@ public class AicKernels {
                 out.append(String.format(Locale.ROOT, "  gbytes_per_s: %.0f    # vLLM %s, %d shapes%n", bw[0], bf16, (long) bw[1]));
                 streaming(s, dir, out);
                 moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
+                mxfp4Moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
                 attention(s, data.resolve(gpu[0]).resolve("attention").resolve("vllm"), out);
                 allReduce(s, data.resolve(gpu[0]).resolve("comm").resolve("vllm"), out);
                 nccl(s, data.resolve(gpu[0]).resolve("comm").resolve("nccl"), "all_gather", "allgather", out);
@@ -202,6 +209,48 @@ public class AicKernels {
                             r.getDouble(1), versions.get(i), r.getLong(2)));
                     return;
                 }
+            }
+        }
+    }
+
+    /**
+     * Appends {@code mxfp4_moe}: per vLLM version with at least 10 such rows (newest first), the fit of vLLM's fused
+     * MoE with MXFP4 experts and BF16 activations ({@code w4a16_mxfp4}) to a fixed time per call plus the bytes of the
+     * experts a step touches at a streaming rate. Balanced routing (the tables' {@code balanced} distribution spreads
+     * a step's tokens × top-k choices over distinct experts), no expert parallelism, TP up to 8 and up to 256 tokens:
+     * the memory-bound decode range, where the kernel's launch, routing and gather costs show as the intercept.
+     * A version needs rows of at least two TP sizes: at one size the call time is an extrapolation across the
+     * tokens axis alone, which the saturated rows (every expert touched from 32 tokens up) leave ill-determined.
+     * Only vLLM's own MXFP4 method (the gpt-oss checkpoints' {@code quant_method}; kernel sources {@code vllm_mxfp4_moe},
+     * {@code vllm_gptossmxfp4moe_*}), not compressed-tensors checkpoints' W4A4 Marlin path, which is another kernel.
+     */
+    private static void mxfp4Moe(Statement s, Path dir, StringBuilder out) throws Exception {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        List<String> versions = versionsWith(dir, "moe_perf.parquet");
+        boolean first = true;
+        for (int i = versions.size() - 1; i >= 0; i--) {
+            String file = dir.resolve(versions.get(i)).resolve("moe_perf.parquet").toString().replace("'", "''");
+            try (ResultSet r = s.executeQuery("with r as (select least(num_experts, num_tokens * topk) * 3.0"
+                    + " * hidden_size * inter_size * 0.53125 / moe_tp_size as bytes, latency * 1000 as us, moe_tp_size"
+                    + " from '"
+                    + file + "' where moe_dtype = 'w4a16_mxfp4' and kernel_source not like '%compressedtensors%'"
+                    + " and distribution = 'balanced' and moe_ep_size = 1"
+                    + " and moe_tp_size <= 8 and num_tokens <= 256 and latency > 0)"
+                    + " select regr_intercept(us, bytes), 1e-3 / regr_slope(us, bytes), count(*),"
+                    + " count(distinct moe_tp_size) from r")) {
+                r.next();
+                if (r.getLong(3) < 10 || r.getLong(4) < 2) {
+                    continue;
+                }
+                if (first) {
+                    out.append("  mxfp4_moe:            # vLLM's MXFP4 x BF16 fused MoE: call_us + expert bytes / rate\n");
+                    first = false;
+                }
+                out.append(String.format(Locale.ROOT,
+                        "    - {version: %s, call_us: %.1f, gbytes_per_s: %.0f, rows: %d}%n",
+                        versions.get(i), r.getDouble(1), r.getDouble(2), r.getLong(3)));
             }
         }
     }

@@ -32,7 +32,11 @@ MODELS = {
     'meta-llama/Llama-3.1-70B': 'llama-3.1-70b',
     'nvidia/Llama-3.1-8B-Instruct-FP8': 'llama-3.1-8b',
     'Qwen/Qwen3-235B-A22B-FP8': 'qwen3-235b-a22b',
+    'openai/gpt-oss-120b': 'gpt-oss-120b',
 }
+# Models whose released checkpoint is FP4 (the sample labels their rows 'fp4'): gpt-oss ships MXFP4 experts, which
+# servesim's preset applies by default (timing.expert_dtype); other FP4 rows need FP4 weights servesim does not price.
+NATIVE_FP4 = {'gpt-oss-120b'}
 GPUS = {'h100_sxm': 'h100-sxm', 'h200_sxm': 'h200-sxm', 'b200_sxm': 'b200'}
 ASYNC_DEFAULT_SINCE = (0, 14)  # vLLM v0.14.0 turned async scheduling on by default (vllm-project/vllm#27614)
 
@@ -176,7 +180,8 @@ def main():
     with open(a.silicon_csv) as f:
         rows = [r for r in csv.DictReader(f)
                 if r['backend'] == 'vllm' and r['mode'] == 'agg' and r['model_path'] in MODELS
-                and r['system'] in GPUS and r['precision'] in ('', 'fp8')
+                and r['system'] in GPUS
+                and (r['precision'] in ('', 'fp8') or r['precision'] == 'fp4' and MODELS[r['model_path']] in NATIVE_FP4)
                 and a.match in r['model_path'] + r['system']]
     rows = rows[:a.limit]
     work = tempfile.mkdtemp(prefix='silicon-probe-')

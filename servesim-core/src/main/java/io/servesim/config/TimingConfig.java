@@ -14,6 +14,8 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  * @param tensorParallel GPUs per rank sharing each layer
  * @param expertParallel whether MoE experts are split over the worker's GPUs instead of sharded by TP
  * @param weightDtype bf16 or fp8
+ * @param expertDtype a MoE model's routed experts: bf16, fp8 or mxfp4 (null: the checkpoint's, as the model preset or
+ *     config.json's {@code quantization_config} states it, else {@code weightDtype})
  * @param kvDtype bf16 or fp8
  * @param gpuMemoryUtilization vLLM's gpu_memory_utilization, (0, 1]
  * @param gpuP2p whether a worker's GPUs reach each other peer to peer (NVLink, or PCIe with P2P); false: vLLM turns
@@ -38,6 +40,7 @@ public record TimingConfig(
         int tensorParallel,
         boolean expertParallel,
         Dtype weightDtype,
+        Dtype expertDtype,
         Dtype kvDtype,
         double gpuMemoryUtilization,
         boolean gpuP2p,
@@ -53,13 +56,21 @@ public record TimingConfig(
         /** 2 bytes, the BF16 tensor rate. */
         BF16("bf16", "2 bytes per element; BF16 tensor rate", 2),
         /** 1 byte, the FP8 tensor rate where the GPU has one. */
-        FP8("fp8", "1 byte per element; FP8 tensor rate where the GPU has one (else BF16's)", 1);
+        FP8("fp8", "1 byte per element; FP8 tensor rate where the GPU has one (else BF16's)", 1),
+        /**
+         * OCP MX FP4: 4-bit elements with one 8-bit power-of-two scale per 32 (4.25 bits), for a MoE model's experts
+         * only, as vLLM's MXFP4 method quantizes them (gpt-oss checkpoints); computed with BF16 activations.
+         */
+        MXFP4(
+                "mxfp4",
+                "4.25 bits per element (4-bit values, an 8-bit scale per 32); a MoE model's experts only; BF16 rate",
+                (4 + 8 / 32.0) / 8);
 
         private final String configName;
         private final String description;
-        private final int bytes;
+        private final double bytes;
 
-        Dtype(String configName, String description, int bytes) {
+        Dtype(String configName, String description, double bytes) {
             this.configName = configName;
             this.description = description;
             this.bytes = bytes;
@@ -81,9 +92,14 @@ public record TimingConfig(
             return description;
         }
 
-        /** Bytes per element. */
-        public int bytes() {
+        /** Bytes per element (fractional for MXFP4). */
+        public double bytes() {
             return bytes;
+        }
+
+        /** Whether elements are whole bytes (every type but MXFP4), as weights outside the experts and KV need. */
+        public boolean wholeBytes() {
+            return bytes == Math.rint(bytes);
         }
     }
 
@@ -93,6 +109,15 @@ public record TimingConfig(
         Check.atLeast("tensor_parallel", tensorParallel, 1);
         Check.present("weight_dtype", weightDtype);
         Check.present("kv_dtype", kvDtype);
+        if (!weightDtype.wholeBytes()) {
+            throw new ConfigException(
+                    "weight_dtype",
+                    "expected bf16 or fp8, got " + weightDtype.configName() + " (vLLM's MXFP4 method quantizes only a"
+                            + " MoE model's experts and leaves the other layers in BF16: set timing.expert_dtype)");
+        }
+        if (!kvDtype.wholeBytes()) {
+            throw new ConfigException("kv_dtype", "expected bf16 or fp8, got " + kvDtype.configName());
+        }
         RooflineConfig.fraction("gpu_memory_utilization", gpuMemoryUtilization);
         if (linkGbytesPerS != null && !(linkGbytesPerS > 0 && Double.isFinite(linkGbytesPerS))) {
             throw new ConfigException("link_gbytes_per_s", "must be a positive number of GB/s, got " + linkGbytesPerS);
@@ -123,11 +148,11 @@ public record TimingConfig(
 
     /** Bytes per weight element. */
     public int weightBytes() {
-        return weightDtype.bytes();
+        return (int) weightDtype.bytes();
     }
 
     /** Bytes per KV element. */
     public int kvBytes() {
-        return kvDtype.bytes();
+        return (int) kvDtype.bytes();
     }
 }

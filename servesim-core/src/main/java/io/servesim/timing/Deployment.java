@@ -71,6 +71,7 @@ public record Deployment(
         int tp = t.tensorParallel();
         if (model != null) {
             checkTensorParallel(model, tp);
+            model.expertDtype(t.expertDtype(), t.weightDtype()); // refuses an expert type for a dense model
         }
         // vLLM shards a MoE layer's experts over TP x DP GPUs, split whole (EP) or sliced (TP flattened across DP)
         int expertShards = tp * config.cluster().attentionDp();
@@ -166,6 +167,8 @@ public record Deployment(
             if (allReduce != null) {
                 g = g.withCollectives(allReduce, g.allGather(), g.reduceScatter());
             }
+            // and its MXFP4 fused MoE (Specs.mxfp4Moe)
+            g = g.withMxfp4Moe(Specs.mxfp4Moe(t.gpu(), version));
         }
         return g == null ? null : interconnect(g, t);
     }
@@ -233,7 +236,8 @@ public record Deployment(
                 null,
                 null,
                 null,
-                c.attentionKernel());
+                c.attentionKernel(),
+                null);
     }
 
     /**
@@ -243,9 +247,11 @@ public record Deployment(
      */
     static Capacity capacity(ModelSpec m, GpuSpec gpu, TimingConfig t, EngineConfig e, int tp, int expertShards) {
         double weights;
-        if (m.moe() && expertShards > tp) {
+        if (m.moe()) {
             double experts = (double) m.numLayers() * m.numExperts() * m.paramsPerExpert();
-            weights = ((m.totalParams() - experts) / tp + experts / expertShards) * t.weightBytes();
+            double expertBytes = m.expertDtype(t.expertDtype(), t.weightDtype()).bytes();
+            weights = (m.totalParams() - experts) / tp * t.weightBytes()
+                    + experts / Math.max(tp, expertShards) * expertBytes;
         } else {
             weights = (double) m.totalParams() * t.weightBytes() / tp;
         }

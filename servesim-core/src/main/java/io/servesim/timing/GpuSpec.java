@@ -21,6 +21,7 @@ import io.servesim.config.TimingConfig;
  * @param allGather NCCL's all-gather latency as measured on this GPU (expert-parallel dispatch), or null
  * @param reduceScatter NCCL's reduce-scatter latency as measured on this GPU (expert-parallel combine), or null
  * @param attentionKernel the attention kernel vLLM runs on this GPU's architecture by default
+ * @param mxfp4Moe vLLM's fused MoE with MXFP4 experts as measured on this GPU, or null (then the roofline prices it)
  */
 public record GpuSpec(
         String name,
@@ -35,7 +36,26 @@ public record GpuSpec(
         CollectiveTable allReduce,
         CollectiveTable allGather,
         CollectiveTable reduceScatter,
-        AttentionKernel attentionKernel) {
+        AttentionKernel attentionKernel,
+        MoeKernel mxfp4Moe) {
+
+    /**
+     * A fused-MoE kernel as measured on a GPU: a fixed time per layer call (launch, routing, gather and scatter)
+     * plus the bytes of the experts a step touches at a streaming rate ({@code measured-kernels.yaml} {@code
+     * mxfp4_moe}, fitted to AIConfigurator's tables for one vLLM version).
+     *
+     * @param callUs fixed microseconds per MoE layer call
+     * @param gbytesPerS the touched experts' weights streamed per second, GB/s
+     */
+    public record MoeKernel(double callUs, double gbytesPerS) {
+        /** Validates the fit. */
+        public MoeKernel {
+            if (!(callUs >= 0 && gbytesPerS > 0 && Double.isFinite(callUs) && Double.isFinite(gbytesPerS))) {
+                throw new IllegalArgumentException(
+                        "a MoE kernel needs call_us >= 0 and gbytes_per_s > 0, got " + callUs + " and " + gbytesPerS);
+            }
+        }
+    }
 
     /**
      * The throughput vLLM's own GEMM kernels reach on a GPU (roofline ceilings the efficiencies are fractions of).
@@ -275,7 +295,7 @@ public record GpuSpec(
             CollectiveTable allGather,
             CollectiveTable reduceScatter,
             AttentionKernel kernel) {
-        return copy(achieved, link, allReduce, allGather, reduceScatter, kernel);
+        return copy(achieved, link, allReduce, allGather, reduceScatter, kernel, mxfp4Moe);
     }
 
     private GpuSpec copy(
@@ -284,7 +304,8 @@ public record GpuSpec(
             CollectiveTable allReduce,
             CollectiveTable allGather,
             CollectiveTable reduceScatter,
-            AttentionKernel kernel) {
+            AttentionKernel kernel,
+            MoeKernel mxfp4) {
         return new GpuSpec(
                 name,
                 memoryGib,
@@ -298,7 +319,8 @@ public record GpuSpec(
                 allReduce,
                 allGather,
                 reduceScatter,
-                kernel);
+                kernel,
+                mxfp4);
     }
 
     /** This GPU with its streaming rates by weight shape replaced (e.g. by {@link StreamingShapes#uniform()}). */
@@ -311,7 +333,12 @@ public record GpuSpec(
                 achieved.attentionTflops(),
                 achieved.source(),
                 shapes);
-        return copy(a, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel);
+        return copy(a, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4Moe);
+    }
+
+    /** This GPU with another measured MXFP4 fused-MoE kernel (null: the roofline prices MXFP4 experts). */
+    public GpuSpec withMxfp4Moe(MoeKernel kernel) {
+        return copy(achieved, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, kernel);
     }
 
     /** Whether GPUs talk over NVLink ({@code link} starts with {@code nvlink}) rather than PCIe. */
@@ -337,7 +364,7 @@ public record GpuSpec(
 
     /**
      * FLOP/s vLLM's fused-MoE layer reaches with weights of {@code dtype} ({@link #achieved}); FP8 experts gain what
-     * FP8 GEMMs gain over BF16 on this GPU.
+     * FP8 GEMMs gain over BF16 on this GPU; MXFP4 experts compute on BF16 activations (W4A16), at the BF16 rate.
      */
     public double achievedMoeFlopsPerSecond(TimingConfig.Dtype dtype) {
         double bf16 = achieved.moeTflops() * 1e12;

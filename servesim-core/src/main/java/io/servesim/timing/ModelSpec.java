@@ -1,5 +1,8 @@
 package io.servesim.timing;
 
+import io.servesim.config.ConfigException;
+import io.servesim.config.TimingConfig;
+
 /**
  * A transformer's architecture, as far as step time and KV size depend on it (dense or mixture-of-experts, GQA,
  * SwiGLU MLPs). Parameter counts are derived from the shapes, not copied: see {@link #totalParams()}.
@@ -20,6 +23,8 @@ package io.servesim.timing;
  * @param slidingWindow attention window of the sliding-window layers (0: none); gpt-oss alternates full and
  *     sliding layers
  * @param maxPositionEmbeddings the model's context limit
+ * @param checkpointExpertDtype the routed experts' element type in the published checkpoint when it differs from the
+ *     other weights' (gpt-oss: MXFP4, from {@code quantization_config.quant_method}), else null
  */
 public record ModelSpec(
         String name,
@@ -36,7 +41,25 @@ public record ModelSpec(
         int expertIntermediateSize,
         boolean tiedEmbeddings,
         int slidingWindow,
-        int maxPositionEmbeddings) {
+        int maxPositionEmbeddings,
+        TimingConfig.Dtype checkpointExpertDtype) {
+
+    /**
+     * The routed experts' element type: {@code stated} ({@code timing.expert_dtype}) if set, else the checkpoint's,
+     * else the other weights'.
+     *
+     * @throws ConfigException naming {@code timing.expert_dtype} when one is stated for a dense model
+     */
+    public TimingConfig.Dtype expertDtype(TimingConfig.Dtype stated, TimingConfig.Dtype weights) {
+        if (stated != null && !moe()) {
+            throw new ConfigException(
+                    "timing.expert_dtype", "model " + name + " has no experts (set it only for a MoE model)");
+        }
+        if (stated != null) {
+            return stated;
+        }
+        return checkpointExpertDtype != null ? checkpointExpertDtype : weights;
+    }
 
     /** Whether the model routes tokens to experts. */
     public boolean moe() {

@@ -112,6 +112,14 @@ public final class RooflineTiming implements TimingModel {
     private final double mixedDecodeKvReads;
 
     /**
+     * MXFP4 experts on a GPU whose MXFP4 fused MoE was measured ({@link GpuSpec#mxfp4Moe}): the kernel's fixed time
+     * per layer call, seconds, and its streaming rate, bytes per second; NaN otherwise (the roofline prices them).
+     */
+    private final double mxfp4CallSeconds;
+
+    private final double mxfp4BytesPerSecond;
+
+    /**
      * Creates the model.
      *
      * @param dataParallel attention-DP ranks a MoE layer spans (1 without DP; ignored for a dense model): vLLM
@@ -131,6 +139,30 @@ public final class RooflineTiming implements TimingModel {
             int kvBytes,
             RooflineConfig params,
             boolean vllmAttention) {
+        this(model, gpu, tensorParallel, dataParallel, weightDtype, null, weightBytes, kvBytes, params, vllmAttention);
+    }
+
+    /**
+     * Creates the model with the routed experts' element type stated.
+     *
+     * @param expertDtype the routed experts' element type ({@code timing.expert_dtype}); null: the checkpoint's
+     *     ({@link ModelSpec#expertDtype}), else {@code weightDtype}. MXFP4 experts stream 4.25 bits per weight and
+     *     compute at the BF16 fused-MoE rate: vLLM runs gpt-oss's MXFP4 experts with BF16 activations on NVIDIA GPUs
+     *     (its backend priority, {@code fused_moe/oracle/mxfp4.py} at 28be48fa9: FlashInfer TRT-LLM MXFP4 x BF16 on
+     *     Blackwell, the Triton kernels on Hopper)
+     */
+    public RooflineTiming(
+            ModelSpec model,
+            GpuSpec gpu,
+            int tensorParallel,
+            int dataParallel,
+            TimingConfig.Dtype weightDtype,
+            TimingConfig.Dtype expertDtype,
+            int weightBytes,
+            int kvBytes,
+            RooflineConfig params,
+            boolean vllmAttention) {
+        TimingConfig.Dtype experts = model.expertDtype(expertDtype, weightDtype);
         this.model = model;
         this.tensorParallel = tensorParallel;
         this.params = params;
@@ -143,7 +175,7 @@ public final class RooflineTiming implements TimingModel {
         this.lmHeadFlopsPerSequence = 2.0 * lmHead / tensorParallel;
         this.expertFlopsPerToken = 2.0 * expertParamsPerToken / expertShards;
         this.attentionFlopsPerPair = 4.0 * model.numLayers() * model.numHeads() * model.headDim() / tensorParallel;
-        this.expertBytesPerLayer = model.moe() ? (double) model.paramsPerExpert() * weightBytes / expertShards : 0;
+        this.expertBytesPerLayer = model.moe() ? model.paramsPerExpert() * experts.bytes() / expertShards : 0;
         this.kvBytesPerToken = model.kvBytesPerToken(kvBytes, tensorParallel);
         this.mixedDecodeKvReads = vllmAttention && gpu.attentionKernel() == AttentionKernel.FA2
                 ? Math.max(
@@ -151,7 +183,10 @@ public final class RooflineTiming implements TimingModel {
                         ((double) model.numHeads() / tensorParallel) / Math.max(1, model.numKvHeads() / tensorParallel))
                 : 1.0;
         this.flops = gpu.achievedFlopsPerSecond(weightDtype) * params.mfu();
-        this.moeFlops = gpu.achievedMoeFlopsPerSecond(weightDtype);
+        this.moeFlops = gpu.achievedMoeFlopsPerSecond(experts);
+        boolean mxfp4Measured = model.moe() && experts == TimingConfig.Dtype.MXFP4 && gpu.mxfp4Moe() != null;
+        this.mxfp4CallSeconds = mxfp4Measured ? gpu.mxfp4Moe().callUs() * 1e-6 : Double.NaN;
+        this.mxfp4BytesPerSecond = mxfp4Measured ? gpu.mxfp4Moe().gbytesPerS() * 1e9 : Double.NaN;
         this.attentionFlops = gpu.achievedAttentionFlopsPerSecond();
         this.bytesPerSecond = gpu.achievedBytesPerSecond() * params.mbu();
         this.denseWeightSeconds = denseWeightSeconds(model, gpu, tensorParallel, weightBytes, bytesPerSecond);
@@ -281,14 +316,23 @@ public final class RooflineTiming implements TimingModel {
         double pairs = batch.causalPairs();
         double kvTokens = batch.kvTokens();
         if (slidingShare > 0) {
+            /*
+             * A sliding-window layer's query attends to at most the window's keys, and the kernel reads only the keys
+             * some query of the chunk can see: a query sees itself and the w - 1 tokens before it (vLLM passes the
+             * window to the kernels as w - 1 keys to the left), so t new tokens on c computed ones read
+             * min(c + t, w - 1 + t) (the kernels skip the KV tiles left of every query's window). Full-attention
+             * layers read all c + t.
+             */
             int window = model.slidingWindow();
             pairs = 0;
+            kvTokens = 0;
             for (int i = 0; i < n; i++) {
                 int t = batch.newTokens(i);
                 int c = batch.contextTokens(i);
                 double full = t * (c + (t + 1) / 2.0);
                 double windowed = t * Math.min(c + (t + 1) / 2.0, window);
                 pairs += (1 - slidingShare) * full + slidingShare * windowed;
+                kvTokens += (1 - slidingShare) * (c + t) + slidingShare * Math.min(c + t, window - 1 + t);
             }
         }
         double linear;
@@ -310,12 +354,26 @@ public final class RooflineTiming implements TimingModel {
             double routed = tokens * dataParallel;
             double hit = e * (1 - Math.pow(1 - k / e, routed)); // distinct experts the batch touches per layer
             double bytes = model.numLayers() * hit * expertBytesPerLayer; // each GPU holds 1/(TP x DP) of them
-            experts = roof(expertFlopsPerToken * routed / moeFlops, bytes / bytesPerSecond) / params.moeEfficiency();
+            if (mxfp4BytesPerSecond > 0) {
+                /*
+                 * vLLM's MXFP4 fused MoE as measured on this GPU (AIConfigurator's w4a16_mxfp4 tables, fitted per
+                 * vLLM version): a fixed time per layer call — the kernel's launches, routing, gather and scatter,
+                 * 19-163 us on the GPUs measured, several times the weight read of a small decode batch — plus the
+                 * touched experts' bytes at the measured rate, as is (no fitted efficiency); compute-bound prefills
+                 * at the BF16 fused-MoE rate.
+                 */
+                experts = model.numLayers() * mxfp4CallSeconds
+                        + roof(expertFlopsPerToken * routed / moeFlops, bytes / mxfp4BytesPerSecond);
+            } else {
+                experts =
+                        roof(expertFlopsPerToken * routed / moeFlops, bytes / bytesPerSecond) / params.moeEfficiency();
+            }
         }
         double attention;
-        if (pairs == kvTokens && kvTokens < ATTENTION_MEMO) {
+        if (pairs == kvTokens && kvTokens < ATTENTION_MEMO && slidingShare == 0) {
             // pairs equal KV tokens when every request computes one token (decode steps): then the attention time
-            // depends on the KV tokens alone, computed once per value
+            // depends on the KV tokens alone, computed once per value (not with sliding-window layers, whose
+            // weighted sums need not be whole)
             int kv = (int) kvTokens;
             if (attentionByKv == null) {
                 attentionByKv = new double[ATTENTION_MEMO];

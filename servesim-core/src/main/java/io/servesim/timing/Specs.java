@@ -1,6 +1,7 @@
 package io.servesim.timing;
 
 import io.servesim.config.ConfigException;
+import io.servesim.config.TimingConfig;
 import io.servesim.config.VllmVersion;
 import java.io.IOException;
 import java.io.InputStream;
@@ -208,6 +209,15 @@ public final class Specs {
         int maxPos = c.has("max_position_embeddings")
                 ? c.get("max_position_embeddings").asInt()
                 : 0;
+        // vLLM's MXFP4 method (gpt-oss checkpoints: quantization_config.quant_method "mxfp4") quantizes the routed
+        // experts only; other methods quantize every linear layer, which timing.weight_dtype states
+        JsonNode quant = c.get("quantization_config");
+        TimingConfig.Dtype expertDtype = experts > 0
+                        && quant != null
+                        && quant.has("quant_method")
+                        && "mxfp4".equals(quant.get("quant_method").asString())
+                ? TimingConfig.Dtype.MXFP4
+                : null;
         return new ModelSpec(
                 name,
                 arch,
@@ -223,7 +233,8 @@ public final class Specs {
                 expertWidth,
                 tied,
                 window,
-                maxPos);
+                maxPos,
+                expertDtype);
     }
 
     private static int required(JsonNode c, String key, String name, String field) {
@@ -572,7 +583,8 @@ public final class Specs {
                 collective(m, name, "allreduce"),
                 collective(m, name, "allgather"),
                 collective(m, name, "reducescatter"),
-                io.servesim.config.AttentionKernel.of(g.get("attention_kernel").asString()));
+                io.servesim.config.AttentionKernel.of(g.get("attention_kernel").asString()),
+                mxfp4Moe(name, null));
     }
 
     /** A measured collective's table of {@code measured-kernels.yaml}, or null when the GPU has none. */
@@ -612,11 +624,43 @@ public final class Specs {
         return chosen;
     }
 
+    /**
+     * vLLM's fused MoE with MXFP4 experts on a GPU preset as measured for a vLLM version ({@code measured-kernels.yaml}
+     * {@code mxfp4_moe}, one fit per version measured): the newest version not newer than {@code version}, else the
+     * oldest; the newest when {@code version} is null; null when the GPU has none.
+     */
+    public static GpuSpec.MoeKernel mxfp4Moe(String gpu, VllmVersion version) {
+        JsonNode m = MEASURED.get(gpu);
+        if (m == null || !m.has("mxfp4_moe")) {
+            return null;
+        }
+        TreeMap<VllmVersion, GpuSpec.MoeKernel> byVersion = new TreeMap<>();
+        for (JsonNode fit : m.get("mxfp4_moe")) {
+            JsonNode v = fit.get("version");
+            try {
+                byVersion.put(
+                        tableVersion(gpu, v == null ? null : v.asString()),
+                        new GpuSpec.MoeKernel(
+                                fit.get("call_us").asDouble(),
+                                fit.get("gbytes_per_s").asDouble()));
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw new IllegalStateException("measured-kernels.yaml " + gpu + " mxfp4_moe: " + e.getMessage(), e);
+            }
+        }
+        if (version == null) {
+            return byVersion.lastEntry().getValue();
+        }
+        Map.Entry<VllmVersion, GpuSpec.MoeKernel> atOrBefore = byVersion.floorEntry(version);
+        return atOrBefore != null
+                ? atOrBefore.getValue()
+                : byVersion.firstEntry().getValue();
+    }
+
     private static VllmVersion tableVersion(String gpu, String v) {
         VllmVersion version = v == null ? null : VllmVersion.find(v);
         if (version == null) {
             throw new IllegalStateException(
-                    "measured-kernels.yaml " + gpu + ": an all-reduce table without a vLLM version");
+                    "measured-kernels.yaml " + gpu + ": a measured table without a vLLM version");
         }
         return version;
     }

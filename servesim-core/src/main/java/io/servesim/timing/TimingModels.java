@@ -56,6 +56,7 @@ public final class TimingModels {
                         t.tensorParallel(),
                         attentionDp,
                         t.weightDtype(),
+                        t.expertDtype(),
                         t.weightBytes(),
                         t.kvBytes(),
                         d.roofline(),

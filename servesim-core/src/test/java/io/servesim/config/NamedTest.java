@@ -13,8 +13,15 @@ import tools.jackson.databind.JsonNode;
 
 /** Every closed set of config names is a {@link Named} enum: bound, written back and documented by its YAML name. */
 class NamedTest {
-    /** A config key holding a named choice, with the overrides a non-default choice needs to validate. */
-    private record Key(String path, Class<? extends Enum<?>> type, List<String> extra) {}
+    /**
+     * A config key holding a named choice, with the overrides a non-default choice needs to validate, and the
+     * choices of a shared type this key refuses (with an error naming it).
+     */
+    private record Key(String path, Class<? extends Enum<?>> type, List<String> extra, List<String> refused) {
+        Key(String path, Class<? extends Enum<?>> type, List<String> extra) {
+            this(path, type, extra, List.of());
+        }
+    }
 
     private static final List<Key> KEYS = List.of(
             new Key("workload.type", WorkloadType.class, List.of("workload.trace.path=t.jsonl")),
@@ -32,8 +39,9 @@ class NamedTest {
             new Key("engine.kv_cache.host_offload.scope", HostOffloadConfig.Scope.class, List.of()),
             new Key("engine.kvcr.decision", KvcrConfig.Decision.class, List.of()),
             new Key("timing.type", TimingType.class, List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm")),
-            new Key("timing.weight_dtype", TimingConfig.Dtype.class, List.of()),
-            new Key("timing.kv_dtype", TimingConfig.Dtype.class, List.of()),
+            new Key("timing.weight_dtype", TimingConfig.Dtype.class, List.of(), List.of("mxfp4")),
+            new Key("timing.expert_dtype", TimingConfig.Dtype.class, List.of()),
+            new Key("timing.kv_dtype", TimingConfig.Dtype.class, List.of(), List.of("mxfp4")),
             new Key("timing.profile.method", ProfileTimingConfig.Method.class, List.of()),
             new Key("engine.sglang.schedule_policy", SglangConfig.Policy.class, List.of("engine.kind=sglang")),
             new Key(
@@ -74,6 +82,13 @@ class NamedTest {
             for (Named choice : constants(key.type())) {
                 List<String> sets = new ArrayList<>(key.extra());
                 sets.add(key.path() + "=" + choice.configName());
+                if (key.refused().contains(choice.configName())) {
+                    assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", sets))
+                            .as(key.path() + "=" + choice.configName())
+                            .isInstanceOf(ConfigException.class)
+                            .hasMessageStartingWith(key.path() + ": expected");
+                    continue;
+                }
                 SimConfig c = ConfigLoader.fromYaml("", "t", sets);
                 JsonNode written = at(ConfigLoader.toTree(c), key.path());
                 assertThat(written.isString()).as(key.path()).isTrue();

@@ -27,12 +27,14 @@ import org.junit.jupiter.api.Test;
  * previous digests came back exactly with the previous defaults set as overrides); on 2026-12-06 by the new key
  * {@code timing.roofline.collective_efficiency} and the defaults refitted with it (output without the config equal),
  * then by the defaults refitted with {@code mfu} held at 0.95 and the re-measured CPU part, and refitted again under
- * that CPU part (output without the config equal each time).
+ * that CPU part (output without the config equal each time), then by the new keys {@code timing.vllm_version} and
+ * {@code timing.roofline.pcie_collective_efficiency}, then {@code timing.expert_dtype} (echoed as null; output without
+ * the config equal on every bundled example and on Mixtral and Qwen3-30B-A3B roofline replays).
  */
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "5750a60507553663aa34a64eff18b5c709a9f9d2e0ce961f1d4d7d667bf51bb2";
+            "ac7aa64a243e2f39e173edbfebd5ff73a38d9dfec496749234721959fd305e11";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -69,7 +71,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "3fc0860e3fe8160c83ad8e94cfee52d2a5db7e31947f010431b9438c23bce57e";
+            "6ec2d68dffcd0385dd48d9b9506be3c1f97aaca52ba9d4146bf202923824dbd7";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -88,7 +90,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "8bb7d69bebd6e5f07aa7b98ffb59e8b2106df0f1f2fd9b016039db1cf92591e8";
+    static final String KVCR_CANONICAL_SHA256 = "b52dd95f5cd006c1fcc79e3d99c4a029a9c2258285626b929a7c5289c681432b";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

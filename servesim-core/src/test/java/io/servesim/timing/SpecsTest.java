@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.servesim.config.ConfigException;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
+import io.servesim.config.TimingConfig;
 import io.servesim.config.VllmVersion;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -624,6 +625,69 @@ class SpecsTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("timing.vllm_version")
                 .hasMessageContaining("expected a vLLM version such as \"0.19.0\", got \"nightly\"");
+    }
+
+    @Test
+    void gptOss_loadsItsCheckpointsMxfp4Experts_andFitsOneH100_asItsReleaseSays() {
+        // gpt-oss's config.json: quantization_config.quant_method mxfp4, which vLLM applies to the routed experts only
+        assertThat(Specs.model("gpt-oss-120b", "t").checkpointExpertDtype()).isEqualTo(TimingConfig.Dtype.MXFP4);
+        assertThat(Specs.model("gpt-oss-20b", "t").checkpointExpertDtype()).isEqualTo(TimingConfig.Dtype.MXFP4);
+        assertThat(Specs.model("mixtral-8x7b", "t").checkpointExpertDtype()).isNull();
+        SimConfig c = ConfigLoader.fromYaml("", "t", List.of("timing.model=gpt-oss-120b", "timing.gpu=h100-sxm"));
+        Deployment d = Deployment.resolve(c);
+        // 36 layers x 128 experts x 3 x 2,880 x 2,880 expert weights at 4.25 bits, the other 2,127,052,800 in BF16
+        double experts = 36.0 * 128 * 3 * 2880 * 2880;
+        double others = 116_788_838_400.0 - experts;
+        double gib = 1L << 30;
+        assertThat(d.capacity().weightsGib())
+                .isCloseTo((others * 2 + experts * 0.53125) / gib, Offset.offset(1e-9)); // 60.69 GiB: 65.2 GB
+        assertThat(d.numGpuBlocks()).isPositive();
+        // BF16 experts (a dequantized copy) do not fit, as before the checkpoint's type was known
+        SimConfig bf16 = ConfigLoader.fromYaml(
+                "", "t", List.of("timing.model=gpt-oss-120b", "timing.gpu=h100-sxm", "timing.expert_dtype=bf16"));
+        assertThatThrownBy(() -> Deployment.resolve(bf16))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("does not fit on h100-sxm");
+    }
+
+    @Test
+    void mxfp4_isRefusedForAnythingButAMoeModelsExperts_namingTheKey() {
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("timing.weight_dtype=mxfp4")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("timing.weight_dtype: expected bf16 or fp8, got mxfp4")
+                .hasMessageContaining("timing.expert_dtype");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("timing.kv_dtype=mxfp4")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("timing.kv_dtype: expected bf16 or fp8, got mxfp4");
+        SimConfig dense = ConfigLoader.fromYaml(
+                "", "t", List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm", "timing.expert_dtype=mxfp4"));
+        assertThatThrownBy(() -> Deployment.resolve(dense))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("timing.expert_dtype: model llama-3.1-8b has no experts");
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("timing.expert_dtype=fp4")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("timing.expert_dtype");
+    }
+
+    @Test
+    void mxfp4Moe_isTheDeploymentsVllmVersions_theNewestMeasuredNotNewer_elseTheOldest() {
+        // AIConfigurator measured vLLM's MXFP4 fused MoE on the H200 for vLLM 0.19 and 0.24 at two or more TP sizes
+        // (and 0.18 at one, not fitted): 78.5 against 37.5 us per call
+        assertThat(Specs.mxfp4Moe("h200-sxm", null).callUs()).isEqualTo(37.5); // unstated: the newest
+        assertThat(Specs.mxfp4Moe("h200-sxm", VllmVersion.find("0.24.1")).callUs())
+                .isEqualTo(37.5);
+        assertThat(Specs.mxfp4Moe("h200-sxm", VllmVersion.find("0.22.0")).callUs())
+                .isEqualTo(78.5);
+        assertThat(Specs.mxfp4Moe("h200-sxm", VllmVersion.find("0.19.0")).gbytesPerS())
+                .isEqualTo(2608);
+        assertThat(Specs.mxfp4Moe("h200-sxm", VllmVersion.find("0.18.0")).callUs())
+                .isEqualTo(78.5); // the oldest
+        assertThat(Specs.gpu("h200-sxm", "t").mxfp4Moe().callUs()).isEqualTo(37.5);
+        assertThat(Specs.mxfp4Moe("a100-sxm-80gb", null)).isNull(); // not measured
+        // a deployment stating its version gets that version's kernel
+        SimConfig c = ConfigLoader.fromYaml(
+                "", "t", List.of("timing.model=gpt-oss-120b", "timing.gpu=h200-sxm", "timing.vllm_version=\"0.19.0\""));
+        assertThat(Deployment.resolve(c).gpu().mxfp4Moe().callUs()).isEqualTo(78.5);
     }
 
     private static List<String> concat(List<String> a, String b) {

@@ -33,19 +33,20 @@ class FixtureTest {
      * new key {@code timing.roofline.collective_efficiency} and the defaults refitted with it (echo only: the pinned
      * examples' canonical output without the config was checked equal before and after), and again by the defaults
      * refitted with {@code mfu} held at 0.95, the CPU part re-measured and the rest refitted under it (echo only,
-     * checked the same way).
+     * checked the same way), then by the new keys {@code timing.vllm_version} and {@code
+     * timing.roofline.pcie_collective_efficiency}, then {@code timing.expert_dtype} (echo only each time).
      */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "a1df897145a46703743c37d308ce5763ba55939e9984ce753741d75c4757f9a5",
-            "1/kvcr-off", "3e8aff42992f5cf9ebe0b4fd9d79302b5e68b9f4150440ef33852c45b32f6b48",
-            "1/kvcr-idle", "f00486536c3b248e57c5449d04e8eddc57291d0799f183ed84d17a651734bbc0",
-            "1/kvcr-hinted", "344e4f6cfc32c95f162cd8ef1e02b43cb13151ca7903f8837a46def481d9e6e2",
-            "8/g2-only", "c79bb0e4af8770ca602945311bc10e373621447e3d5006e1d04fd075d1f3c7af",
-            "8/kvcr-off", "1a78b31646dbe44537843bbfbbe4cc2960057b9e30b861657047de26e4093a49",
-            "8/kvcr-idle", "4a0a2373c3e855760ed8d11f4fc63124357fd0287a8fdb558fb668a8e275d261",
-            "8/kvcr-hinted", "a759bf8815016bfef3717aafe95714c18557741511549d8ecb5b44465de1bbef",
-            "1/pd", "a4444ebbdb0f9f783d421fc5453cea7c72429e8f73a51e448b73004c13482f04",
-            "8/pd", "befac2c0945ed3ba774ed9c6a84dfc02e4ddfc46215e2c8a06cfc09c546a2709");
+            "1/g2-only", "fd6c5017202711b5267ea16ef561ef661f463d628bf760272874ffda35064a2e",
+            "1/kvcr-off", "4650d47174c59edfe61e75fc349de0b00508bb4cf3ab9281005e24f0c0f289a8",
+            "1/kvcr-idle", "4e6b257f7918a299e150514cc91876a8d5e95e5fccc50e4a67516eb77ef9bba4",
+            "1/kvcr-hinted", "6584e12fc215a1f27ddfc353326486638f457f54bc346ef2a6a60b17878d4105",
+            "8/g2-only", "8349fdd7ac493035bcb21b07b4abdff18332c4802debac2f081b96d0143c860b",
+            "8/kvcr-off", "ba66fe13220397245ca30abf4eaa2e771a56fbeb3db3d725f4a55e62a9734f65",
+            "8/kvcr-idle", "f0cebab21e782689cb506dc1b236c85151fd583d0b5295d32955c08ddb196e64",
+            "8/kvcr-hinted", "ec43c69666c6b9ba2f2090f8d21ec9efa5dd0c18296b92abd344430dc8890cd0",
+            "1/pd", "1765b96de8f18edbfe96a1cf90c50fb3f75fef71dca9886f519cd68c40fdbf8e",
+            "8/pd", "f64f1967d344b47142ecd11b08c4275504f361ceebf8a750321470865ed70682");
 
     @Test
     void w8CellDigests_arePinned() {
