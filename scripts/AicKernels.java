@@ -73,7 +73,7 @@ public class AicKernels {
                 .append("#   (.../<gpu>/moe/vllm/<version>/moe_perf.parquet; absent: no such rows for the GPU).\n")
                 .append("# mxfp4_moe: vLLM's fused MoE with MXFP4 experts and BF16 activations (moe_dtype w4a16_mxfp4, the\n")
                 .append("#   gpt-oss path), per vLLM version measured: a least-squares fit latency = call_us + expert bytes /\n")
-                .append("#   gbytes_per_s over its balanced rows without EP, TP <= 8, <= 256 tokens (the bytes of the\n")
+                .append("#   gbytes_per_s over its balanced rows without EP, TP <= 8, <= 8 tokens per expert (the bytes of the\n")
                 .append("#   min(experts, tokens * topk) experts touched, 4.25 bits per weight, over TP), the shapes pooled;\n")
                 .append("#   vLLM's own MXFP4 method only (not compressed-tensors checkpoints' W4A4 Marlin path); versions\n")
                 .append("#   measuring at least two TP sizes.\n")
@@ -217,8 +217,10 @@ public class AicKernels {
      * Appends {@code mxfp4_moe}: per vLLM version with at least 10 such rows (newest first), the fit of vLLM's fused
      * MoE with MXFP4 experts and BF16 activations ({@code w4a16_mxfp4}) to a fixed time per call plus the bytes of the
      * experts a step touches at a streaming rate. Balanced routing (the tables' {@code balanced} distribution spreads
-     * a step's tokens × top-k choices over distinct experts), no expert parallelism, TP up to 8 and up to 256 tokens:
-     * the memory-bound decode range, where the kernel's launch, routing and gather costs show as the intercept.
+     * a step's tokens × top-k choices over distinct experts), no expert parallelism, TP up to 8 and at most 8 tokens
+     * per expert on average: the memory-bound decode range, below the token counts where the kernels change tiles
+     * (the B200's latency steps up by half at 10 tokens per expert), and where the kernel's launch, routing and
+     * gather costs show as the intercept.
      * A version needs rows of at least two TP sizes: at one size the call time is an extrapolation across the
      * tokens axis alone, which the saturated rows (every expert touched from 32 tokens up) leave ill-determined.
      * Only vLLM's own MXFP4 method (the gpt-oss checkpoints' {@code quant_method}; kernel sources {@code vllm_mxfp4_moe},
@@ -237,7 +239,7 @@ public class AicKernels {
                     + " from '"
                     + file + "' where moe_dtype = 'w4a16_mxfp4' and kernel_source not like '%compressedtensors%'"
                     + " and distribution = 'balanced' and moe_ep_size = 1"
-                    + " and moe_tp_size <= 8 and num_tokens <= 256 and latency > 0)"
+                    + " and moe_tp_size <= 8 and num_tokens * topk <= 8 * num_experts and latency > 0)"
                     + " select regr_intercept(us, bytes), 1e-3 / regr_slope(us, bytes), count(*),"
                     + " count(distinct moe_tp_size) from r")) {
                 r.next();

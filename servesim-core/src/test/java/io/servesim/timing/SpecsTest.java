@@ -672,22 +672,22 @@ class SpecsTest {
     @Test
     void mxfp4Moe_isTheDeploymentsVllmVersions_theNewestMeasuredNotNewer_elseTheOldest() {
         // AIConfigurator measured vLLM's MXFP4 fused MoE on the H200 for vLLM 0.19 and 0.24 at two or more TP sizes
-        // (and 0.18 at one, not fitted): 78.5 against 37.5 us per call
-        assertThat(Specs.mxfp4Moe("h200-sxm", null).callUs()).isEqualTo(37.5); // unstated: the newest
+        // (and 0.18 at one, not fitted): 64.6 against 35.6 us per call
+        assertThat(Specs.mxfp4Moe("h200-sxm", null).callUs()).isEqualTo(35.6); // unstated: the newest
         assertThat(Specs.mxfp4Moe("h200-sxm", VllmVersion.find("0.24.1")).callUs())
-                .isEqualTo(37.5);
+                .isEqualTo(35.6);
         assertThat(Specs.mxfp4Moe("h200-sxm", VllmVersion.find("0.22.0")).callUs())
-                .isEqualTo(78.5);
+                .isEqualTo(64.6);
         assertThat(Specs.mxfp4Moe("h200-sxm", VllmVersion.find("0.19.0")).gbytesPerS())
-                .isEqualTo(2608);
+                .isEqualTo(2558);
         assertThat(Specs.mxfp4Moe("h200-sxm", VllmVersion.find("0.18.0")).callUs())
-                .isEqualTo(78.5); // the oldest
-        assertThat(Specs.gpu("h200-sxm", "t").mxfp4Moe().callUs()).isEqualTo(37.5);
+                .isEqualTo(64.6); // the oldest
+        assertThat(Specs.gpu("h200-sxm", "t").mxfp4Moe().callUs()).isEqualTo(35.6);
         assertThat(Specs.mxfp4Moe("a100-sxm-80gb", null)).isNull(); // not measured
         // a deployment stating its version gets that version's kernel
         SimConfig c = ConfigLoader.fromYaml(
                 "", "t", List.of("timing.model=gpt-oss-120b", "timing.gpu=h200-sxm", "timing.vllm_version=\"0.19.0\""));
-        assertThat(Deployment.resolve(c).gpu().mxfp4Moe().callUs()).isEqualTo(78.5);
+        assertThat(Deployment.resolve(c).gpu().mxfp4Moe().callUs()).isEqualTo(64.6);
     }
 
     private static List<String> concat(List<String> a, String b) {
