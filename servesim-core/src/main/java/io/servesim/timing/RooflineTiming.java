@@ -358,7 +358,7 @@ public final class RooflineTiming implements TimingModel {
                 /*
                  * vLLM's MXFP4 fused MoE as measured on this GPU (AIConfigurator's w4a16_mxfp4 tables, fitted per
                  * vLLM version): a fixed time per layer call — the kernel's launches, routing, gather and scatter,
-                 * 19-163 us on the GPUs measured, several times the weight read of a small decode batch — plus the
+                 * 15-65 us on the GPUs measured, several times the weight read of a small decode batch — plus the
                  * touched experts' bytes at the measured rate, as is (no fitted efficiency); compute-bound prefills
                  * at the BF16 fused-MoE rate.
                  */
