@@ -128,23 +128,6 @@ public final class RooflineTiming implements TimingModel {
      * @param vllmAttention whether the engine runs vLLM's attention kernels (the GPU's {@code attention_kernel});
      *     SGLang (FlashInfer or FlashAttention 3) and TensorRT-LLM (separate generation kernels) fold a KV head's
      *     query heads in every launch, so their mixed steps read the KV once
-     */
-    public RooflineTiming(
-            ModelSpec model,
-            GpuSpec gpu,
-            int tensorParallel,
-            int dataParallel,
-            TimingConfig.Dtype weightDtype,
-            int weightBytes,
-            int kvBytes,
-            RooflineConfig params,
-            boolean vllmAttention) {
-        this(model, gpu, tensorParallel, dataParallel, weightDtype, null, weightBytes, kvBytes, params, vllmAttention);
-    }
-
-    /**
-     * Creates the model with the routed experts' element type stated.
-     *
      * @param expertDtype the routed experts' element type ({@code timing.expert_dtype}); null: the checkpoint's
      *     ({@link ModelSpec#expertDtype}), else {@code weightDtype}. MXFP4 experts stream 4.25 bits per weight and
      *     compute at the BF16 fused-MoE rate: vLLM runs gpt-oss's MXFP4 experts with BF16 activations on NVIDIA GPUs

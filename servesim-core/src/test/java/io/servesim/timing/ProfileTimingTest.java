@@ -103,7 +103,8 @@ class ProfileTimingTest {
         GpuSpec h100 = Specs.gpu("h100-sxm", "t").withStreamingShapes(GpuSpec.StreamingShapes.uniform());
         io.servesim.config.RooflineConfig p =
                 new io.servesim.config.RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0, 0.8, 1, 0, 1, 1, 1000);
-        RooflineTiming t = new RooflineTiming(m, h100, 1, 1, io.servesim.config.TimingConfig.Dtype.BF16, 2, 2, p, true);
+        RooflineTiming t =
+                new RooflineTiming(m, h100, 1, 1, io.servesim.config.TimingConfig.Dtype.BF16, null, 2, 2, p, true);
         StepBatch one = batch(0, 1, 0);
         double bw = 3022e9 * 0.8;
         double nonExpert = (m.nonExpertParams() - (double) m.vocabSize() * m.hiddenSize()) * 2;

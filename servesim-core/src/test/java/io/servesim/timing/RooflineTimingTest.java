@@ -22,7 +22,7 @@ class RooflineTimingTest {
     private static final RooflineConfig BARE = new RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0, 0.8, 1, 0, 1, 1, 1000);
 
     private static RooflineTiming timing(String model, String gpu, int tp, RooflineConfig p) {
-        return new RooflineTiming(Specs.model(model, "t"), gpu(gpu), tp, 1, Dtype.BF16, 2, 2, p, true);
+        return new RooflineTiming(Specs.model(model, "t"), gpu(gpu), tp, 1, Dtype.BF16, null, 2, 2, p, true);
     }
 
     /**
@@ -67,7 +67,7 @@ class RooflineTimingTest {
                 .withStreamingShapes(new GpuSpec.StreamingShapes(
                         new double[] {4096, 8192}, new double[][] {{0.5, 0.5}, {1, 1}}));
         ModelSpec m = Specs.model("llama-3.1-8b", "t");
-        RooflineTiming t = new RooflineTiming(m, h100, 1, 1, Dtype.BF16, 2, 2, BARE, true);
+        RooflineTiming t = new RooflineTiming(m, h100, 1, 1, Dtype.BF16, null, 2, 2, BARE, true);
         double bw = 3022e9 * 0.8;
         double halfRate = 32 * 4096.0 * (6144 + 4096 + 28672) + 4096.0 * 128256;
         double fullRate = 32 * 14336.0 * 4096;
@@ -139,7 +139,7 @@ class RooflineTimingTest {
         StepBatch prefill = new StepBatch();
         prefill.reset(1 << 20);
         prefill.add(8192, 0, false);
-        RooflineTiming fp8 = new RooflineTiming(m, gpu("h100-sxm"), 1, 1, Dtype.FP8, 1, 2, BARE, true);
+        RooflineTiming fp8 = new RooflineTiming(m, gpu("h100-sxm"), 1, 1, Dtype.FP8, null, 1, 2, BARE, true);
         double lmHead = 128256.0 * 4096;
         double linear = (2 * (7_504_658_432.0 - lmHead) * 8192 + 2 * lmHead) / (1155.2e12 * 0.6);
         // attention runs on BF16 activations whatever the weights: the same measured attention rate
@@ -295,7 +295,7 @@ class RooflineTimingTest {
         StepBatch b = decodes(1, 1000);
         GpuSpec rtx4090 = gpu("rtx-4090"); // nobody measured it: link model
         assertThat(rtx4090.allReduce()).isNull();
-        long tp2 = new RooflineTiming(m, rtx4090, 2, 1, Dtype.BF16, 2, 2, BARE, true).stepNanos(b);
+        long tp2 = new RooflineTiming(m, rtx4090, 2, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(b);
         double bw = rtx4090.achievedBytesPerSecond() * 0.8;
         double weights = (m.totalParams() - 128256.0 * 4096) * 2 / 2 / bw;
         double kv = m.kvBytesPerToken(2, 2) * 1001.0 / bw;
@@ -337,7 +337,7 @@ class RooflineTimingTest {
         assertThat(staged.allReduce()).isNull();
         assertThat(staged.allGather()).isNull();
         assertThat(staged.linkGbytesPerS()).isEqualTo(16);
-        long tp2 = new RooflineTiming(m, staged, 2, 1, Dtype.BF16, 2, 2, BARE, true).stepNanos(b);
+        long tp2 = new RooflineTiming(m, staged, 2, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(b);
         double bw = 1506e9 * 0.8;
         double weights = (m.totalParams() - 128256.0 * 4096) * 2 / 2 / bw;
         double kv = m.kvBytesPerToken(2, 2) * 1001.0 / bw;
@@ -346,7 +346,7 @@ class RooflineTimingTest {
         double allReduce = 2 * 32 * (25e-6 + 2.0 * 1 / 2 * 4096 * 2 / 16e9);
         assertThat(tp2).isEqualTo(Math.round((weights + kv + allReduce) * 1e9));
         // with peer access the measured table prices the same all-reduce at about 4 us
-        long p2p = new RooflineTiming(m, measured, 2, 1, Dtype.BF16, 2, 2, BARE, true).stepNanos(b);
+        long p2p = new RooflineTiming(m, measured, 2, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(b);
         assertThat(tp2 - p2p).isGreaterThan(Math.round(2 * 32 * 20e-6 * 1e9));
     }
 
@@ -379,23 +379,23 @@ class RooflineTimingTest {
         for (int i = 0; i < 16; i++) {
             mixed.add(1, 1000, true); // 16 decodes reading 1,001 tokens of KV each
         }
-        long withFa2 = new RooflineTiming(m, fa2, 1, 1, Dtype.BF16, 2, 2, BARE, true).stepNanos(mixed);
-        long withFa3 = new RooflineTiming(m, fa3, 1, 1, Dtype.BF16, 2, 2, BARE, true).stepNanos(mixed);
+        long withFa2 = new RooflineTiming(m, fa2, 1, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(mixed);
+        long withFa3 = new RooflineTiming(m, fa3, 1, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(mixed);
         // memory-bound attention (knee 1000: the larger bound): 3 more reads of the decodes' 16 x 1,001 tokens of KV
         // (131,072 bytes per token over all layers) at the measured 1,506 GB/s x kv_mbu 0.8
         double extra = 3 * 131072.0 * 16 * 1001 / (1506e9 * 0.8);
         assertThat((double) (withFa2 - withFa3)).isCloseTo(extra * 1e9, org.assertj.core.data.Offset.offset(2.0));
         // a decode-only step packs the query heads under FA2 too
         StepBatch decodes = decodes(16, 1000);
-        assertThat(new RooflineTiming(m, fa2, 1, 1, Dtype.BF16, 2, 2, BARE, true).stepNanos(decodes))
-                .isEqualTo(new RooflineTiming(m, fa3, 1, 1, Dtype.BF16, 2, 2, BARE, true).stepNanos(decodes));
+        assertThat(new RooflineTiming(m, fa2, 1, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(decodes))
+                .isEqualTo(new RooflineTiming(m, fa3, 1, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(decodes));
         // SGLang and TensorRT-LLM fold the query heads in every launch: no repeated reads on the same GPU
-        assertThat(new RooflineTiming(m, fa2, 1, 1, Dtype.BF16, 2, 2, BARE, false).stepNanos(mixed))
+        assertThat(new RooflineTiming(m, fa2, 1, 1, Dtype.BF16, null, 2, 2, BARE, false).stepNanos(mixed))
                 .isEqualTo(withFa3);
         // one query head per KV head (Llama-2-7B, multi-head attention): nothing to repeat
         ModelSpec mha = Specs.model("llama-2-7b", "t");
-        assertThat(new RooflineTiming(mha, fa2, 1, 1, Dtype.BF16, 2, 2, BARE, true).stepNanos(mixed))
-                .isEqualTo(new RooflineTiming(mha, fa3, 1, 1, Dtype.BF16, 2, 2, BARE, true).stepNanos(mixed));
+        assertThat(new RooflineTiming(mha, fa2, 1, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(mixed))
+                .isEqualTo(new RooflineTiming(mha, fa3, 1, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(mixed));
     }
 
     @Test
@@ -450,11 +450,11 @@ class RooflineTimingTest {
         // TP 1, experts over 4 DP ranks: vLLM's dispatch all-gathers and its combine reduce-scatters that tensor
         GpuSpec fast = h100With(table(4, 20), table(4, 10));
         GpuSpec slow = h100With(table(4, 50), table(4, 30));
-        long t1 = new RooflineTiming(m, fast, 1, 4, Dtype.BF16, 2, 2, BARE, true).stepNanos(b);
-        long t2 = new RooflineTiming(m, slow, 1, 4, Dtype.BF16, 2, 2, BARE, true).stepNanos(b);
+        long t1 = new RooflineTiming(m, fast, 1, 4, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(b);
+        long t2 = new RooflineTiming(m, slow, 1, 4, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(b);
         assertThat(t2 - t1).isEqualTo(Math.round(32 * ((50 + 30) - (20 + 10)) * 1e-6 * 1e9)); // 32 MoE layers
         // without measured tables for the group: the link model, each rank receiving and sending 3/4 of the tensor
-        long link = new RooflineTiming(m, h100With(null, null), 1, 4, Dtype.BF16, 2, 2, BARE, true).stepNanos(b);
+        long link = new RooflineTiming(m, h100With(null, null), 1, 4, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(b);
         double perLayer = 2 * (10e-6 * 2 + 1_048_576 * 2.0 * 3 / 4 / 450e9); // log2(4) NVLink latencies + bytes
         assertThat((double) (link - t1))
                 .isCloseTo(32 * (perLayer - 30e-6) * 1e9, org.assertj.core.data.Offset.offset(2.0));
@@ -466,9 +466,11 @@ class RooflineTimingTest {
         ModelSpec m = Specs.model("mixtral-8x7b", "t");
         // TP 2, DP 1 (experts split whole or sliced over the TP group): no dispatch or combine beyond the TP
         // all-reduces, whatever the all-gather tables say
-        long fast = new RooflineTiming(m, h100With(table(2, 20), table(2, 10)), 2, 1, Dtype.BF16, 2, 2, BARE, true)
+        long fast = new RooflineTiming(
+                        m, h100With(table(2, 20), table(2, 10)), 2, 1, Dtype.BF16, null, 2, 2, BARE, true)
                 .stepNanos(b);
-        long slow = new RooflineTiming(m, h100With(table(2, 500), table(2, 300)), 2, 1, Dtype.BF16, 2, 2, BARE, true)
+        long slow = new RooflineTiming(
+                        m, h100With(table(2, 500), table(2, 300)), 2, 1, Dtype.BF16, null, 2, 2, BARE, true)
                 .stepNanos(b);
         assertThat(slow).isEqualTo(fast);
     }
@@ -477,9 +479,9 @@ class RooflineTimingTest {
     void moeWithDp_eachGpuHoldsOneTpTimesDpthOfTheExperts_andRunsThemOnEveryDpRanksTokens() {
         ModelSpec m = Specs.model("mixtral-8x7b", "t");
         StepBatch one = decodes(1, 100); // one token on this rank, four gathered over DP 4
-        long full = new RooflineTiming(m, gpu("h100-sxm"), 1, 4, Dtype.BF16, 2, 2, BARE, true).stepNanos(one);
+        long full = new RooflineTiming(m, gpu("h100-sxm"), 1, 4, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(one);
         long half = new RooflineTiming(
-                        m, gpu("h100-sxm"), 1, 4, Dtype.BF16, 2, 2, BARE.with("moe_efficiency", 0.5), true)
+                        m, gpu("h100-sxm"), 1, 4, Dtype.BF16, null, 2, 2, BARE.with("moe_efficiency", 0.5), true)
                 .stepNanos(one);
         // the 4 gathered tokens hit 8 x (1 - (6/8)^4) = 5.47 of 8 experts per layer; each GPU streams a quarter of
         // each (32 layers, BF16, at mbu 0.8 of 3,022 GB/s): at half the efficiency that read takes twice as long

@@ -158,12 +158,13 @@ class ValidationTest {
                 1,
                 1,
                 io.servesim.config.TimingConfig.Dtype.BF16,
+                null,
                 2,
                 2,
                 truth.timing().roofline(),
                 true);
         var fitModel = new io.servesim.timing.RooflineTiming(
-                model, gpu, 1, 1, io.servesim.config.TimingConfig.Dtype.BF16, 2, 2, fit.roofline(), true);
+                model, gpu, 1, 1, io.servesim.config.TimingConfig.Dtype.BF16, null, 2, 2, fit.roofline(), true);
         for (int context : new int[] {1_000, 20_000}) {
             io.servesim.timing.StepBatch b = new io.servesim.timing.StepBatch();
             b.reset(1 << 20);
