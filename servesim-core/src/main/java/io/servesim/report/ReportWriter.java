@@ -247,6 +247,9 @@ public final class ReportWriter {
         if (d.model() != null) {
             o.put("model_params_b", Numbers.fixed(d.model().totalParams() / 1e9, 3));
         }
+        if (d.expertDtype() != null) {
+            o.put("expert_dtype", d.expertDtype().configName()); // MoE models only: the checkpoint's or the stated
+        }
         if (d.capacity() != null) {
             ObjectNode c = o.putObject("kv_capacity_gib");
             c.put("memory", Numbers.fixed(d.capacity().memoryGib(), 3));

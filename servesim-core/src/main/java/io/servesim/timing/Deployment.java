@@ -30,6 +30,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * @param capacity the derivation's terms (null unless derived)
  * @param timingType the resolved timing type (never {@code auto})
  * @param roofline the roofline parameters in effect (after a calibration profile), or null
+ * @param expertDtype a MoE model's routed experts' element type as resolved ({@link ModelSpec#expertDtype}), else null
  */
 public record Deployment(
         ModelSpec model,
@@ -40,7 +41,8 @@ public record Deployment(
         int maxModelLen,
         Capacity capacity,
         TimingType timingType,
-        RooflineConfig roofline) {
+        RooflineConfig roofline,
+        TimingConfig.Dtype expertDtype) {
 
     /**
      * The terms of vLLM's KV-capacity derivation ({@code gpu_worker.determine_available_memory},
@@ -71,7 +73,11 @@ public record Deployment(
         int tp = t.tensorParallel();
         if (model != null) {
             checkTensorParallel(model, tp);
-            model.expertDtype(t.expertDtype(), t.weightDtype()); // refuses an expert type for a dense model
+        }
+        // refuses an expert type for a dense model
+        TimingConfig.Dtype expertDtype = model == null ? null : model.expertDtype(t.expertDtype(), t.weightDtype());
+        if (model != null && !model.moe()) {
+            expertDtype = null;
         }
         // vLLM shards a MoE layer's experts over TP x DP GPUs, split whole (EP) or sliced (TP flattened across DP)
         int expertShards = tp * config.cluster().attentionDp();
@@ -126,7 +132,7 @@ public record Deployment(
                     ? loadCalibration(t.calibration(), t.roofline(), config.baseDir())
                     : t.roofline();
         }
-        return new Deployment(model, gpu, bytesPerToken, blocks, source, maxLen, capacity, type, roofline);
+        return new Deployment(model, gpu, bytesPerToken, blocks, source, maxLen, capacity, type, roofline, expertDtype);
     }
 
     /**

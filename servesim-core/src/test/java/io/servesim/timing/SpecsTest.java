@@ -642,6 +642,11 @@ class SpecsTest {
         assertThat(d.capacity().weightsGib())
                 .isCloseTo((others * 2 + experts * 0.53125) / gib, Offset.offset(1e-9)); // 60.69 GiB: 65.2 GB
         assertThat(d.numGpuBlocks()).isPositive();
+        assertThat(d.expertDtype()).isEqualTo(TimingConfig.Dtype.MXFP4); // reported in summary.json's deployment
+        assertThat(Deployment.resolve(ConfigLoader.fromYaml(
+                                "", "t", List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm")))
+                        .expertDtype())
+                .isNull(); // dense: none
         // BF16 experts (a dequantized copy) do not fit, as before the checkpoint's type was known
         SimConfig bf16 = ConfigLoader.fromYaml(
                 "", "t", List.of("timing.model=gpt-oss-120b", "timing.gpu=h100-sxm", "timing.expert_dtype=bf16"));
