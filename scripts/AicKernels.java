@@ -76,7 +76,8 @@ public class AicKernels {
                 .append("#   gbytes_per_s over its balanced rows without EP, TP <= 8, <= 8 tokens per expert (the bytes of the\n")
                 .append("#   min(experts, tokens * topk) experts touched, 4.25 bits per weight, over TP), the shapes pooled;\n")
                 .append("#   vLLM's own MXFP4 method only (not compressed-tensors checkpoints' W4A4 Marlin path); versions\n")
-                .append("#   measuring at least two TP sizes.\n")
+                .append("#   measuring at least two TP sizes. backend: the MXFP4 MoE backend vLLM picked there, as the\n")
+                .append("#   newest table's kernel source names it (it sets the padding of the experts' weights).\n")
                 .append("# attention_tflops: 90th percentile of vLLM's context (prefill) attention FLOP/s, causal\n")
                 .append("#   (4*heads*head_dim*isl*(isl+1)/2 per sequence), head_dim 128, BF16 queries and KV, no window,\n")
                 .append("#   isl >= 4096 (.../<gpu>/attention/vllm/<version>/context_attention_perf.parquet).\n")
@@ -231,6 +232,7 @@ public class AicKernels {
             return;
         }
         List<String> versions = versionsWith(dir, "moe_perf.parquet");
+        String backend = mxfp4Backend(s, dir, versions);
         boolean first = true;
         for (int i = versions.size() - 1; i >= 0; i--) {
             String file = dir.resolve(versions.get(i)).resolve("moe_perf.parquet").toString().replace("'", "''");
@@ -251,10 +253,38 @@ public class AicKernels {
                     first = false;
                 }
                 out.append(String.format(Locale.ROOT,
-                        "    - {version: %s, call_us: %.1f, gbytes_per_s: %.0f, rows: %d}%n",
-                        versions.get(i), r.getDouble(1), r.getDouble(2), r.getLong(3)));
+                        "    - {version: %s, call_us: %.1f, gbytes_per_s: %.0f, rows: %d%s}%n",
+                        versions.get(i), r.getDouble(1), r.getDouble(2), r.getLong(3),
+                        backend == null ? "" : ", backend: " + backend));
             }
         }
+    }
+
+    /**
+     * The MXFP4 MoE backend vLLM picked on this GPU, as the newest version's kernel source names it ({@code
+     * vllm_gptossmxfp4moe_<backend>_...}): {@code triton}, {@code marlin}, {@code flashinfer_trtllm} or {@code
+     * flashinfer_cutlass}; the backend follows the GPU's architecture, so every version's fit gets it. Null when no
+     * version names one (older tables say {@code vllm_mxfp4_moe}).
+     */
+    private static String mxfp4Backend(Statement s, Path dir, List<String> versions) throws Exception {
+        for (int i = versions.size() - 1; i >= 0; i--) {
+            String file = dir.resolve(versions.get(i)).resolve("moe_perf.parquet").toString().replace("'", "''");
+            try (ResultSet r = s.executeQuery("select min(kernel_source) from '" + file + "' where moe_dtype ="
+                    + " 'w4a16_mxfp4' and kernel_source like 'vllm_gptossmxfp4moe_%'")) {
+                r.next();
+                String source = r.getString(1);
+                if (source == null) {
+                    continue;
+                }
+                for (String b : new String[] {"flashinfer_trtllm", "flashinfer_cutlass", "marlin", "triton"}) {
+                    if (source.startsWith("vllm_gptossmxfp4moe_" + b)) {
+                        return b;
+                    }
+                }
+                throw new IllegalStateException("unknown MXFP4 MoE backend in kernel source " + source);
+            }
+        }
+        return null;
     }
 
     /**

@@ -255,9 +255,24 @@ public record Deployment(
         double weights;
         if (m.moe()) {
             double experts = (double) m.numLayers() * m.numExperts() * m.paramsPerExpert();
-            double expertBytes = m.expertDtype(t.expertDtype(), t.weightDtype()).bytes();
-            weights = (m.totalParams() - experts) / tp * t.weightBytes()
-                    + experts / Math.max(tp, expertShards) * expertBytes;
+            TimingConfig.Dtype expertDtype = m.expertDtype(t.expertDtype(), t.weightDtype());
+            int shards = Math.max(tp, expertShards);
+            double expertWeights = experts / shards * expertDtype.bytes();
+            GpuSpec.Mxfp4Backend backend =
+                    gpu.mxfp4Moe() == null ? null : gpu.mxfp4Moe().backend();
+            if (expertDtype == TimingConfig.Dtype.MXFP4 && backend != null) {
+                /*
+                 * vLLM's MXFP4 backends store each expert padded (GpuSpec.Mxfp4Backend): the hidden size and each
+                 * GPU's intermediate slice rounded up. Experts are sliced along the intermediate size over the
+                 * shards, or split whole under expert parallelism.
+                 */
+                long hidden = backend.paddedHidden(m.hiddenSize());
+                double perGpuExperts = t.expertParallel() ? (double) m.numExperts() / shards : m.numExperts();
+                long slice = backend.paddedIntermediate(
+                        t.expertParallel() ? m.expertIntermediateSize() : m.expertIntermediateSize() / shards);
+                expertWeights = m.numLayers() * perGpuExperts * 3.0 * hidden * slice * expertDtype.bytes();
+            }
+            weights = (m.totalParams() - experts) / tp * t.weightBytes() + expertWeights;
         } else {
             weights = (double) m.totalParams() * t.weightBytes() / tp;
         }

@@ -40,14 +40,53 @@ public record GpuSpec(
         MoeKernel mxfp4Moe) {
 
     /**
+     * vLLM's MXFP4 fused-MoE backends and how each pads the experts' weights when it loads them (vLLM's {@code
+     * mxfp4_round_up_hidden_size_and_intermediate_size}, {@code fused_moe/oracle/mxfp4.py} at the pinned commit
+     * 28be48fa9): the hidden size and each GPU's slice of the intermediate size are rounded up to these multiples.
+     */
+    public enum Mxfp4Backend {
+        /** OpenAI's Triton kernels (Hopper): the intermediate slice to 64. */
+        TRITON(1, 64),
+        /** Marlin (Ampere, Ada, RTX PRO 6000): the hidden size to 256, the intermediate slice to 128. */
+        MARLIN(256, 128),
+        /** FlashInfer's TRT-LLM kernels (Blackwell data centre): both to 256. */
+        FLASHINFER_TRTLLM(256, 256),
+        /** FlashInfer's CUTLASS kernels: both to 128. */
+        FLASHINFER_CUTLASS(128, 128);
+
+        private final int hiddenMultiple;
+        private final int intermediateMultiple;
+
+        Mxfp4Backend(int hiddenMultiple, int intermediateMultiple) {
+            this.hiddenMultiple = hiddenMultiple;
+            this.intermediateMultiple = intermediateMultiple;
+        }
+
+        /** The hidden size as this backend stores it. */
+        public long paddedHidden(long hidden) {
+            return roundUp(hidden, hiddenMultiple);
+        }
+
+        /** One GPU's slice of an expert's intermediate size as this backend stores it. */
+        public long paddedIntermediate(long intermediate) {
+            return roundUp(intermediate, intermediateMultiple);
+        }
+
+        private static long roundUp(long n, int multiple) {
+            return (n + multiple - 1) / multiple * multiple;
+        }
+    }
+
+    /**
      * A fused-MoE kernel as measured on a GPU: a fixed time per layer call (launch, routing, gather and scatter)
      * plus the bytes of the experts a step touches at a streaming rate ({@code measured-kernels.yaml} {@code
      * mxfp4_moe}, fitted to AIConfigurator's tables for one vLLM version).
      *
      * @param callUs fixed microseconds per MoE layer call
      * @param gbytesPerS the touched experts' weights streamed per second, GB/s
+     * @param backend the kernel family vLLM picked on this GPU, or null when the tables do not name it
      */
-    public record MoeKernel(double callUs, double gbytesPerS) {
+    public record MoeKernel(double callUs, double gbytesPerS, Mxfp4Backend backend) {
         /** Validates the fit. */
         public MoeKernel {
             if (!(callUs >= 0 && gbytesPerS > 0 && Double.isFinite(callUs) && Double.isFinite(gbytesPerS))) {

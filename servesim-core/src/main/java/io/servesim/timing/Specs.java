@@ -642,7 +642,11 @@ public final class Specs {
                         tableVersion(gpu, v == null ? null : v.asString()),
                         new GpuSpec.MoeKernel(
                                 fit.get("call_us").asDouble(),
-                                fit.get("gbytes_per_s").asDouble()));
+                                fit.get("gbytes_per_s").asDouble(),
+                                fit.has("backend")
+                                        ? GpuSpec.Mxfp4Backend.valueOf(
+                                                fit.get("backend").asString().toUpperCase(Locale.ROOT))
+                                        : null));
             } catch (IllegalArgumentException | NullPointerException e) {
                 throw new IllegalStateException("measured-kernels.yaml " + gpu + " mxfp4_moe: " + e.getMessage(), e);
             }

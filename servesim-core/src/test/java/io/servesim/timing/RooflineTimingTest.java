@@ -499,20 +499,20 @@ class RooflineTimingTest {
         ModelSpec m = Specs.model("gpt-oss-120b", "t");
         StepBatch one = decodes(1, 100); // one token, top-4 of 128 experts: 4 experts per layer
         GpuSpec h100 = gpu("h100-sxm");
-        long base = gptOss(h100.withMxfp4Moe(new GpuSpec.MoeKernel(40, 2500)), Dtype.MXFP4, BARE)
+        long base = gptOss(h100.withMxfp4Moe(new GpuSpec.MoeKernel(40, 2500, null)), Dtype.MXFP4, BARE)
                 .stepNanos(one);
         // 60 us more per call: 36 MoE layers x 60 us
-        long slowCall = gptOss(h100.withMxfp4Moe(new GpuSpec.MoeKernel(100, 2500)), Dtype.MXFP4, BARE)
+        long slowCall = gptOss(h100.withMxfp4Moe(new GpuSpec.MoeKernel(100, 2500, null)), Dtype.MXFP4, BARE)
                 .stepNanos(one);
         assertThat(slowCall - base).isEqualTo(36 * 60_000L);
         // half the rate: the 4 experts' weights (3 x 2,880 x 2,880 each, 4.25 bits per weight) take twice as long
-        long slowRate = gptOss(h100.withMxfp4Moe(new GpuSpec.MoeKernel(40, 1250)), Dtype.MXFP4, BARE)
+        long slowRate = gptOss(h100.withMxfp4Moe(new GpuSpec.MoeKernel(40, 1250, null)), Dtype.MXFP4, BARE)
                 .stepNanos(one);
         double read = 36 * 4 * m.paramsPerExpert() * (4.25 / 8) / 2500e9; // 761 us at 2,500 GB/s
         assertThat((double) (slowRate - base)).isCloseTo(read * 1e9, org.assertj.core.data.Offset.offset(2.0));
         // a measured kernel is priced as measured: moe_efficiency does not stretch it
         long halfEfficiency = gptOss(
-                        h100.withMxfp4Moe(new GpuSpec.MoeKernel(40, 2500)),
+                        h100.withMxfp4Moe(new GpuSpec.MoeKernel(40, 2500, null)),
                         Dtype.MXFP4,
                         BARE.with("moe_efficiency", 0.5))
                 .stepNanos(one);

@@ -656,6 +656,45 @@ class SpecsTest {
     }
 
     @Test
+    void mxfp4Experts_occupyTheWeightsTheirBackendPadsThemTo_asVllmLoadsThem() {
+        // vLLM pads each MXFP4 expert for its backend: Marlin (the RTX PRO 6000, AIConfigurator's kernel source) the
+        // hidden size to 256 and each GPU's intermediate slice to 128; Triton (Hopper) the slice to 64
+        assertThat(Specs.gpu("rtx-pro-6000", "t").mxfp4Moe().backend()).isEqualTo(GpuSpec.Mxfp4Backend.MARLIN);
+        assertThat(Specs.gpu("h100-sxm", "t").mxfp4Moe().backend()).isEqualTo(GpuSpec.Mxfp4Backend.TRITON);
+        assertThat(Specs.gpu("b200", "t").mxfp4Moe().backend()).isEqualTo(GpuSpec.Mxfp4Backend.FLASHINFER_TRTLLM);
+        double experts = 36.0 * 128 * 3 * 2880 * 2880;
+        double others = (116_788_838_400.0 - experts) * 2;
+        double gib = 1L << 30;
+        java.util.function.BiFunction<String, String, Double> weights =
+                (gpu, tp) -> Deployment.resolve(ConfigLoader.fromYaml(
+                                "",
+                                "t",
+                                List.of(
+                                        "timing.model=gpt-oss-120b",
+                                        "timing.gpu=" + gpu,
+                                        "timing.tensor_parallel=" + tp)))
+                        .capacity()
+                        .weightsGib();
+        // one RTX PRO 6000: 3,072 x 2,944 per expert matrix pair instead of 2,880 x 2,880 (+9.0 %)
+        assertThat(weights.apply("rtx-pro-6000", "1"))
+                .isCloseTo((others + 36.0 * 128 * 3 * 3072 * 2944 * 0.53125) / gib, Offset.offset(1e-9));
+        // two H100s: the slice of 1,440 becomes 1,472; the hidden size stays
+        assertThat(weights.apply("h100-sxm", "2"))
+                .isCloseTo((others / 2 + 36.0 * 128 * 3 * 2880 * 1472 * 0.53125) / gib, Offset.offset(1e-9));
+        // expert parallelism over two: 64 whole experts each, the intermediate size 2,880 already a multiple of 64
+        SimConfig ep = ConfigLoader.fromYaml(
+                "",
+                "t",
+                List.of(
+                        "timing.model=gpt-oss-120b",
+                        "timing.gpu=h100-sxm",
+                        "timing.tensor_parallel=2",
+                        "timing.expert_parallel=true"));
+        assertThat(Deployment.resolve(ep).capacity().weightsGib())
+                .isCloseTo((others / 2 + experts / 2 * 0.53125) / gib, Offset.offset(1e-9));
+    }
+
+    @Test
     void mxfp4_isRefusedForAnythingButAMoeModelsExperts_namingTheKey() {
         assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("timing.weight_dtype=mxfp4")))
                 .isInstanceOf(ConfigException.class)
