@@ -25,12 +25,17 @@ def main() -> None:
     sys.dont_write_bytecode = True
     sys.path.insert(0, os.path.abspath(a.oracle))
     import gen  # noqa: E402  (the harness's scenario generator)
-    import run_vllm  # noqa: E402  (vLLM's real scheduler, sync or async engine loop)
+
+    run_vllm = _run_vllm_with_full_isl_knob(os.path.abspath(a.oracle))
 
     commit = getattr(run_vllm, "PINNED_COMMIT", None) or "9aaf83ef502fc37bc647f6e474314d48ba36cd1c"
     lo, hi = (int(x) for x in a.seeds.split(":"))
     clo, chi = (int(x) for x in a.chaos.split(":"))
     scenarios = [gen.generate(s) for s in range(lo, hi)] + [gen.generate(s, "chaos") for s in range(clo, chi)]
+    for sc in scenarios:
+        # vLLM's full-sequence admission gate (on by default since v0.19.0) on in three scenarios of four, off in the
+        # fourth, so both of servesim's paths are held to vLLM's
+        sc["config"]["reserve_full_isl"] = sc["seed"] % 4 != 3
     for mode in ("sync", "async"):
         path = os.path.join(OUT, f"vllm-{mode}.jsonl.gz")
         n = 0
@@ -48,6 +53,27 @@ def main() -> None:
                 n += 1
         os.replace(path + ".tmp", path)
         print(f"{path}: {n} scenarios ({mode}), vLLM {commit}")
+
+
+def _run_vllm_with_full_isl_knob(oracle_dir: str):
+    """The harness's run_vllm module, its scheduler built with the scenario's config.reserve_full_isl (the harness
+    hard-codes vLLM's scheduler_reserve_full_isl to False)."""
+    import importlib.util
+    import tempfile
+
+    text = open(os.path.join(oracle_dir, "run_vllm.py"), encoding="utf-8").read()
+    old = "scheduler_reserve_full_isl=False,"
+    if text.count(old) != 1:
+        sys.exit("conformance-fixtures: the harness's run_vllm.py changed; update this script")
+    text = text.replace(old, "scheduler_reserve_full_isl=cfg.get('reserve_full_isl', True),")
+    with tempfile.NamedTemporaryFile("w", suffix="_run_vllm.py", delete=False, encoding="utf-8") as f:
+        f.write(text)
+    spec = importlib.util.spec_from_file_location("run_vllm", f.name)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["run_vllm"] = module
+    spec.loader.exec_module(module)
+    os.unlink(f.name)
+    return module
 
 
 if __name__ == "__main__":

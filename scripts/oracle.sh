@@ -4,7 +4,9 @@
 #
 # The shared harness writes servesim configs without engine.scheduler.async_scheduling, so servesim would run its
 # default (async) loop in the harness's sync mode too; this script runs a temporary copy of the harness whose config
-# template states the loop (docs/conformance.md, "The full oracle"). Exits non-zero unless every scenario agrees.
+# template states the loop (docs/conformance.md, "The full oracle"). Both sides run vLLM's full-sequence admission gate
+# (scheduler_reserve_full_isl, on by default since v0.19.0) unless ORACLE_FULL_ISL=0, which turns it off on both.
+# Exits non-zero unless every scenario agrees.
 #
 # Usage: bash scripts/oracle.sh VLLM_MIRROR_GIT_DIR [SEEDS] [more oracle.py arguments]
 #   e.g. bash scripts/oracle.sh /work/.mirror/local-inference-lab+vllm/repo 0:300
@@ -39,9 +41,22 @@ anchor = "  scheduler:\n"
 if text.count(anchor) != 1 or "async_scheduling" in text:
     sys.exit("oracle: the harness's run_servesim.py template changed; update scripts/oracle.sh")
 line = "    async_scheduling: {'true' if os.environ.get('ORACLE_ASYNC') == '1' else 'false'}\n"
+line += "    reserve_full_isl: {'false' if os.environ.get('ORACLE_FULL_ISL') == '0' else 'true'}\n"
 text = text.replace(anchor, anchor + line)
 if "import os" not in text:
     sys.exit("oracle: run_servesim.py no longer imports os; update scripts/oracle.sh")
+open(path, "w").write(text)
+EOF
+# the harness builds vLLM's scheduler with scheduler_reserve_full_isl=False; vLLM's default (True since v0.19.0) is
+# what servesim's default follows, so both sides take ORACLE_FULL_ISL (default 1: on; 0: off)
+python3 - "$work/run_vllm.py" <<'EOF'
+import sys
+path = sys.argv[1]
+text = open(path).read()
+old = "scheduler_reserve_full_isl=False,"
+if text.count(old) != 1 or "import os" not in text:
+    sys.exit("oracle: the harness's run_vllm.py changed; update scripts/oracle.sh")
+text = text.replace(old, "scheduler_reserve_full_isl=os.environ.get('ORACLE_FULL_ISL') != '0',")
 open(path, "w").write(text)
 EOF
 status=0

@@ -205,9 +205,15 @@ public final class ConfigLoader {
     public static final VllmVersion ASYNC_BY_DEFAULT = new VllmVersion(0, 14);
 
     /**
-     * {@code engine.scheduler.async_scheduling} left null: vLLM's default for the {@code timing.vllm_version} beside
-     * it (the async loop from v0.14.0, and when no version is stated; the synchronous one before), for the top-level
-     * sections and each pool's (whose engine and timing {@link #expandPools} merged already). SGLang and TensorRT-LLM
+     * vLLM v0.19.0: the first release whose scheduler admits a request only if its whole sequence fits
+     * ({@code scheduler_reserve_full_isl}, vllm-project/vllm#37307, merged after v0.18.0 branched).
+     */
+    public static final VllmVersion FULL_ISL_BY_DEFAULT = new VllmVersion(0, 19);
+
+    /**
+     * {@code engine.scheduler.async_scheduling} and {@code reserve_full_isl} left null: vLLM's default for the {@code
+     * timing.vllm_version} beside them (the async loop from v0.14.0, full-sequence admission from v0.19.0, each also
+     * when no version is stated; neither before), for the top-level sections and each pool's (whose engine and timing {@link #expandPools} merged already). SGLang and TensorRT-LLM
      * run their overlap scheduler by default whatever the version.
      */
     private static void resolveEngineLoops(ObjectNode tree) {
@@ -223,17 +229,36 @@ public final class ConfigLoader {
         if (!(engine instanceof ObjectNode e) || !(e.get("scheduler") instanceof ObjectNode scheduler)) {
             return; // malformed: binding reports it
         }
-        JsonNode given = scheduler.get("async_scheduling");
-        if (given != null && !given.isNull()) {
-            return;
-        }
         JsonNode kind = e.get("kind");
         boolean vllm = kind == null || kind.isNull() || "vllm".equals(kind.asString(""));
         JsonNode v = timing == null ? null : timing.get("vllm_version");
         VllmVersion version =
                 vllm && v != null && v.isValueNode() && !v.isNull() ? VllmVersion.find(v.asString()) : null;
-        // an unreadable version keeps the async default; binding reports the version with its path
-        scheduler.put("async_scheduling", version == null || version.compareTo(ASYNC_BY_DEFAULT) >= 0);
+        // an unreadable version keeps the newest defaults; binding reports the version with its path
+        resolveByVersion(scheduler, "async_scheduling", version, ASYNC_BY_DEFAULT);
+        if (vllm) {
+            resolveByVersion(scheduler, "reserve_full_isl", version, FULL_ISL_BY_DEFAULT);
+        } else {
+            // SGLang and TensorRT-LLM admit by their own rules: the vLLM gate is off, and asking for it is an error
+            JsonNode given = scheduler.get("reserve_full_isl");
+            if (given != null && given.isBoolean() && given.booleanValue()) {
+                throw new ConfigException(
+                        "engine.scheduler.reserve_full_isl",
+                        "true is a vLLM setting, read only with engine.kind: vllm (this engine admits by its own"
+                                + " rules, docs/engines.md)");
+            }
+            if (given == null || given.isNull()) {
+                scheduler.put("reserve_full_isl", false);
+            }
+        }
+    }
+
+    /** A version-dependent boolean left null: on from {@code since} and when no version is stated, off before. */
+    private static void resolveByVersion(ObjectNode scheduler, String key, VllmVersion version, VllmVersion since) {
+        JsonNode given = scheduler.get(key);
+        if (given == null || given.isNull()) {
+            scheduler.put(key, version == null || version.compareTo(since) >= 0);
+        }
     }
 
     /**

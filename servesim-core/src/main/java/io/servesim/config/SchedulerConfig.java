@@ -10,6 +10,10 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  * <p>{@code async_scheduling}: vLLM's {@code AsyncScheduler} driven by the engine core's batch queue (two batches in
  * flight, {@code EngineCore.step_with_batch_queue}): the next step is scheduled while the current one runs, with
  * output placeholders for tokens not yet sampled (vllm-oracle ASYNC.md).
+ *
+ * <p>{@code reserve_full_isl}: vLLM's {@code scheduler_reserve_full_isl} (vllm-project/vllm#37307, first released in
+ * v0.19.0, on by default): a waiting request is admitted only if the blocks for its whole known sequence (prompt plus
+ * any generated tokens, at most {@code max_model_len}) fit, not just those of its first chunk.
  */
 public record SchedulerConfig(
         int maxNumSeqs,
@@ -17,7 +21,8 @@ public record SchedulerConfig(
         int longPrefillTokenThreshold,
         boolean enableChunkedPrefill,
         Policy policy,
-        boolean asyncScheduling) {
+        boolean asyncScheduling,
+        boolean reserveFullIsl) {
     /** Scheduling policies implemented ({@code engine.scheduler.policy}). */
     public enum Policy implements Named {
         /** First come, first served. */

@@ -15,6 +15,8 @@ import io.servesim.config.EngineConfig;
  * @param numGpuBlocks blocks per rank including the null block
  * @param prefixCaching whether prefix caching is on
  * @param asyncScheduling whether vLLM's async scheduling (output placeholders, two batches in flight) is on
+ * @param reserveFullIsl whether vLLM admits a waiting request only if its whole sequence's blocks fit
+ *     ({@code scheduler_reserve_full_isl}; read by the vLLM scheduler only)
  */
 public record SchedulerSettings(
         int maxNumSeqs,
@@ -25,7 +27,8 @@ public record SchedulerSettings(
         int blockSize,
         int numGpuBlocks,
         boolean prefixCaching,
-        boolean asyncScheduling) {
+        boolean asyncScheduling,
+        boolean reserveFullIsl) {
     /**
      * Flattens an engine config with a resolved pool size and context limit (see timing.Deployment), refusing what
      * vLLM refuses at start-up (see {@link #checkAsVllmDoes}).
@@ -42,7 +45,8 @@ public record SchedulerSettings(
                     c.kvCache().blockSize(),
                     numGpuBlocks,
                     c.kvCache().prefixCaching(),
-                    c.scheduler().asyncScheduling()); // the engine's overlap scheduler
+                    c.scheduler().asyncScheduling(), // the engine's overlap scheduler
+                    false);
         }
         if (c.kind() == io.servesim.config.EngineKind.SGLANG) {
             io.servesim.config.SglangConfig g = c.sglang();
@@ -67,7 +71,8 @@ public record SchedulerSettings(
                     c.kvCache().blockSize(),
                     numGpuBlocks,
                     c.kvCache().prefixCaching(),
-                    c.scheduler().asyncScheduling()); // the engine's overlap scheduler
+                    c.scheduler().asyncScheduling(), // the engine's overlap scheduler
+                    false);
         }
         SchedulerSettings s = new SchedulerSettings(
                 c.scheduler().maxNumSeqs(),
@@ -78,7 +83,8 @@ public record SchedulerSettings(
                 c.kvCache().blockSize(),
                 numGpuBlocks,
                 c.kvCache().prefixCaching(),
-                c.scheduler().asyncScheduling());
+                c.scheduler().asyncScheduling(),
+                c.scheduler().reserveFullIsl());
         s.checkAsVllmDoes();
         return s;
     }

@@ -569,6 +569,16 @@ public final class VllmScheduler extends RankScheduler {
         return latest.decodeRun && connector == null;
     }
 
+    /**
+     * vLLM's full-sequence admission gate ({@code scheduler_reserve_full_isl}, on by default from v0.19.0): checked
+     * inside {@code allocate_slots} before this step's own blocks, for every waiting request it admits (asynchronous
+     * loads included), never for running ones. Its failure stops admission like any allocation failure.
+     */
+    private boolean wholeSequenceFits(Sequence r, IntArrayList admissionHits, int maxModelLen) {
+        return !settings.reserveFullIsl()
+                || kv.wholeSequenceFits(r.table(), admissionHits, Math.min(r.numTokens(), maxModelLen));
+    }
+
     /** The waiting loop (FCFS, head-of-line blocking); returns the budget left. */
     private int admitWaiting(long nowNanos, int budgetIn, ScheduledStep step) {
         final int blockSize = settings.blockSize();
@@ -607,7 +617,8 @@ public final class VllmScheduler extends RankScheduler {
                     int external = connector.matchExternal(r, hitBlocks, maxHit);
                     if (external > 0) {
                         r.lookedUp(computed + external * blockSize);
-                        if (!kv.allocateForLoad(r.table(), hits, external)) {
+                        if (!wholeSequenceFits(r, hits, maxModelLen)
+                                || !kv.allocateForLoad(r.table(), hits, external)) {
                             break; // head-of-line blocking, as for any allocation failure
                         }
                         waiting.pollFirst();
@@ -628,6 +639,9 @@ public final class VllmScheduler extends RankScheduler {
                 break;
             }
             numNew = Math.min(numNew, budget);
+            if (!wholeSequenceFits(r, admissionHits, maxModelLen)) {
+                break;
+            }
             if (!kv.allocateSlots(
                     r.table(), r.loaded() ? computed : 0, admissionHits, numNew, r.numTokens(), maxModelLen)) {
                 break;

@@ -137,6 +137,35 @@ public final class KvCacheManager {
         return true;
     }
 
+    /**
+     * Whether the blocks for a waiting request's whole known sequence fit (vLLM's {@code allocate_slots} with {@code
+     * full_sequence_must_fit}, the {@code scheduler_reserve_full_isl} admission gate; {@code kv_cache_manager.py} and
+     * {@code get_num_blocks_to_allocate} in {@code single_type_kv_cache_manager.py} at 9aaf83ef). A request that holds
+     * blocks already (back from an asynchronous load) needs {@code ceil(tokens / block) - held} more; one that holds
+     * none needs {@code ceil(tokens / block) - hits} plus every hit block with ref count 0, as any allocation does.
+     *
+     * @param table the request's table
+     * @param hits the prefix hits about to be taken (empty for a request that holds blocks)
+     * @param fullTokens {@code min(known tokens, max_model_len)}
+     */
+    public boolean wholeSequenceFits(BlockTable table, IntArrayList hits, int fullTokens) {
+        int required = ceilDiv(fullTokens, blockSize);
+        int held = table.numBlocks();
+        int need;
+        if (held > 0) {
+            need = Math.max(required - held, 0);
+        } else {
+            int numHits = hits.size();
+            need = Math.max(required - numHits, 0);
+            for (int i = 0; i < numHits; i++) {
+                if (pool.refCount(hits.getInt(i)) == 0) {
+                    need++;
+                }
+            }
+        }
+        return need <= pool.freeBlocks();
+    }
+
     /** The loaded blocks landed: they get their hashes (up to {@code fullBlocks}) and become hittable. */
     public void cacheLoaded(BlockTable table, int fullBlocks) {
         boolean track = trackNewlyCached;

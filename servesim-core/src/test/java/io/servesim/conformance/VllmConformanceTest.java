@@ -24,7 +24,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * servesim against vLLM's own scheduler, in CI without vLLM: random scenarios of the vllm-oracle harness (its
  * {@code gen.py}: chunked prefill, tiny budgets and pools, preemption and resumption over cached blocks, prefix hits,
- * max_model_len capping and rejection, max_num_seqs limits, and the {@code chaos} profile) with the results of vLLM's
+ * max_model_len capping and rejection, max_num_seqs limits, and the {@code chaos} profile; vLLM's full-sequence
+ * admission gate on in three scenarios of four, off in the fourth) with the results of vLLM's
  * real scheduler code recorded as fixtures at the vLLM commit named in each file, in the synchronous engine loop and
  * the async one. Every request's status, finish reason, output tokens, first-scheduled, first-token and last-token
  * time, preemptions, first-admission hit and vLLM-reported cached tokens, and each scenario's step count, must match.
@@ -138,7 +139,7 @@ class VllmConformanceTest {
                 engine:
                   max_model_len: %d
                   scheduler: {max_num_seqs: %d, max_num_batched_tokens: %d, long_prefill_token_threshold: %d,
-                              enable_chunked_prefill: %s, async_scheduling: %s}
+                              enable_chunked_prefill: %s, async_scheduling: %s, reserve_full_isl: %s}
                   kv_cache: {block_size: %d, num_gpu_blocks: %d, prefix_caching: %s}
                 timing: {type: fixed, fixed: {step_ms: %s, prefill_ms: 0, decode_ms: 0, cpu_ms: %s}}
                 output: {timeseries_tick_s: 0}
@@ -150,6 +151,7 @@ class VllmConformanceTest {
                 c.path("long_prefill_token_threshold").asInt(0),
                 c.path("enable_chunked_prefill").asBoolean(true),
                 async,
+                c.get("reserve_full_isl").asBoolean(),
                 c.get("block_size").asInt(),
                 c.get("num_gpu_blocks").asInt(),
                 c.path("prefix_caching").asBoolean(true),

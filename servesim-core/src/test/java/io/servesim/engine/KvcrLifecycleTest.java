@@ -197,7 +197,9 @@ class KvcrLifecycleTest {
      * blocks; turn 1 reaches w1 at 42 and, at w1's step at 51, pulls its 2 blocks (landed at 52.64). It cannot be
      * admitted (it needs a third block, none is free). At 131 X's decode needs its 4th block: rather than preempt
      * itself, the only running request makes the landed pull give its blocks back (detached; they stay cached).
-     * When X finishes (241) turn 1 still hits its first block on w1 and pulls the second again, which completes.
+     * When X finishes (241) turn 1 still hits its first block on w1 and pulls the second again, which completes. The
+     * full-sequence admission gate is off (vLLM before v0.19.0): with it, turn 1's pull would wait for its whole
+     * sequence's three blocks and never land early.
      */
     @Test
     void landedPull_whoseRequestGivesItsBlocksBack_isDetached() throws IOException {
@@ -220,6 +222,7 @@ class KvcrLifecycleTest {
                         "cluster.router.policy=round_robin",
                         "engine.kv_cache.block_size=16",
                         "engine.kv_cache.num_gpu_blocks=6",
+                        "engine.scheduler.reserve_full_isl=false",
                         "engine.kv_cache.bytes_per_token=1000000",
                         "engine.kvcr.enabled=true",
                         "timing.type=fixed",

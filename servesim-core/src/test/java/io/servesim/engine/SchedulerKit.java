@@ -26,7 +26,16 @@ final class SchedulerKit {
     /** A scheduler with the given budget and pool and otherwise permissive settings. */
     static SchedulerKit of(int maxNumSeqs, int budget, int blockSize, int numGpuBlocks) {
         return new SchedulerKit(new SchedulerSettings(
-                maxNumSeqs, budget, 0, true, (numGpuBlocks - 1) * blockSize, blockSize, numGpuBlocks, true, false));
+                maxNumSeqs,
+                budget,
+                0,
+                true,
+                (numGpuBlocks - 1) * blockSize,
+                blockSize,
+                numGpuBlocks,
+                true,
+                false,
+                false));
     }
 
     /** Fresh, never-shared token ids. */

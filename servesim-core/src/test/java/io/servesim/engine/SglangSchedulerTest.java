@@ -138,7 +138,7 @@ class SglangSchedulerTest {
     void lpm_deprioritisesAWaitingRequestThatSharesItsFirst32TokensWithAnEarlierOne() {
         // nothing cached; A and B share 48 tokens, C shares nothing; two may run: lpm admits A and C, not B (fcfs: A,
         // B)
-        SchedulerSettings settings = new SchedulerSettings(2, 16384, 0, true, 1024, 16, 101, true, false);
+        SchedulerSettings settings = new SchedulerSettings(2, 16384, 0, true, 1024, 16, 101, true, false, false);
         SglangScheduler s = scheduler(io.servesim.config.SglangConfig.Policy.LPM, 2, 1.0, settings);
         int[] shared = new int[48];
         for (int i = 0; i < 48; i++) {
@@ -162,7 +162,7 @@ class SglangSchedulerTest {
         // requests, the b-subtree 2: a first (12, 13, 15 all end at node a), then b: node b1's child b1-b2-b3 (11)
         // before b1's own request (14); the requests without a hit (the root's own) last. lpm would take 11 first
         // (3 cached pages), fcfs 10
-        SchedulerSettings settings = new SchedulerSettings(8, 16384, 0, true, 1024, 16, 101, true, false);
+        SchedulerSettings settings = new SchedulerSettings(8, 16384, 0, true, 1024, 16, 101, true, false, false);
         SglangScheduler s = scheduler(io.servesim.config.SglangConfig.Policy.DFS_WEIGHT, 8, 1.0, settings);
         int[] a = concat(new int[0], 1_000, 16);
         int[] b = concat(new int[0], 2_000, 48);
@@ -277,7 +277,7 @@ class SglangSchedulerTest {
         // Batch 19 needs a third page for both: B (16 tokens, as A, but later in the running list) is retracted while
         // its token of batch 18 is in flight; processing 18 drops that token (is_retracted) and B recomputes its
         // 16-token prompt and 16 tokens
-        SchedulerSettings settings = new SchedulerSettings(8, 16384, 0, true, 80, 16, 6, true, true);
+        SchedulerSettings settings = new SchedulerSettings(8, 16384, 0, true, 80, 16, 6, true, true, false);
         SglangScheduler s = scheduler(io.servesim.config.SglangConfig.Policy.FCFS, 8, 0.01, settings);
         Sequence a = new Sequence(
                 new io.servesim.workload.Request(0, -1, 0, true, 0, concat(new int[0], 100, 16), 30, 0), 80);

@@ -239,7 +239,7 @@ class TrtllmSchedulerTest {
                 TrtllmConfig.ChunkingPolicy.FIRST_COME_FIRST_SERVED,
                 true,
                 true);
-        SchedulerSettings settings = new SchedulerSettings(8, 40, 0, false, 96, 16, 7, true, false);
+        SchedulerSettings settings = new SchedulerSettings(8, 40, 0, false, 96, 16, 7, true, false, false);
         TrtllmScheduler s = new TrtllmScheduler(settings, mu, new SchedulerCounters(1000));
         Sequence a = new Sequence(new Request(0, -1, 0, true, 0, tokens(100, 32), 40, 0), 96);
         Sequence b = new Sequence(new Request(1, -1, 0, true, 0, tokens(200, 32), 40, 1), 96);
@@ -302,7 +302,7 @@ class TrtllmSchedulerTest {
                 TrtllmConfig.ChunkingPolicy.FIRST_COME_FIRST_SERVED,
                 partial,
                 copy);
-        SchedulerSettings settings = new SchedulerSettings(8, 8192, 0, false, 1024, 16, 65, true, false);
+        SchedulerSettings settings = new SchedulerSettings(8, 8192, 0, false, 1024, 16, 65, true, false, false);
         return new TrtllmScheduler(settings, c, new SchedulerCounters(1000));
     }
 

@@ -51,7 +51,7 @@ class VllmSchedulerTest {
 
     @Test
     void longPrefillTokenThreshold_capsEachRequestPerStep_inBothLoops() {
-        SchedulerKit k = new SchedulerKit(new SchedulerSettings(8, 10, 3, true, 63 * 4, 4, 64, true, false));
+        SchedulerKit k = new SchedulerKit(new SchedulerSettings(8, 10, 3, true, 63 * 4, 4, 64, true, false, false));
         k.add(0, 7, 2);
         k.add(1, 7, 2);
         k.add(2, 7, 2);
@@ -175,7 +175,7 @@ class VllmSchedulerTest {
 
     @Test
     void chunkedPrefillOff_aPromptLargerThanTheRemainingBudget_waitsForTheNextStep() {
-        SchedulerKit k = new SchedulerKit(new SchedulerSettings(8, 10, 0, false, 10, 4, 64, true, false));
+        SchedulerKit k = new SchedulerKit(new SchedulerSettings(8, 10, 0, false, 10, 4, 64, true, false, false));
         k.add(0, 6, 3);
         k.add(1, 6, 3);
         assertThat(k.step()).containsExactly(Map.entry(0, 6)); // B (6) > remaining 4: not chunked, waits
@@ -331,7 +331,7 @@ class VllmSchedulerTest {
 
     @Test
     void requestReachingMaxModelLen_finishesLengthCapped() {
-        SchedulerKit k = new SchedulerKit(new SchedulerSettings(8, 100, 0, true, 8, 4, 64, true, false));
+        SchedulerKit k = new SchedulerKit(new SchedulerSettings(8, 100, 0, true, 8, 4, 64, true, false, false));
         Sequence a = k.add(0, 6, 10); // room for 2 output tokens only
         k.step();
         k.step();
@@ -462,5 +462,58 @@ class VllmSchedulerTest {
         assertThat(b.finished()).isTrue();
         assertThat(k.scheduler.decodeRunSteps()).isZero();
         assertThat(full.scheduler.plainDecodes()).isZero();
+    }
+
+    /**
+     * vLLM's {@code scheduler_reserve_full_isl} (on by default from v0.19.0, {@code kv_cache_manager.allocate_slots}
+     * with {@code full_sequence_must_fit}): a waiting request is admitted only if the blocks of its whole prompt fit,
+     * not just those of this step's chunk. Pool of 5 usable 4-token blocks, budget 8: A (8 tokens) takes 2 blocks in
+     * step 1; in step 2 A's decode takes a third, leaving 2. B (16 tokens) needs 4 blocks for its whole prompt: with
+     * the gate it waits; without it, its 7-token chunk (2 blocks) is admitted at once.
+     */
+    @Test
+    void reserveFullIsl_admitsAWaitingRequestOnlyIfItsWholePromptsBlocksFit() {
+        for (boolean gate : new boolean[] {true, false}) {
+            SchedulerKit k = new SchedulerKit(new SchedulerSettings(8, 8, 0, true, 20, 4, 6, true, false, gate));
+            k.add(0, 8, 10);
+            assertThat(k.step()).containsExactly(Map.entry(0, 8));
+            k.add(1, 16, 2);
+            if (gate) {
+                assertThat(k.step()).as("gate on").containsExactly(Map.entry(0, 1));
+                assertThat(k.scheduler.pool().freeBlocks()).isEqualTo(2);
+            } else {
+                assertThat(k.step()).as("gate off").containsExactly(Map.entry(0, 1), Map.entry(1, 7));
+            }
+        }
+    }
+
+    /**
+     * The gate counts prefix hits as vLLM's {@code get_num_blocks_to_allocate} does: blocks needed = ceil(tokens /
+     * block) − hit blocks, plus each hit block with ref count 0 (taking it from the free queue uses a free block).
+     * Same pool as above, 2 blocks free in step 2: B shares A's two running (ref count 1) prompt blocks, so its
+     * 16-token prompt needs 4 − 2 = 2 blocks and is admitted with its 8 new tokens; B', as long but sharing nothing,
+     * needs 4 and waits.
+     */
+    @Test
+    void reserveFullIsl_subtractsPrefixHits_heldByRunningRequests() {
+        for (boolean shared : new boolean[] {true, false}) {
+            SchedulerKit k = new SchedulerKit(new SchedulerSettings(8, 9, 0, true, 20, 4, 6, true, false, true));
+            int[] a = k.uniqueTokens(9);
+            k.add(0, a, 10);
+            assertThat(k.step()).containsExactly(Map.entry(0, 9)); // 3 blocks, 2 free
+            int[] b = k.uniqueTokens(16);
+            if (shared) {
+                System.arraycopy(a, 0, b, 0, 8);
+            }
+            k.add(1, b, 2);
+            // A decodes in its third block (no new one)
+            if (shared) {
+                assertThat(k.step()).containsExactly(Map.entry(0, 1), Map.entry(1, 8));
+                assertThat(k.scheduler.pool().freeBlocks()).isZero();
+            } else {
+                assertThat(k.step()).containsExactly(Map.entry(0, 1));
+                assertThat(k.scheduler.pool().freeBlocks()).isEqualTo(2);
+            }
+        }
     }
 }

@@ -29,12 +29,13 @@ import org.junit.jupiter.api.Test;
  * then by the defaults refitted with {@code mfu} held at 0.95 and the re-measured CPU part, and refitted again under
  * that CPU part (output without the config equal each time), then by the new keys {@code timing.vllm_version} and
  * {@code timing.roofline.pcie_collective_efficiency}, then {@code timing.expert_dtype} (echoed as null; output without
- * the config equal on every bundled example and on Mixtral and Qwen3-30B-A3B roofline replays).
+ * the config equal on every bundled example and on Mixtral and Qwen3-30B-A3B roofline replays), then {@code
+ * engine.scheduler.reserve_full_isl} (echoed as true; output without the config equal on every bundled example).
  */
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "ac7aa64a243e2f39e173edbfebd5ff73a38d9dfec496749234721959fd305e11";
+            "4f4014c770ca0c5c2d555dbcd5595adcba9667a90018182d7456986ec93176d5";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -71,7 +72,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "6ec2d68dffcd0385dd48d9b9506be3c1f97aaca52ba9d4146bf202923824dbd7";
+            "041fa3978e0c5399732157e04e85947981b09bed5acd781feff9c19e54857eb4";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -90,7 +91,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "b52dd95f5cd006c1fcc79e3d99c4a029a9c2258285626b929a7c5289c681432b";
+    static final String KVCR_CANONICAL_SHA256 = "43b7c6193426dcdac7ab369851f38b5dd744759804975accf5d9b4b2ced5b395";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {
