@@ -36,6 +36,11 @@ def main() -> None:
         # vLLM's full-sequence admission gate (on by default since v0.19.0) on in three scenarios of four, off in the
         # fourth, so both of servesim's paths are held to vLLM's
         sc["config"]["reserve_full_isl"] = sc["seed"] % 4 != 3
+        # vLLM's hybrid KV cache (gpt-oss: a sliding-window group beside the full-attention one) in one scenario of
+        # three, with windows of 5 to 33 tokens; the pool doubled, as the scenarios size it for one group
+        if sc["seed"] % 3 == 1:
+            sc["config"]["hybrid_window"] = (5, 9, 17, 33)[sc["seed"] % 4]
+            sc["config"]["num_gpu_blocks"] *= 2
     for mode in ("sync", "async"):
         path = os.path.join(OUT, f"vllm-{mode}.jsonl.gz")
         n = 0
@@ -57,7 +62,8 @@ def main() -> None:
 
 def _run_vllm_with_full_isl_knob(oracle_dir: str):
     """The harness's run_vllm module, its scheduler built with the scenario's config.reserve_full_isl (the harness
-    hard-codes vLLM's scheduler_reserve_full_isl to False)."""
+    hard-codes vLLM's scheduler_reserve_full_isl to False) and, with config.hybrid_window, vLLM's hybrid KV cache
+    (a sliding-window group first, as gpt-oss's, beside the full-attention group)."""
     import importlib.util
     import tempfile
 
@@ -66,6 +72,43 @@ def _run_vllm_with_full_isl_knob(oracle_dir: str):
     if text.count(old) != 1:
         sys.exit("conformance-fixtures: the harness's run_vllm.py changed; update this script")
     text = text.replace(old, "scheduler_reserve_full_isl=cfg.get('reserve_full_isl', True),")
+    groups = '''        kv_cache_groups=[
+            KVCacheGroupSpec(
+                ["layer"],
+                FullAttentionSpec(block_size=block_size, num_kv_heads=1, head_size=1, dtype=torch.float32),
+            )
+        ],
+'''
+    hybrid = '''        kv_cache_groups=(
+            [
+                KVCacheGroupSpec(
+                    ["swa"],
+                    SlidingWindowSpec(
+                        block_size=block_size,
+                        num_kv_heads=1,
+                        head_size=1,
+                        dtype=torch.float32,
+                        sliding_window=cfg["hybrid_window"],
+                    ),
+                ),
+                KVCacheGroupSpec(
+                    ["full"],
+                    FullAttentionSpec(block_size=block_size, num_kv_heads=1, head_size=1, dtype=torch.float32),
+                ),
+            ]
+            if cfg.get("hybrid_window", 0) > 0
+            else [
+                KVCacheGroupSpec(
+                    ["layer"],
+                    FullAttentionSpec(block_size=block_size, num_kv_heads=1, head_size=1, dtype=torch.float32),
+                )
+            ]
+        ),
+'''
+    imports = "    KVCacheGroupSpec,\n"
+    if text.count(groups) != 1 or text.count(imports) != 1:
+        sys.exit("conformance-fixtures: the harness's run_vllm.py changed; update this script")
+    text = text.replace(groups, hybrid).replace(imports, imports + "    SlidingWindowSpec,\n")
     with tempfile.NamedTemporaryFile("w", suffix="_run_vllm.py", delete=False, encoding="utf-8") as f:
         f.write(text)
     spec = importlib.util.spec_from_file_location("run_vllm", f.name)

@@ -6,6 +6,8 @@
 # default (async) loop in the harness's sync mode too; this script runs a temporary copy of the harness whose config
 # template states the loop (docs/conformance.md, "The full oracle"). Both sides run vLLM's full-sequence admission gate
 # (scheduler_reserve_full_isl, on by default since v0.19.0) unless ORACLE_FULL_ISL=0, which turns it off on both.
+# ORACLE_HYBRID_WINDOW=W runs both with vLLM's hybrid KV cache, a sliding-window group of W tokens beside the
+# full-attention one (engine.kv_cache.hybrid_window), as for gpt-oss.
 # Exits non-zero unless every scenario agrees.
 #
 # Usage: bash scripts/oracle.sh VLLM_MIRROR_GIT_DIR [SEEDS] [more oracle.py arguments]
@@ -43,6 +45,16 @@ if text.count(anchor) != 1 or "async_scheduling" in text:
 line = "    async_scheduling: {'true' if os.environ.get('ORACLE_ASYNC') == '1' else 'false'}\n"
 line += "    reserve_full_isl: {'false' if os.environ.get('ORACLE_FULL_ISL') == '0' else 'true'}\n"
 text = text.replace(anchor, anchor + line)
+kv_anchor = "  kv_cache:\n"
+if text.count(kv_anchor) != 1:
+    sys.exit("oracle: the harness's run_servesim.py template changed; update scripts/oracle.sh")
+text = text.replace(kv_anchor, kv_anchor + "    hybrid_window: {int(os.environ.get('ORACLE_HYBRID_WINDOW', '0'))}\n")
+blocks = "    num_gpu_blocks: {cfg['num_gpu_blocks']}\n"
+if text.count(blocks) != 1:
+    sys.exit("oracle: the harness's run_servesim.py template changed; update scripts/oracle.sh")
+text = text.replace(
+    blocks,
+    "    num_gpu_blocks: {cfg['num_gpu_blocks'] * (2 if int(os.environ.get('ORACLE_HYBRID_WINDOW', '0')) > 0 else 1)}\n")
 if "import os" not in text:
     sys.exit("oracle: run_servesim.py no longer imports os; update scripts/oracle.sh")
 open(path, "w").write(text)
@@ -57,6 +69,50 @@ old = "scheduler_reserve_full_isl=False,"
 if text.count(old) != 1 or "import os" not in text:
     sys.exit("oracle: the harness's run_vllm.py changed; update scripts/oracle.sh")
 text = text.replace(old, "scheduler_reserve_full_isl=os.environ.get('ORACLE_FULL_ISL') != '0',")
+# ORACLE_HYBRID_WINDOW=W: vLLM's hybrid KV cache as for gpt-oss, a sliding-window group of W tokens (group 0, as
+# gpt-oss's first layer is a sliding-window one) beside the full-attention group, on one shared pool
+groups = """        kv_cache_groups=[
+            KVCacheGroupSpec(
+                ["layer"],
+                FullAttentionSpec(block_size=block_size, num_kv_heads=1, head_size=1, dtype=torch.float32),
+            )
+        ],
+"""
+hybrid = """        kv_cache_groups=(
+            [
+                KVCacheGroupSpec(
+                    ["swa"],
+                    SlidingWindowSpec(
+                        block_size=block_size,
+                        num_kv_heads=1,
+                        head_size=1,
+                        dtype=torch.float32,
+                        sliding_window=int(os.environ.get("ORACLE_HYBRID_WINDOW", "0")),
+                    ),
+                ),
+                KVCacheGroupSpec(
+                    ["full"],
+                    FullAttentionSpec(block_size=block_size, num_kv_heads=1, head_size=1, dtype=torch.float32),
+                ),
+            ]
+            if int(os.environ.get("ORACLE_HYBRID_WINDOW", "0")) > 0
+            else [
+                KVCacheGroupSpec(
+                    ["layer"],
+                    FullAttentionSpec(block_size=block_size, num_kv_heads=1, head_size=1, dtype=torch.float32),
+                )
+            ]
+        ),
+"""
+imports = "    KVCacheGroupSpec,\n"
+if text.count(groups) != 1 or text.count(imports) != 1:
+    sys.exit("oracle: the harness's run_vllm.py changed; update scripts/oracle.sh")
+text = text.replace(groups, hybrid).replace(imports, imports + "    SlidingWindowSpec,\n")
+# the scenarios size their pools for full attention: twice the blocks for two groups, on both sides
+blocks = '    num_blocks = cfg["num_gpu_blocks"]\n'
+if text.count(blocks) != 1:
+    sys.exit("oracle: the harness's run_vllm.py changed; update scripts/oracle.sh")
+text = text.replace(blocks, '    num_blocks = cfg["num_gpu_blocks"] * (2 if int(os.environ.get("ORACLE_HYBRID_WINDOW", "0")) > 0 else 1)\n')
 open(path, "w").write(text)
 EOF
 status=0

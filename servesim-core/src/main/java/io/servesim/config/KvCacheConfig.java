@@ -5,10 +5,17 @@ import java.util.List;
 /**
  * A rank's GPU KV cache: block size (tokens), total blocks as vLLM reports them (including its null block; null =
  * derived from timing.model and timing.gpu, else {@link #DEFAULT_NUM_GPU_BLOCKS}), prefix caching, KV bytes per
- * token (for copies; null = from timing.model, else {@link #DEFAULT_BYTES_PER_TOKEN}), and the optional G2 tier.
+ * token (for copies; null = from timing.model, else {@link #DEFAULT_BYTES_PER_TOKEN}), the optional G2 tier, and the
+ * sliding window of vLLM's hybrid KV cache ({@code hybrid_window}: null = the model's, 0 = off, as vLLM's {@code
+ * --disable-hybrid-kv-cache-manager}; docs/config.md).
  */
 public record KvCacheConfig(
-        int blockSize, Integer numGpuBlocks, boolean prefixCaching, Long bytesPerToken, HostOffloadConfig hostOffload) {
+        int blockSize,
+        Integer numGpuBlocks,
+        boolean prefixCaching,
+        Long bytesPerToken,
+        HostOffloadConfig hostOffload,
+        Integer hybridWindow) {
     /** Blocks per rank without a model and GPU to derive them from (about Llama-3.1-8B on one H100). */
     public static final int DEFAULT_NUM_GPU_BLOCKS = 27_500;
 
@@ -28,6 +35,9 @@ public record KvCacheConfig(
         }
         if (bytesPerToken != null) {
             Check.atLeast("bytes_per_token", bytesPerToken, 1);
+        }
+        if (hybridWindow != null && hybridWindow != 0) {
+            Check.atLeast("hybrid_window", hybridWindow, 2);
         }
         Check.present("host_offload", hostOffload);
         if (hostOffload.enabled() && !prefixCaching) {

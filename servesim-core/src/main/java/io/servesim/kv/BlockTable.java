@@ -23,6 +23,9 @@ public final class BlockTable {
     /** Tokens the request will hold at most ({@link #expectTokens}), or 0: its arrays' first growth sizes for them. */
     private int expectedTokens;
 
+    private BlockTable window;
+    private int leadingNulls;
+
     /** {@link #privateFrom()} of a table whose blocks are all indexed. */
     public static final int NONE_PRIVATE = Integer.MAX_VALUE;
 
@@ -119,6 +122,38 @@ public final class BlockTable {
         hashes[numHashes++] = blockHash;
     }
 
+    /**
+     * The request's blocks in the sliding-window group of a hybrid KV cache ({@link KvCacheManager#slidingWindowGroup}),
+     * created on first use; its leading blocks are {@link BlockPool#NULL_BLOCK} once out of the window.
+     */
+    BlockTable window() {
+        if (window == null) {
+            window = new BlockTable();
+        }
+        return window;
+    }
+
+    /**
+     * Pool blocks this table references: its own, plus its sliding-window group's that are still in the window (a
+     * hybrid KV cache; null blocks reference nothing).
+     */
+    public int blocksHeld() {
+        return window == null ? numBlocks : numBlocks + window.numBlocks - window.leadingNulls;
+    }
+
+    /** Leading blocks replaced by the null block (out of the window; a sliding-window group's table only). */
+    int leadingNulls() {
+        return leadingNulls;
+    }
+
+    /** Block {@code i} left the window: it becomes the null block (and so does every block before it). */
+    void nullUpTo(int count) {
+        for (int i = leadingNulls; i < count; i++) {
+            blocks[i] = BlockPool.NULL_BLOCK;
+        }
+        leadingNulls = Math.max(leadingNulls, count);
+    }
+
     void addBlock(int block) {
         if (numBlocks == blocks.length) {
             blocks = Arrays.copyOf(blocks, Math.max(8, numBlocks * 2));
@@ -186,11 +221,13 @@ public final class BlockTable {
     void clearBlocks() {
         numBlocks = 0;
         numCachedBlocks = 0;
+        leadingNulls = 0;
     }
 
     /** Keeps only the first {@code keep} blocks (the rest were released). */
     void truncate(int keep) {
         numBlocks = Math.min(numBlocks, keep);
+        leadingNulls = Math.min(leadingNulls, numBlocks);
         numCachedBlocks = Math.min(numCachedBlocks, numBlocks);
     }
 }

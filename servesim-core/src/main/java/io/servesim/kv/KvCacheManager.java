@@ -32,12 +32,48 @@ public final class KvCacheManager {
             new it.unimi.dsi.fastutil.ints.IntArrayList();
     private final it.unimi.dsi.fastutil.longs.LongArrayList newlyCachedHashes =
             new it.unimi.dsi.fastutil.longs.LongArrayList();
+    // vLLM's hybrid KV cache: a second, sliding-window group of layers sharing the pool (0: none)
+    private int window;
+    private boolean windowGroupFirst;
+    private int windowAdmissionCapBlocks;
+    // the sliding-window group's hit blocks of the latest findPrefixHit (null blocks before the window's run)
+    private final IntArrayList windowHits = new IntArrayList();
+    private IntArrayList windowHitsFor;
 
     /** Creates a manager over {@code pool} for blocks of {@code blockSize} tokens. */
     public KvCacheManager(BlockPool pool, int blockSize, boolean prefixCaching) {
         this.pool = pool;
         this.blockSize = blockSize;
         this.prefixCaching = prefixCaching;
+    }
+
+    /**
+     * Makes this a hybrid KV cache as vLLM's {@code HybridKVCacheCoordinator} runs it for a model with full-attention
+     * and sliding-window layers (gpt-oss): two KV cache groups of as many layers each share the pool, and a block
+     * holds one group's layers for {@code blockSize} tokens. Every request has a block table per group. The
+     * sliding-window group's table drops blocks whose tokens have all left the window (they return to the pool,
+     * cached, and become the null block in the table), its prefix hits need only the window's last blocks, and a
+     * cache hit must be one for both groups. Rules and their sources: {@code vllm/v1/core/kv_cache_coordinator.py},
+     * {@code single_type_kv_cache_manager.py} ({@code SlidingWindowManager}), {@code kv_cache_manager.py} at
+     * 9aaf83ef; each method names the part it follows.
+     *
+     * @param windowTokens the sliding window in tokens (the current token included)
+     * @param groupFirst whether the sliding-window group is vLLM's group 0 (the model's first layer is a
+     *     sliding-window one: gpt-oss), which decides the order in which the groups take and return blocks
+     * @param maxNumBatchedTokens the step budget (for the admission cap)
+     * @param maxModelLen the context limit (for the admission cap)
+     */
+    public void slidingWindowGroup(int windowTokens, boolean groupFirst, int maxNumBatchedTokens, int maxModelLen) {
+        this.window = windowTokens;
+        this.windowGroupFirst = groupFirst;
+        // SlidingWindowSpec.max_admission_blocks_per_request: the window's last tokens plus one step's, plus one
+        this.windowAdmissionCapBlocks =
+                ceilDiv(Math.min(windowTokens - 1 + maxNumBatchedTokens, maxModelLen), blockSize) + 1;
+    }
+
+    /** Whether a sliding-window group shares the pool ({@link #slidingWindowGroup}). */
+    public boolean hybrid() {
+        return window > 0;
     }
 
     /** Records every block cached from now on (for G2 stores), drained with {@link #drainNewlyCached}. */
@@ -163,7 +199,32 @@ public final class KvCacheManager {
                 }
             }
         }
+        if (window > 0) {
+            need += windowNeed(table, hits, Math.min(required, windowAdmissionCapBlocks));
+        }
         return need <= pool.freeBlocks();
+    }
+
+    /**
+     * The sliding-window group's blocks in the full-sequence gate ({@code get_num_blocks_to_allocate} with the
+     * admission cap, {@code SlidingWindowSpec.max_admission_blocks_per_request}), for a request that holds no blocks
+     * (with a connector the hybrid cache is off: {@code timing.Deployment}).
+     */
+    private int windowNeed(BlockTable table, IntArrayList hits, int requiredCapped) {
+        BlockTable win = table.window();
+        if (table.numBlocks() > 0) {
+            return Math.max(requiredCapped - win.numBlocks(), 0);
+        }
+        IntArrayList wHits = windowHitsOf(hits);
+        int skippedBlocks = skippedTokens(hits.size() * blockSize) / blockSize;
+        int need = Math.max(requiredCapped - Math.max(skippedBlocks, wHits.size()), 0);
+        for (int i = Math.min(skippedBlocks, wHits.size()); i < wHits.size(); i++) {
+            int b = wHits.getInt(i);
+            if (b != BlockPool.NULL_BLOCK && pool.refCount(b) == 0) {
+                need++;
+            }
+        }
+        return need;
     }
 
     /** The loaded blocks landed: they get their hashes (up to {@code fullBlocks}) and become hittable. */
@@ -213,7 +274,52 @@ public final class KvCacheManager {
             }
             outHits.add(b);
         }
+        if (window > 0) {
+            findWindowHit(hashes, outHits);
+        }
         return outHits.size();
+    }
+
+    /**
+     * The sliding-window group's part of a hybrid prefix hit ({@code HybridKVCacheCoordinator.find_longest_cache_hit}
+     * with one full-attention and one other group: full attention first, left to right, then {@code
+     * SlidingWindowManager.find_longest_cache_hit} within that length, one pass). Scanning right to left, the hit ends
+     * after the first run of {@code ceil((window - 1) / block)} consecutive cached blocks (the blocks before the run
+     * are null blocks); with no such run, a run that starts at block 0 is a hit however short. The full-attention hits
+     * are cut to the same length. Block sizes are equal, so no alignment applies.
+     */
+    private void findWindowHit(long[] hashes, IntArrayList fullHits) {
+        windowHits.clear();
+        windowHitsFor = fullHits;
+        int maxBlocks = fullHits.size();
+        int needed = ceilDiv(window - 1, blockSize);
+        int run = 0;
+        int end = -1;
+        for (int i = maxBlocks - 1; i >= 0; i--) {
+            if (pool.lookup(windowHash(hashes[i])) >= 0) {
+                run++;
+                if (run >= needed) {
+                    end = i + run; // blocks [i, i + run) hit; nothing after them
+                    break;
+                }
+            } else {
+                run = 0;
+            }
+        }
+        int length = end >= 0 ? end : run; // no full run: the run reaching block 0 (possibly none)
+        int firstReal = end >= 0 ? end - run : 0;
+        for (int i = 0; i < length; i++) {
+            windowHits.add(i < firstReal ? BlockPool.NULL_BLOCK : pool.lookup(windowHash(hashes[i])));
+        }
+        fullHits.size(length);
+    }
+
+    /**
+     * The key of a block hash in the sliding-window group: vLLM keys cached blocks by (hash, group id), so the two
+     * groups' blocks of one prefix are distinct cache entries. A fixed bijective mix keeps them apart here.
+     */
+    static long windowHash(long blockHash) {
+        return Long.rotateLeft(blockHash, 29) ^ 0x5851F42D4C957F2DL;
     }
 
     /** The empty hit list of a request already running (never modified). */
@@ -247,6 +353,9 @@ public final class KvCacheManager {
             int numNewTokens,
             int numKnownTokens,
             int maxModelLen) {
+        if (window > 0) {
+            return allocateHybrid(table, numComputedTokens, hits, numNewTokens, numKnownTokens, maxModelLen);
+        }
         int numHits = hits.size();
         int totalComputed = Math.min(numComputedTokens + numHits * blockSize, maxModelLen);
         int needSlots = Math.min(totalComputed + numNewTokens, maxModelLen);
@@ -291,11 +400,177 @@ public final class KvCacheManager {
     }
 
     /**
+     * {@link #allocateSlots} on a hybrid KV cache ({@code KVCacheManager.allocate_slots} over the two groups in vLLM's
+     * group order): first the sliding-window group drops the blocks that left the window ({@code
+     * remove_skipped_blocks}, done even when the allocation then fails); then the blocks both groups need are counted
+     * ({@code get_num_blocks_to_allocate}: a new request's window needs blocks only from the first one still in the
+     * window, and hit blocks with ref count 0 count as used); if they fit, the hits are taken (the window's first
+     * skipped ones as null blocks), each group takes its new blocks from the free queue in group order, and the full
+     * blocks are cached in both groups.
+     */
+    private boolean allocateHybrid(
+            BlockTable table,
+            int numComputedTokens,
+            IntArrayList hits,
+            int numNewTokens,
+            int numKnownTokens,
+            int maxModelLen) {
+        BlockTable win = table.window();
+        int numHits = hits.size();
+        int totalComputed = Math.min(numComputedTokens + numHits * blockSize, maxModelLen);
+        int needSlots = Math.min(totalComputed + numNewTokens, maxModelLen);
+        removeSkipped(win, totalComputed);
+        int required = ceilDiv(needSlots, blockSize);
+        int newFull = Math.max(required - numHits - table.numBlocks(), 0);
+        int used = newFull;
+        for (int i = 0; i < numHits; i++) {
+            if (pool.refCount(hits.getInt(i)) == 0) {
+                used++;
+            }
+        }
+        IntArrayList wHits = windowHitsOf(hits);
+        int skippedBlocks = skippedTokens(totalComputed) / blockSize;
+        int newWindow;
+        if (numHits == 0) {
+            newWindow = Math.max(required - Math.max(skippedBlocks, win.numBlocks()), 0);
+        } else {
+            newWindow = Math.max(required - Math.max(skippedBlocks, wHits.size()), 0);
+            for (int i = Math.min(skippedBlocks, wHits.size()); i < wHits.size(); i++) {
+                int b = wHits.getInt(i);
+                if (b != BlockPool.NULL_BLOCK && pool.refCount(b) == 0) {
+                    used++;
+                }
+            }
+        }
+        used += newWindow;
+        if (used > pool.freeBlocks()) {
+            return false;
+        }
+        if (numHits > 0) {
+            // allocate_new_computed_blocks (the touches leave the free queue's order otherwise unchanged)
+            table.ensureBlockCapacity(numHits + newFull, blockSize);
+            for (int i = 0; i < numHits; i++) {
+                int b = hits.getInt(i);
+                pool.touch(b);
+                table.addBlock(b);
+            }
+            table.cachedUpTo(numHits);
+            int skipped = Math.min(skippedBlocks, wHits.size());
+            win.ensureBlockCapacity(wHits.size() + newWindow, blockSize);
+            for (int i = 0; i < wHits.size(); i++) {
+                int b = i < skipped ? BlockPool.NULL_BLOCK : wHits.getInt(i);
+                if (b != BlockPool.NULL_BLOCK) {
+                    pool.touch(b);
+                }
+                win.addBlock(b);
+            }
+            win.nullUpTo(leadingNullsOf(win));
+            win.cachedUpTo(wHits.size());
+        }
+        // allocate_new_blocks, group by group in vLLM's order
+        if (windowGroupFirst) {
+            addNewBlocks(win, required - win.numBlocks());
+            addNewBlocks(table, required - table.numBlocks());
+        } else {
+            addNewBlocks(table, required - table.numBlocks());
+            addNewBlocks(win, required - win.numBlocks());
+        }
+        if (prefixCaching) {
+            int fullBlocks = Math.min(totalComputed + numNewTokens, numKnownTokens) / blockSize;
+            if (windowGroupFirst) {
+                cacheWindowBlocks(table, win, fullBlocks);
+                cacheFullBlocks(table, fullBlocks);
+            } else {
+                cacheFullBlocks(table, fullBlocks);
+                cacheWindowBlocks(table, win, fullBlocks);
+            }
+        }
+        return true;
+    }
+
+    /** The window hits found with {@code fullHits} by the latest lookup (none when {@code fullHits} is empty). */
+    @SuppressWarnings("ReferenceEquality") // the very list the lookup filled, not an equal one
+    private IntArrayList windowHitsOf(IntArrayList fullHits) {
+        if (fullHits.isEmpty()) {
+            return NO_HITS;
+        }
+        if (fullHits != windowHitsFor || windowHits.size() != fullHits.size()) {
+            throw new IllegalStateException("hybrid KV: hits not from this manager's latest lookup");
+        }
+        return windowHits;
+    }
+
+    /** Leading null blocks of a table just filled with hits (they are the first ones). */
+    private static int leadingNullsOf(BlockTable win) {
+        int n = 0;
+        while (n < win.numBlocks() && win.block(n) == BlockPool.NULL_BLOCK) {
+            n++;
+        }
+        return n;
+    }
+
+    /** {@code SlidingWindowManager.get_num_skipped_tokens}: tokens before the window of the next token. */
+    private int skippedTokens(int computedTokens) {
+        return Math.max(0, computedTokens - window + 1);
+    }
+
+    /**
+     * {@code SingleTypeKVCacheManager.remove_skipped_blocks}: the blocks wholly before the window of the next token
+     * become null blocks and return to the pool, the latest first (cached ones stay cached until evicted).
+     */
+    private void removeSkipped(BlockTable win, int totalComputed) {
+        int skipped = Math.min(skippedTokens(totalComputed) / blockSize, win.numBlocks());
+        int from = win.leadingNulls();
+        if (skipped <= from) {
+            return;
+        }
+        for (int i = skipped - 1; i >= from; i--) {
+            pool.release(win.block(i));
+        }
+        win.nullUpTo(skipped);
+    }
+
+    private void addNewBlocks(BlockTable t, int count) {
+        if (count <= 0) {
+            return;
+        }
+        t.ensureBlockCapacity(t.numBlocks() + count, blockSize);
+        for (int i = 0; i < count; i++) {
+            t.addBlock(pool.allocate());
+        }
+    }
+
+    /** Caches the sliding-window group's blocks full within {@code fullBlocks}, null blocks skipped. */
+    private void cacheWindowBlocks(BlockTable table, BlockTable win, int fullBlocks) {
+        int full = Math.min(fullBlocks, Math.min(win.numBlocks(), table.numHashes()));
+        for (int i = win.numCachedBlocks(); i < full; i++) {
+            int b = win.block(i);
+            if (b != BlockPool.NULL_BLOCK && pool.blockHash(b) == BlockHasher.NO_HASH) {
+                pool.cache(b, windowHash(table.hash(i)));
+            }
+        }
+        if (full > win.numCachedBlocks()) {
+            win.setCached(full);
+        }
+    }
+
+    /**
      * Caches the request's blocks that are full within its first {@code numTokens} tokens (vLLM's
      * {@code KVCacheManager.cache_blocks}; async scheduling calls it when a sampled token arrives).
      */
     public void cacheBlocks(BlockTable table, int numTokens) {
         if (prefixCaching) {
+            if (window > 0) {
+                int fullBlocks = numTokens / blockSize;
+                if (windowGroupFirst) {
+                    cacheWindowBlocks(table, table.window(), fullBlocks);
+                    cacheFullBlocks(table, fullBlocks);
+                } else {
+                    cacheFullBlocks(table, fullBlocks);
+                    cacheWindowBlocks(table, table.window(), fullBlocks);
+                }
+                return;
+            }
             cacheBlocksWithin(table, numTokens);
         }
     }
@@ -362,11 +637,34 @@ public final class KvCacheManager {
 
     /** Frees all blocks of a request, last block first; hashed blocks stay cached until evicted. */
     public void free(BlockTable table) {
+        if (window > 0) {
+            // KVCacheCoordinator.free: group by group in vLLM's order, each last block first; null blocks skipped
+            if (windowGroupFirst) {
+                freeWindow(table.window());
+                freeBlocks(table);
+            } else {
+                freeBlocks(table);
+                freeWindow(table.window());
+            }
+            return;
+        }
+        freeBlocks(table);
+    }
+
+    private void freeBlocks(BlockTable table) {
         int[] blocks = table.blocksView();
         for (int i = table.numBlocks() - 1; i >= 0; i--) {
             pool.release(blocks[i]);
         }
         table.clearBlocks();
+    }
+
+    private void freeWindow(BlockTable win) {
+        int[] blocks = win.blocksView();
+        for (int i = win.numBlocks() - 1; i >= win.leadingNulls(); i--) {
+            pool.release(blocks[i]);
+        }
+        win.clearBlocks();
     }
 
     /** Frees the blocks of a request past its first {@code keepBlocks}, last first (an aborted load's target). */

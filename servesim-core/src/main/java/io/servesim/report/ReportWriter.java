@@ -250,6 +250,9 @@ public final class ReportWriter {
         if (d.expertDtype() != null) {
             o.put("expert_dtype", d.expertDtype().configName()); // MoE models only: the checkpoint's or the stated
         }
+        if (d.hybridWindowTokens() > 0) {
+            o.put("hybrid_window", d.hybridWindowTokens()); // vLLM's hybrid KV cache runs (gpt-oss): its window
+        }
         if (d.capacity() != null) {
             ObjectNode c = o.putObject("kv_capacity_gib");
             c.put("memory", Numbers.fixed(d.capacity().memoryGib(), 3));

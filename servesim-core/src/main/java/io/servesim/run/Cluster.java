@@ -89,6 +89,7 @@ final class Cluster {
         int numPools = Math.max(1, pools.size());
         TimingModel[] timings = new TimingModel[numPools];
         SchedulerSettings[] settingsOf = new SchedulerSettings[numPools];
+        int[] hybridWindowOf = new int[numPools];
         io.servesim.config.EngineConfig[] engineOf = new io.servesim.config.EngineConfig[numPools];
         this.usableBlocksPerRank = new int[numPools];
         int longest = 0;
@@ -99,6 +100,7 @@ final class Cluster {
             timings[p] =
                     d.timingModel(pc.timing(), pc.engine().kind(), pc.cluster().attentionDp(), config.baseDir());
             settingsOf[p] = SchedulerSettings.of(pc.engine(), d.numGpuBlocks(), d.maxModelLen());
+            hybridWindowOf[p] = d.hybridWindowTokens();
             engineOf[p] = pc.engine(); // a pool may run its own engine kind
             anyTrtllm |= pc.engine().kind() == io.servesim.config.EngineKind.TRTLLM;
             usableBlocksPerRank[p] = d.numGpuBlocks() - 1;
@@ -175,6 +177,10 @@ final class Cluster {
                                 listener,
                                 offloadCounters);
                 };
+                if (hybridWindowOf[poolOfWorker[i]] > 0
+                        && rs[r].scheduler() instanceof io.servesim.engine.VllmScheduler vllm) {
+                    vllm.hybridKv(hybridWindowOf[poolOfWorker[i]]);
+                }
                 rs[r].shareStepBatch(stepBatch);
                 ranks[g] = rs[r];
             }

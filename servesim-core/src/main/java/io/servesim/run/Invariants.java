@@ -124,10 +124,10 @@ public final class Invariants implements StepObserver {
         // G2 store pins, KVCR source holds and P/D prefills held for their decode worker
         long tableBlocks = (long) s.pinnedForStore() + s.heldForPulls() + s.heldForHandoffs();
         for (int i = 0; i < s.numRunning(); i++) {
-            tableBlocks += s.running(i).table().numBlocks();
+            tableBlocks += s.running(i).table().blocksHeld();
         }
         for (int i = 0; i < s.numLoading(); i++) {
-            tableBlocks += s.loading(i).table().numBlocks(); // G2 loads hold their G1 blocks
+            tableBlocks += s.loading(i).table().blocksHeld(); // G2 loads hold their G1 blocks
         }
         tableBlocks += s.heldByWaiting(); // landed loads wait at the head of the queue, holding their blocks
         if (tableBlocks != pool.totalRefCount()) {

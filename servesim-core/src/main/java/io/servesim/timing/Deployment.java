@@ -31,6 +31,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * @param timingType the resolved timing type (never {@code auto})
  * @param roofline the roofline parameters in effect (after a calibration profile), or null
  * @param expertDtype a MoE model's routed experts' element type as resolved ({@link ModelSpec#expertDtype}), else null
+ * @param hybridWindowTokens the sliding window of vLLM's hybrid KV cache when it runs ({@link #hybridWindow}), else 0
  */
 public record Deployment(
         ModelSpec model,
@@ -42,7 +43,8 @@ public record Deployment(
         Capacity capacity,
         TimingType timingType,
         RooflineConfig roofline,
-        TimingConfig.Dtype expertDtype) {
+        TimingConfig.Dtype expertDtype,
+        int hybridWindowTokens) {
 
     /**
      * The terms of vLLM's KV-capacity derivation ({@code gpu_worker.determine_available_memory},
@@ -93,6 +95,10 @@ public record Deployment(
         } else if (model != null && gpu != null) {
             capacity = capacity(model, gpu, t, e, tp, expertShards);
             double blockBytes = (double) kv.blockSize() * model.kvBytesPerToken(t.kvBytes(), tp);
+            if (hybridWindow(config, model) > 0) {
+                // one block holds one KV cache group's layers (half of gpt-oss's), not every layer's
+                blockBytes = blockBytes * hybridGroupLayers(model) / model.numLayers();
+            }
             long n = (long) Math.floor(capacity.availableKvGib() * GIB / blockBytes);
             if (n < 2) {
                 throw new ConfigException(
@@ -116,6 +122,16 @@ public record Deployment(
         EngineConfig.checkCapacity(blocks, kv.blockSize(), e.maxModelLen(), "engine.max_model_len");
         int maxLen = e.effectiveMaxModelLen(
                 blocks, model != null && model.maxPositionEmbeddings() > 0 ? model.maxPositionEmbeddings() : null);
+        int window = hybridWindow(config, model);
+        if (window > 0) {
+            maxLen = hybridMaxModelLen(
+                    blocks,
+                    kv.blockSize(),
+                    window,
+                    e.scheduler().maxNumBatchedTokens(),
+                    maxLen,
+                    e.maxModelLen() != null);
+        }
         if (!e.scheduler().enableChunkedPrefill() && e.scheduler().maxNumBatchedTokens() < maxLen) {
             throw new ConfigException(
                     "engine.scheduler.max_num_batched_tokens",
@@ -132,7 +148,97 @@ public record Deployment(
                     ? loadCalibration(t.calibration(), t.roofline(), config.baseDir())
                     : t.roofline();
         }
-        return new Deployment(model, gpu, bytesPerToken, blocks, source, maxLen, capacity, type, roofline, expertDtype);
+        return new Deployment(
+                model, gpu, bytesPerToken, blocks, source, maxLen, capacity, type, roofline, expertDtype, window);
+    }
+
+    /**
+     * The sliding window of vLLM's hybrid KV cache when it runs for this deployment, else 0. vLLM's hybrid KV cache
+     * manager is on by default for a model with full-attention and sliding-window layers ({@code VllmConfig} leaves
+     * {@code disable_hybrid_kv_cache_manager} false unless a connector lacks support; its NIXL and offloading
+     * connectors have it). servesim runs it for the vLLM engine without a KV connector: with G2, KVCR or P/D the
+     * sliding-window layers are kept and sized as full attention (docs/timing.md, KV capacity). {@code
+     * engine.kv_cache.hybrid_window} overrides the model's window (0: off).
+     *
+     * @throws ConfigException naming {@code engine.kv_cache.hybrid_window} when a window is stated where it cannot run
+     */
+    public static int hybridWindow(SimConfig config, ModelSpec model) {
+        EngineConfig e = config.engine();
+        Integer stated = e.kvCache().hybridWindow();
+        boolean connector = e.kvcr().enabled()
+                || e.kvCache().hostOffload().enabled()
+                || config.cluster().disaggregated();
+        if (stated != null && stated > 0) {
+            String why = e.kind() != io.servesim.config.EngineKind.VLLM
+                    ? "is vLLM's hybrid KV cache, read only with engine.kind: vllm"
+                    : connector
+                            ? "is not modelled with a KV connector (G2, KVCR or P/D): set it to null or 0"
+                            : model != null && model.slidingWindow() == 0
+                                    ? "model " + model.name() + " has no sliding-window layers"
+                                    : null;
+            if (why != null) {
+                throw new ConfigException("engine.kv_cache.hybrid_window", why);
+            }
+            return stated;
+        }
+        if (stated != null || model == null || e.kind() != io.servesim.config.EngineKind.VLLM || connector) {
+            return 0;
+        }
+        return model.slidingWindow();
+    }
+
+    /**
+     * vLLM's start-up check on a hybrid KV cache ({@code check_enough_kv_cache_memory} over {@code
+     * _max_memory_usage_bytes_from_groups}): one {@code max_model_len} request needs {@code ceil(len / block)}
+     * full-attention blocks plus the sliding-window group's admission bound, {@code ceil(min(window - 1 + budget, len)
+     * / block) + 1}. A stated length that does not fit is refused; a derived one is lowered to the longest that fits
+     * (vLLM's auto-fit), as the pool with full attention alone would otherwise admit a request no pool could hold.
+     */
+    static int hybridMaxModelLen(int numGpuBlocks, int blockSize, int window, int budget, int maxLen, boolean stated) {
+        long usable = numGpuBlocks - 1L;
+        java.util.function.IntPredicate fits = len -> (len + (long) blockSize - 1) / blockSize
+                        + (Math.min((long) window - 1 + budget, len) + blockSize - 1) / blockSize
+                        + 1
+                <= usable;
+        if (fits.test(maxLen)) {
+            return maxLen;
+        }
+        if (stated) {
+            throw new ConfigException(
+                    "engine.max_model_len",
+                    "is " + maxLen + " tokens but one rank's KV pool (" + usable + " blocks) cannot hold a request"
+                            + " that long in both groups of vLLM's hybrid KV cache (its sliding-window group needs up"
+                            + " to ceil(min(window - 1 + max_num_batched_tokens, max_model_len) / block_size) + 1"
+                            + " blocks besides the full-attention ones); vLLM refuses to start in this case");
+        }
+        int lo = 0; // fits (trivially)
+        int hi = maxLen; // does not fit
+        while (hi - lo > 1) {
+            int mid = (int) (((long) lo + hi) >>> 1);
+            if (fits.test(mid)) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        if (lo < 1) {
+            throw new ConfigException(
+                    "engine.kv_cache.num_gpu_blocks",
+                    numGpuBlocks + " blocks cannot hold one token in both groups of vLLM's hybrid KV cache");
+        }
+        return lo;
+    }
+
+    /**
+     * Layers per KV cache group ({@code _get_kv_cache_groups_uniform_page_size}): the fewer layers of the two types,
+     * or the more when they differ by less than half (gpt-oss: half its layers of each, so half its layers).
+     */
+    static int hybridGroupLayers(ModelSpec model) {
+        int sliding = model.numLayers() / 2; // gpt-oss alternates sliding and full layers from a sliding one
+        int full = model.numLayers() - sliding;
+        int min = Math.min(sliding, full);
+        int max = Math.max(sliding, full);
+        return max < min * 1.5 ? max : min;
     }
 
     /**

@@ -25,7 +25,8 @@ import tools.jackson.databind.json.JsonMapper;
  * servesim against vLLM's own scheduler, in CI without vLLM: random scenarios of the vllm-oracle harness (its
  * {@code gen.py}: chunked prefill, tiny budgets and pools, preemption and resumption over cached blocks, prefix hits,
  * max_model_len capping and rejection, max_num_seqs limits, and the {@code chaos} profile; vLLM's full-sequence
- * admission gate on in three scenarios of four, off in the fourth) with the results of vLLM's
+ * admission gate on in three scenarios of four, off in the fourth; vLLM's hybrid KV cache, a sliding-window group
+ * beside the full-attention one as for gpt-oss, in one scenario of three) with the results of vLLM's
  * real scheduler code recorded as fixtures at the vLLM commit named in each file, in the synchronous engine loop and
  * the async one. Every request's status, finish reason, output tokens, first-scheduled, first-token and last-token
  * time, preemptions, first-admission hit and vLLM-reported cached tokens, and each scenario's step count, must match.
@@ -140,7 +141,7 @@ class VllmConformanceTest {
                   max_model_len: %d
                   scheduler: {max_num_seqs: %d, max_num_batched_tokens: %d, long_prefill_token_threshold: %d,
                               enable_chunked_prefill: %s, async_scheduling: %s, reserve_full_isl: %s}
-                  kv_cache: {block_size: %d, num_gpu_blocks: %d, prefix_caching: %s}
+                  kv_cache: {block_size: %d, num_gpu_blocks: %d, prefix_caching: %s, hybrid_window: %d}
                 timing: {type: fixed, fixed: {step_ms: %s, prefill_ms: 0, decode_ms: 0, cpu_ms: %s}}
                 output: {timeseries_tick_s: 0}
                 """,
@@ -155,6 +156,7 @@ class VllmConformanceTest {
                 c.get("block_size").asInt(),
                 c.get("num_gpu_blocks").asInt(),
                 c.path("prefix_caching").asBoolean(true),
+                c.path("hybrid_window").asInt(0),
                 sc.path("step_ms").asDouble(10),
                 sc.path("cpu_ms").asDouble(0));
     }

@@ -30,12 +30,13 @@ import org.junit.jupiter.api.Test;
  * that CPU part (output without the config equal each time), then by the new keys {@code timing.vllm_version} and
  * {@code timing.roofline.pcie_collective_efficiency}, then {@code timing.expert_dtype} (echoed as null; output without
  * the config equal on every bundled example and on Mixtral and Qwen3-30B-A3B roofline replays), then {@code
- * engine.scheduler.reserve_full_isl} (echoed as true; output without the config equal on every bundled example).
+ * engine.scheduler.reserve_full_isl} (echoed as true; output without the config equal on every bundled example), then
+ * {@code engine.kv_cache.hybrid_window} (echoed as null; output without the config equal on every bundled example).
  */
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "4f4014c770ca0c5c2d555dbcd5595adcba9667a90018182d7456986ec93176d5";
+            "032746e413d15e308a78c68c160ea7e8b8359bb3d2a670ba32476b3148248948";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -72,7 +73,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "041fa3978e0c5399732157e04e85947981b09bed5acd781feff9c19e54857eb4";
+            "d40bb6f80606d3c3c7b8f75bb5c23aa10da724b369db5561f483a66382df7356";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -91,7 +92,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "43b7c6193426dcdac7ab369851f38b5dd744759804975accf5d9b4b2ced5b395";
+    static final String KVCR_CANONICAL_SHA256 = "907387d5fbf59301f5c6087f0ff38cfb1e033011661992999d34962539b3607a";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

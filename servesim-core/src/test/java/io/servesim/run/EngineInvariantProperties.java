@@ -22,7 +22,7 @@ import net.jqwik.api.Provide;
  * in heterogeneous fleets (pools with their own limits, KV pools and timing) and in disaggregated prefill/decode
  * clusters (KV transfers, delayed frees, faults on either side), and on TensorRT-LLM ranks (its three capacity
  * policies, with and without chunked context and the overlap scheduler) and SGLang ranks (its policies, chunked prefill,
- * reservation and retraction).
+ * reservation and retraction), and on vLLM ranks running its hybrid KV cache (a sliding-window block group).
  */
 class EngineInvariantProperties {
 
@@ -211,6 +211,25 @@ class EngineInvariantProperties {
                                 + (s % 4 == 3) + ", hicache_write_policy: "
                                 + (s % 5 == 2 ? "write_back" : s % 5 == 3 ? "write_through_selective" : "write_through")
                                 + "}");
+                    }
+                    if (s % 11 == 5
+                            && !all.contains("engine.kind=trtllm")
+                            && !all.contains("engine.kind=sglang")
+                            && !all.contains("cluster.mode=disaggregated")
+                            && all.stream().noneMatch(o -> o.startsWith("cluster.pools"))) {
+                        // vLLM's hybrid KV cache (gpt-oss): a sliding-window block group beside the full-attention
+                        // one, run without a KV connector, on twice the blocks (each group holds a request's tokens,
+                        // so max_model_len still fits both, as vLLM's start-up check requires)
+                        all.removeIf(
+                                o -> o.startsWith("engine.kvcr.") || o.startsWith("engine.kv_cache.host_offload."));
+                        all.add("engine.kv_cache.hybrid_window=" + (2 + s % 40));
+                        for (int k = 0; k < all.size(); k++) {
+                            String o = all.get(k);
+                            if (o.startsWith("engine.kv_cache.num_gpu_blocks=")) {
+                                int n = Integer.parseInt(o.substring("engine.kv_cache.num_gpu_blocks=".length()));
+                                all.set(k, "engine.kv_cache.num_gpu_blocks=" + 2 * n);
+                            }
+                        }
                     }
                     all.add("cluster.router.policy=" + r);
                     all.add("workload.type=" + wl);

@@ -655,6 +655,52 @@ class SpecsTest {
                 .hasMessageContaining("does not fit on h100-sxm");
     }
 
+    /**
+     * vLLM's hybrid KV cache for gpt-oss ({@code _get_kv_cache_groups_uniform_page_size}, {@code get_num_blocks} at
+     * 9aaf83ef): its 18 sliding-window and 18 full-attention layers form two groups of 18, and a block holds one
+     * group's layers, so the same memory holds twice the blocks it would with every layer in one group
+     * ({@code hybrid_window: 0}, vLLM's {@code --disable-hybrid-kv-cache-manager}). With a KV connector servesim keeps
+     * the single group; a stated window is refused where it cannot run.
+     */
+    @Test
+    void gptOss_hybridKvCache_holdsTwiceTheBlocks_oneGroupsLayersPerBlock() {
+        java.util.function.Function<String[], Deployment> d = sets -> Deployment.resolve(ConfigLoader.fromYaml(
+                "",
+                "t",
+                java.util.stream.Stream.concat(
+                                java.util.stream.Stream.of("timing.model=gpt-oss-120b", "timing.gpu=h100-sxm"),
+                                java.util.Arrays.stream(sets))
+                        .toList()));
+        Deployment hybrid = d.apply(new String[0]);
+        Deployment single = d.apply(new String[] {"engine.kv_cache.hybrid_window=0"});
+        assertThat(hybrid.hybridWindowTokens()).isEqualTo(128);
+        assertThat(single.hybridWindowTokens()).isZero();
+        double kvBytes = hybrid.capacity().availableKvGib() * (1L << 30);
+        double blockAllLayers = 16.0 * Specs.model("gpt-oss-120b", "t").kvBytesPerToken(2, 1);
+        assertThat(single.numGpuBlocks()).isEqualTo((int) Math.floor(kvBytes / blockAllLayers));
+        assertThat(hybrid.numGpuBlocks()).isEqualTo((int) Math.floor(kvBytes / (blockAllLayers / 2)));
+        assertThat(d.apply(new String[] {"engine.kvcr.enabled=true"}).hybridWindowTokens())
+                .as("with a KV connector the single group")
+                .isZero();
+        assertThatThrownBy(
+                        () -> d.apply(new String[] {"engine.kvcr.enabled=true", "engine.kv_cache.hybrid_window=128"}))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.kv_cache.hybrid_window");
+        assertThatThrownBy(() -> Deployment.resolve(ConfigLoader.fromYaml(
+                        "",
+                        "t",
+                        List.of(
+                                "timing.model=llama-3.1-8b",
+                                "timing.gpu=h100-sxm",
+                                "engine.kv_cache.hybrid_window=64"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("no sliding-window layers");
+        assertThatThrownBy(() -> Deployment.resolve(ConfigLoader.fromYaml(
+                        "", "t", List.of("engine.kind=sglang", "engine.kv_cache.hybrid_window=64"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.kind: vllm");
+    }
+
     @Test
     void mxfp4Experts_occupyTheWeightsTheirBackendPadsThemTo_asVllmLoadsThem() {
         // vLLM pads each MXFP4 expert for its backend: Marlin (the RTX PRO 6000, AIConfigurator's kernel source) the

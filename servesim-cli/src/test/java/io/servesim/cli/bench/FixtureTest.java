@@ -36,19 +36,20 @@ class FixtureTest {
      * checked the same way), then by the new keys {@code timing.vllm_version} and {@code
      * timing.roofline.pcie_collective_efficiency}, then {@code timing.expert_dtype}, then {@code
      * engine.scheduler.reserve_full_isl} (echo only each time; for the last, every cell's canonical output was checked
-     * equal with the gate on and off: the fixture's pool never binds it).
+     * equal with the gate on and off: the fixture's pool never binds it), then {@code engine.kv_cache.hybrid_window}
+     * (echo only: the fixture's model has no sliding-window layers).
      */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "5e4fd31efd5924c35f841c5059aa10d3e6062b94df50bd19d0afbde24c9cdf38",
-            "1/kvcr-off", "7453c36998871f37b0320f5515effa61d0869ac2a4b25f197923a81cc59dcd53",
-            "1/kvcr-idle", "04f340bd9e0eb926b1193dbd74e9883c692afda8cc77a1a25278f93441258baa",
-            "1/kvcr-hinted", "2582c3bbed91a2c1d739237a220b81fa815ea426fd802fcc281badf380ddf38f",
-            "8/g2-only", "ae6720382085e287ba08841dd058ac959fcddf2faea41e6f51f5c0e6256fc2f4",
-            "8/kvcr-off", "50ca4744210795eec5f37053260fd50965ba05954af33c34da77c3225c48ddfc",
-            "8/kvcr-idle", "0cf13ff16ac61e5a4466646281cd47464930cfbd84633346aeda629f70fb27bc",
-            "8/kvcr-hinted", "35f146f7d77fced2e890bca31484caa852e9f324b5c18721fb0703f484713600",
-            "1/pd", "10be547e31b24923000c871dc30b0df2e4061ddaceaf8a1ed3a8a5e50ec77a7a",
-            "8/pd", "334be4ab9a50f0f0ac5625b4291b151e71d19800867371d6bc61ace5c2adb080");
+            "1/g2-only", "365a577065146e059c7cdef321e8b4e77596c12b3e5963a60894c41d18a5394b",
+            "1/kvcr-off", "3834b36d03258c7d8d8f96f8ba2c9c20b28eafe162893deb50cc70e0e9527230",
+            "1/kvcr-idle", "f130c95407e9e768e80ec7b45f635a3d9beb922fef22f7bf6a6343725055d94f",
+            "1/kvcr-hinted", "2f3718ce9d1a7fcd33203deeb451492e9559003064ecd28a97992396e2abfbf1",
+            "8/g2-only", "e0d65c1c8ecb02040fe7afdf7c4df884b007bff7c4cfc9d5f175a0e820eef776",
+            "8/kvcr-off", "61dcafbad8fbdc10afb4a18fe5c5e3122ea3944ebd7ebec9fb76fb6c7a9a8a65",
+            "8/kvcr-idle", "d3af026e2606b0bc939fee10c944adcd40c92cb8a22a7570e0d6ff575b6ed107",
+            "8/kvcr-hinted", "9cf058bb36bd794fe577fe61c495d00e832f2b3d678f05fedbbdfcab47ae9cbb",
+            "1/pd", "2d84c5479fb1930cae1f3c94ae140caaef24a177d493840074fb8888e4f5d587",
+            "8/pd", "18e3265984440092d8b75534beafc0e0617fba8f1f42a572838164c808b2b7a4");
 
     @Test
     void w8CellDigests_arePinned() {
