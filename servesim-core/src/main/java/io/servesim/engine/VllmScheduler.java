@@ -194,12 +194,11 @@ public final class VllmScheduler extends RankScheduler {
     /**
      * Runs this rank's KV cache as vLLM's hybrid one, with a sliding-window group of {@code windowTokens}
      * ({@link io.servesim.kv.KvCacheManager#slidingWindowGroup}; the sliding-window group is vLLM's group 0, as for
-     * gpt-oss, whose first layer is a sliding-window one). Decode runs are off: a window that moves past a block
-     * returns it to the pool mid-run.
+     * gpt-oss, whose first layer is a sliding-window one). Decode runs end before a block leaves the window
+     * ({@link io.servesim.kv.KvCacheManager#decodeRunBound}).
      */
     public void hybridKv(int windowTokens) {
         kv.slidingWindowGroup(windowTokens, true, settings.maxNumBatchedTokens(), settings.maxModelLen());
-        decodeRuns = false;
     }
 
     /** Appends a new request to the waiting queue. */

@@ -579,12 +579,18 @@ public final class KvCacheManager {
      * The most tokens {@code table}'s request may have computed after a decode step such that the step changed nothing
      * here: its slot was already held ({@link #allocateSlots}'s fast path) and, with prefix caching, no block beyond
      * the cached ones filled and no block beyond the hashed ones is full of known tokens (known tokens never exceed
-     * computed ones plus one).
+     * computed ones plus one), and on a hybrid KV cache no block left the window (the window group's blocks are taken
+     * and cached with the full-attention group's).
      */
     public int decodeRunBound(BlockTable table) {
         int bound = table.numBlocks() * blockSize;
         if (prefixCaching) {
             bound = Math.min(bound, (Math.min(table.numCachedBlocks(), table.numHashes()) + 1) * blockSize - 1);
+        }
+        if (window > 0) {
+            // and no window-group block leaves the window: a step from c computed tokens drops block k when
+            // c - window + 1 >= (k + 1) x block, so steps stay clear of the first block still held
+            bound = Math.min(bound, (table.window().leadingNulls() + 1) * blockSize + window - 1);
         }
         return bound;
     }

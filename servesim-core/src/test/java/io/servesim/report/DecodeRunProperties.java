@@ -106,6 +106,13 @@ class DecodeRunProperties {
         sameRunWithDecodeRunsOrNot(ConfigLoader.fromYaml("", "property", overrides), 50, 0);
     }
 
+    @Property(tries = 60)
+    void decodeRuns_changeNoOutput_withTheHybridKvCache(@ForAll("hybridConfigs") List<String> overrides)
+            throws IOException {
+        // vLLM's hybrid KV cache (gpt-oss): runs must end before a window-group block leaves the window
+        sameRunWithDecodeRunsOrNot(ConfigLoader.fromYaml("", "property", overrides), 40, 0);
+    }
+
     @Test
     void aDecodeHeavyRun_schedulesMostStepsAsDecodeRuns_andMatchesTheFullPath() throws IOException {
         SimConfig config = ConfigLoader.fromYaml("", "decode-heavy", OpenLoopClusters.decodeHeavy());
@@ -156,6 +163,30 @@ class DecodeRunProperties {
     @Provide
     Arbitrary<List<String>> openLoopConfigs() {
         return clusters(Arbitraries.of("lockstep", "independent"), Arbitraries.of(true, false));
+    }
+
+    @Provide
+    Arbitrary<List<String>> hybridConfigs() {
+        // the open-loop clusters without a KV connector, with a sliding-window group of 2 to 60 tokens on twice the
+        // blocks (so max_model_len fits both groups, as vLLM's start-up check requires)
+        return Combinators.combine(
+                        clusters(Arbitraries.of("lockstep", "independent"), Arbitraries.of(true, false)),
+                        Arbitraries.integers().between(2, 60))
+                .as((all, window) -> {
+                    all.removeIf(o -> o.startsWith("engine.kv_cache.host_offload."));
+                    for (int k = 0; k < all.size(); k++) {
+                        String o = all.get(k);
+                        if (o.equals("timing.model=llama-3.1-8b")) {
+                            all.set(k, "timing.model=gpt-oss-20b"); // roofline timing: a model with such layers
+                        }
+                        if (o.startsWith("engine.kv_cache.num_gpu_blocks=")) {
+                            int n = Integer.parseInt(o.substring("engine.kv_cache.num_gpu_blocks=".length()));
+                            all.set(k, "engine.kv_cache.num_gpu_blocks=" + 2 * n);
+                        }
+                    }
+                    all.add("engine.kv_cache.hybrid_window=" + window);
+                    return all;
+                });
     }
 
     /** Open-loop clusters ({@link OpenLoopClusters#overrides}) in the given DP modes and engine loops, every router. */
