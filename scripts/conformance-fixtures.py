@@ -26,7 +26,7 @@ def main() -> None:
     sys.path.insert(0, os.path.abspath(a.oracle))
     import gen  # noqa: E402  (the harness's scenario generator)
 
-    run_vllm = _run_vllm_with_full_isl_knob(os.path.abspath(a.oracle))
+    run_vllm = _patched_run_vllm(os.path.abspath(a.oracle))
 
     commit = getattr(run_vllm, "PINNED_COMMIT", None) or "9aaf83ef502fc37bc647f6e474314d48ba36cd1c"
     lo, hi = (int(x) for x in a.seeds.split(":"))
@@ -60,55 +60,18 @@ def main() -> None:
         print(f"{path}: {n} scenarios ({mode}), vLLM {commit}")
 
 
-def _run_vllm_with_full_isl_knob(oracle_dir: str):
+def _patched_run_vllm(oracle_dir: str):
     """The harness's run_vllm module, its scheduler built with the scenario's config.reserve_full_isl (the harness
     hard-codes vLLM's scheduler_reserve_full_isl to False) and, with config.hybrid_window, vLLM's hybrid KV cache
-    (a sliding-window group first, as gpt-oss's, beside the full-attention group)."""
+    (a sliding-window group first, as gpt-oss's, beside the full-attention group): scripts/vllm_harness.py."""
     import importlib.util
     import tempfile
 
-    text = open(os.path.join(oracle_dir, "run_vllm.py"), encoding="utf-8").read()
-    old = "scheduler_reserve_full_isl=False,"
-    if text.count(old) != 1:
-        sys.exit("conformance-fixtures: the harness's run_vllm.py changed; update this script")
-    text = text.replace(old, "scheduler_reserve_full_isl=cfg.get('reserve_full_isl', True),")
-    groups = '''        kv_cache_groups=[
-            KVCacheGroupSpec(
-                ["layer"],
-                FullAttentionSpec(block_size=block_size, num_kv_heads=1, head_size=1, dtype=torch.float32),
-            )
-        ],
-'''
-    hybrid = '''        kv_cache_groups=(
-            [
-                KVCacheGroupSpec(
-                    ["swa"],
-                    SlidingWindowSpec(
-                        block_size=block_size,
-                        num_kv_heads=1,
-                        head_size=1,
-                        dtype=torch.float32,
-                        sliding_window=cfg["hybrid_window"],
-                    ),
-                ),
-                KVCacheGroupSpec(
-                    ["full"],
-                    FullAttentionSpec(block_size=block_size, num_kv_heads=1, head_size=1, dtype=torch.float32),
-                ),
-            ]
-            if cfg.get("hybrid_window", 0) > 0
-            else [
-                KVCacheGroupSpec(
-                    ["layer"],
-                    FullAttentionSpec(block_size=block_size, num_kv_heads=1, head_size=1, dtype=torch.float32),
-                )
-            ]
-        ),
-'''
-    imports = "    KVCacheGroupSpec,\n"
-    if text.count(groups) != 1 or text.count(imports) != 1:
-        sys.exit("conformance-fixtures: the harness's run_vllm.py changed; update this script")
-    text = text.replace(groups, hybrid).replace(imports, imports + "    SlidingWindowSpec,\n")
+    sys.path.insert(0, HERE)
+    import vllm_harness  # noqa: E402  (this folder)
+
+    with open(os.path.join(oracle_dir, "run_vllm.py"), encoding="utf-8") as f:
+        text = vllm_harness.patch(f.read(), vllm_harness.FROM_SCENARIO)
     with tempfile.NamedTemporaryFile("w", suffix="_run_vllm.py", delete=False, encoding="utf-8") as f:
         f.write(text)
     spec = importlib.util.spec_from_file_location("run_vllm", f.name)

@@ -59,62 +59,9 @@ if "import os" not in text:
     sys.exit("oracle: run_servesim.py no longer imports os; update scripts/oracle.sh")
 open(path, "w").write(text)
 EOF
-# the harness builds vLLM's scheduler with scheduler_reserve_full_isl=False; vLLM's default (True since v0.19.0) is
-# what servesim's default follows, so both sides take ORACLE_FULL_ISL (default 1: on; 0: off)
-python3 - "$work/run_vllm.py" <<'EOF'
-import sys
-path = sys.argv[1]
-text = open(path).read()
-old = "scheduler_reserve_full_isl=False,"
-if text.count(old) != 1 or "import os" not in text:
-    sys.exit("oracle: the harness's run_vllm.py changed; update scripts/oracle.sh")
-text = text.replace(old, "scheduler_reserve_full_isl=os.environ.get('ORACLE_FULL_ISL') != '0',")
-# ORACLE_HYBRID_WINDOW=W: vLLM's hybrid KV cache as for gpt-oss, a sliding-window group of W tokens (group 0, as
-# gpt-oss's first layer is a sliding-window one) beside the full-attention group, on one shared pool
-groups = """        kv_cache_groups=[
-            KVCacheGroupSpec(
-                ["layer"],
-                FullAttentionSpec(block_size=block_size, num_kv_heads=1, head_size=1, dtype=torch.float32),
-            )
-        ],
-"""
-hybrid = """        kv_cache_groups=(
-            [
-                KVCacheGroupSpec(
-                    ["swa"],
-                    SlidingWindowSpec(
-                        block_size=block_size,
-                        num_kv_heads=1,
-                        head_size=1,
-                        dtype=torch.float32,
-                        sliding_window=int(os.environ.get("ORACLE_HYBRID_WINDOW", "0")),
-                    ),
-                ),
-                KVCacheGroupSpec(
-                    ["full"],
-                    FullAttentionSpec(block_size=block_size, num_kv_heads=1, head_size=1, dtype=torch.float32),
-                ),
-            ]
-            if int(os.environ.get("ORACLE_HYBRID_WINDOW", "0")) > 0
-            else [
-                KVCacheGroupSpec(
-                    ["layer"],
-                    FullAttentionSpec(block_size=block_size, num_kv_heads=1, head_size=1, dtype=torch.float32),
-                )
-            ]
-        ),
-"""
-imports = "    KVCacheGroupSpec,\n"
-if text.count(groups) != 1 or text.count(imports) != 1:
-    sys.exit("oracle: the harness's run_vllm.py changed; update scripts/oracle.sh")
-text = text.replace(groups, hybrid).replace(imports, imports + "    SlidingWindowSpec,\n")
-# the scenarios size their pools for full attention: twice the blocks for two groups, on both sides
-blocks = '    num_blocks = cfg["num_gpu_blocks"]\n'
-if text.count(blocks) != 1:
-    sys.exit("oracle: the harness's run_vllm.py changed; update scripts/oracle.sh")
-text = text.replace(blocks, '    num_blocks = cfg["num_gpu_blocks"] * (2 if int(os.environ.get("ORACLE_HYBRID_WINDOW", "0")) > 0 else 1)\n')
-open(path, "w").write(text)
-EOF
+# the harness builds vLLM's scheduler with scheduler_reserve_full_isl=False and one full-attention group; both sides
+# take ORACLE_FULL_ISL (default: vLLM's default, on) and ORACLE_HYBRID_WINDOW (scripts/vllm_harness.py)
+python3 "$root/scripts/vllm_harness.py" "$work/run_vllm.py"
 status=0
 for mode in sync async; do
   flag=()

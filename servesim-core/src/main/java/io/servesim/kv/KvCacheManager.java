@@ -409,16 +409,11 @@ public final class KvCacheManager {
      * blocks are cached in both groups.
      */
     private boolean allocateHybrid(
-            BlockTable table,
-            int numComputedTokens,
-            IntArrayList hits,
-            int numNewTokens,
-            int numKnownTokens,
-            int maxModelLen) {
+            BlockTable table, int computed, IntArrayList hits, int newTokens, int known, int len) {
         BlockTable win = table.window();
         int numHits = hits.size();
-        int totalComputed = Math.min(numComputedTokens + numHits * blockSize, maxModelLen);
-        int needSlots = Math.min(totalComputed + numNewTokens, maxModelLen);
+        int totalComputed = Math.min(computed + numHits * blockSize, len);
+        int needSlots = Math.min(totalComputed + newTokens, len);
         removeSkipped(win, totalComputed);
         int required = ceilDiv(needSlots, blockSize);
         int newFull = Math.max(required - numHits - table.numBlocks(), 0);
@@ -476,7 +471,7 @@ public final class KvCacheManager {
             addNewBlocks(win, required - win.numBlocks());
         }
         if (prefixCaching) {
-            int fullBlocks = Math.min(totalComputed + numNewTokens, numKnownTokens) / blockSize;
+            int fullBlocks = Math.min(totalComputed + newTokens, known) / blockSize;
             if (windowGroupFirst) {
                 cacheWindowBlocks(table, win, fullBlocks);
                 cacheFullBlocks(table, fullBlocks);

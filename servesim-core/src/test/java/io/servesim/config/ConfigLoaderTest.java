@@ -54,35 +54,26 @@ class ConfigLoaderTest {
                         .map(p -> p.engine().scheduler().asyncScheduling())
                         .toList())
                 .containsExactly(false, true, true);
+        // the full-sequence admission gate resolves per pool the same way (from v0.19.0)
+        assertThat(pools.cluster().pools().stream()
+                        .map(p -> p.engine().scheduler().reserveFullIsl())
+                        .toList())
+                .containsExactly(false, true, false);
     }
 
     @Test
     void fullSequenceAdmission_isVllmsDefaultForTheStatedVersion_from0_19_perPool_unlessStated_vllmOnly() {
         // vllm-project/vllm#37307 (scheduler_reserve_full_isl, default True) landed after v0.18.0 branched
-        assertThat(load("").engine().scheduler().reserveFullIsl()).isTrue(); // no version: today's default
-        assertThat(load("", "timing.vllm_version=0.18.1").engine().scheduler().reserveFullIsl())
-                .isFalse();
-        assertThat(load("", "timing.vllm_version=0.19.0").engine().scheduler().reserveFullIsl())
-                .isTrue();
-        assertThat(load("", "timing.vllm_version=0.12", "engine.scheduler.reserve_full_isl=true")
-                        .engine()
-                        .scheduler()
-                        .reserveFullIsl())
+        java.util.function.Function<String[], Boolean> gate =
+                sets -> load("", sets).engine().scheduler().reserveFullIsl();
+        assertThat(gate.apply(new String[0])).isTrue(); // no version: today's default
+        assertThat(gate.apply(new String[] {"timing.vllm_version=0.18.1"})).isFalse();
+        assertThat(gate.apply(new String[] {"timing.vllm_version=0.19.0"})).isTrue();
+        assertThat(gate.apply(new String[] {"timing.vllm_version=0.12", "engine.scheduler.reserve_full_isl=true"}))
                 .isTrue(); // stated wins
-        SimConfig pools = load("""
-                timing: {vllm_version: "0.18.0"}
-                cluster:
-                  pools:
-                    - {name: old, workers: 1}
-                    - {name: new, workers: 1, timing: {vllm_version: "0.19.1"}}
-                """);
-        assertThat(pools.cluster().pools().stream()
-                        .map(p -> p.engine().scheduler().reserveFullIsl())
-                        .toList())
-                .containsExactly(false, true);
+        // each pool with its own timing's version: checked with the engine loop's pools above
         // SGLang and TensorRT-LLM admit by their own rules: off, and asking for vLLM's gate is an error
-        assertThat(load("", "engine.kind=sglang").engine().scheduler().reserveFullIsl())
-                .isFalse();
+        assertThat(gate.apply(new String[] {"engine.kind=sglang"})).isFalse();
         assertThatThrownBy(() -> load("", "engine.kind=trtllm", "engine.scheduler.reserve_full_isl=true"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("engine.scheduler.reserve_full_isl")
