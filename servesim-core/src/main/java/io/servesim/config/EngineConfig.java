@@ -92,6 +92,7 @@ public record EngineConfig(
         if (kind == EngineKind.VLLM
                 && !scheduler.enableChunkedPrefill()
                 && effective > 0
+                && scheduler.maxNumBatchedTokens() != null // else the GPU's default, checked in timing.Deployment
                 && scheduler.maxNumBatchedTokens() < effective) {
             // vLLM's SchedulerConfig rejects this too: without chunking a prompt must fit one step's budget.
             throw new ConfigException(

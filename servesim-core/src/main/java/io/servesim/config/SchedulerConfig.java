@@ -3,9 +3,10 @@ package io.servesim.config;
 import com.fasterxml.jackson.annotation.JsonCreator;
 
 /**
- * vLLM v1 scheduler knobs, per rank. Defaults (reference.yaml) are vLLM's API-server defaults for GPUs with at least
- * 70 GiB that are not A100 (H100/H200): max_num_seqs 1024, max_num_batched_tokens 8192
- * ({@code vllm/engine/arg_utils.py get_batch_defaults}).
+ * vLLM v1 scheduler knobs, per rank. {@code max_num_seqs} and {@code max_num_batched_tokens} left null take vLLM's
+ * API-server defaults for {@code timing.gpu} ({@code vllm/engine/arg_utils.py get_batch_defaults}, resolved in {@code
+ * timing.Deployment}): 1024 and 8192 on GPUs with at least 70 GiB that are not A100 (and without a GPU), else 256 and
+ * 2048.
  *
  * <p>{@code async_scheduling}: vLLM's {@code AsyncScheduler} driven by the engine core's batch queue (two batches in
  * flight, {@code EngineCore.step_with_batch_queue}): the next step is scheduled while the current one runs, with
@@ -16,8 +17,8 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  * any generated tokens, at most {@code max_model_len}) fit, not just those of its first chunk.
  */
 public record SchedulerConfig(
-        int maxNumSeqs,
-        int maxNumBatchedTokens,
+        Integer maxNumSeqs,
+        Integer maxNumBatchedTokens,
         int longPrefillTokenThreshold,
         boolean enableChunkedPrefill,
         Policy policy,
@@ -55,8 +56,12 @@ public record SchedulerConfig(
 
     /** Validates the knobs. */
     public SchedulerConfig {
-        Check.atLeast("max_num_seqs", maxNumSeqs, 1);
-        Check.atLeast("max_num_batched_tokens", maxNumBatchedTokens, 1);
+        if (maxNumSeqs != null) {
+            Check.atLeast("max_num_seqs", maxNumSeqs, 1);
+        }
+        if (maxNumBatchedTokens != null) {
+            Check.atLeast("max_num_batched_tokens", maxNumBatchedTokens, 1);
+        }
         Check.atLeast("long_prefill_token_threshold", longPrefillTokenThreshold, 0);
         Check.present("policy", policy);
     }

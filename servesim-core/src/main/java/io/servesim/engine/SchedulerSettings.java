@@ -30,10 +30,12 @@ public record SchedulerSettings(
         boolean asyncScheduling,
         boolean reserveFullIsl) {
     /**
-     * Flattens an engine config with a resolved pool size and context limit (see timing.Deployment), refusing what
-     * vLLM refuses at start-up (see {@link #checkAsVllmDoes}).
+     * Flattens an engine config with a resolved pool size, context limit and vLLM batch limits (see
+     * timing.Deployment: the stated ones or the GPU's defaults), refusing what vLLM refuses at start-up (see {@link
+     * #checkAsVllmDoes}).
      */
-    public static SchedulerSettings of(EngineConfig c, int numGpuBlocks, int maxModelLen) {
+    public static SchedulerSettings of(
+            EngineConfig c, int numGpuBlocks, int maxModelLen, int maxNumSeqs, int maxNumBatchedTokens) {
         if (c.kind() == io.servesim.config.EngineKind.TRTLLM) {
             // TRT-LLM's limits in vLLM's slots: max_batch_size requests and max_num_tokens tokens per iteration
             return new SchedulerSettings(
@@ -75,8 +77,8 @@ public record SchedulerSettings(
                     false);
         }
         SchedulerSettings s = new SchedulerSettings(
-                c.scheduler().maxNumSeqs(),
-                c.scheduler().maxNumBatchedTokens(),
+                maxNumSeqs,
+                maxNumBatchedTokens,
                 c.scheduler().longPrefillTokenThreshold(),
                 c.scheduler().enableChunkedPrefill(),
                 maxModelLen,

@@ -99,7 +99,8 @@ final class Cluster {
             Deployment d = deployments.get(p);
             timings[p] =
                     d.timingModel(pc.timing(), pc.engine().kind(), pc.cluster().attentionDp(), config.baseDir());
-            settingsOf[p] = SchedulerSettings.of(pc.engine(), d.numGpuBlocks(), d.maxModelLen());
+            settingsOf[p] = SchedulerSettings.of(
+                    pc.engine(), d.numGpuBlocks(), d.maxModelLen(), d.maxNumSeqs(), d.maxNumBatchedTokens());
             hybridWindowOf[p] = d.hybridWindowTokens();
             engineOf[p] = pc.engine(); // a pool may run its own engine kind
             anyTrtllm |= pc.engine().kind() == io.servesim.config.EngineKind.TRTLLM;

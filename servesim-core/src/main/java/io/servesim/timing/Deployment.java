@@ -32,6 +32,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * @param roofline the roofline parameters in effect (after a calibration profile), or null
  * @param expertDtype a MoE model's routed experts' element type as resolved ({@link ModelSpec#expertDtype}), else null
  * @param hybridWindowTokens the sliding window of vLLM's hybrid KV cache when it runs ({@link #hybridWindow}), else 0
+ * @param maxNumSeqs vLLM's {@code max_num_seqs} in effect: the stated one, else the GPU's default ({@link #batchDefaults})
+ * @param maxNumBatchedTokens vLLM's {@code max_num_batched_tokens} in effect, likewise
  */
 public record Deployment(
         ModelSpec model,
@@ -44,7 +46,9 @@ public record Deployment(
         TimingType timingType,
         RooflineConfig roofline,
         TimingConfig.Dtype expertDtype,
-        int hybridWindowTokens) {
+        int hybridWindowTokens,
+        int maxNumSeqs,
+        int maxNumBatchedTokens) {
 
     /**
      * The terms of vLLM's KV-capacity derivation ({@code gpu_worker.determine_available_memory},
@@ -72,6 +76,9 @@ public record Deployment(
         KvCacheConfig kv = e.kvCache();
         ModelSpec model = t.model() == null ? null : Specs.model(t.model(), "timing.model", config.baseDir());
         GpuSpec gpu = gpu(t);
+        int[] batch = batchDefaults(gpu);
+        int maxNumSeqs = e.scheduler().maxNumSeqs() != null ? e.scheduler().maxNumSeqs() : batch[0];
+        int budget = e.scheduler().maxNumBatchedTokens() != null ? e.scheduler().maxNumBatchedTokens() : batch[1];
         int tp = t.tensorParallel();
         if (model != null) {
             checkTensorParallel(model, tp);
@@ -93,7 +100,7 @@ public record Deployment(
             blocks = kv.numGpuBlocks();
             source = "configured";
         } else if (model != null && gpu != null) {
-            capacity = capacity(model, gpu, t, e, tp, expertShards);
+            capacity = capacity(model, gpu, t, tp, expertShards, maxNumSeqs, budget);
             double blockBytes = (double) kv.blockSize() * model.kvBytesPerToken(t.kvBytes(), tp);
             if (hybridWindow(config, model) > 0) {
                 // one block holds one KV cache group's layers (half of gpt-oss's), not every layer's
@@ -124,18 +131,12 @@ public record Deployment(
                 blocks, model != null && model.maxPositionEmbeddings() > 0 ? model.maxPositionEmbeddings() : null);
         int window = hybridWindow(config, model);
         if (window > 0) {
-            maxLen = hybridMaxModelLen(
-                    blocks,
-                    kv.blockSize(),
-                    window,
-                    e.scheduler().maxNumBatchedTokens(),
-                    maxLen,
-                    e.maxModelLen() != null);
+            maxLen = hybridMaxModelLen(blocks, kv.blockSize(), window, budget, maxLen, e.maxModelLen() != null);
         }
-        if (!e.scheduler().enableChunkedPrefill() && e.scheduler().maxNumBatchedTokens() < maxLen) {
+        if (!e.scheduler().enableChunkedPrefill() && budget < maxLen) {
             throw new ConfigException(
                     "engine.scheduler.max_num_batched_tokens",
-                    "is " + e.scheduler().maxNumBatchedTokens() + " but must be >= max_model_len (" + maxLen
+                    "is " + budget + " but must be >= max_model_len (" + maxLen
                             + ") when enable_chunked_prefill is false; set engine.max_model_len or raise the budget");
         }
         TimingType type = t.effectiveType();
@@ -149,7 +150,19 @@ public record Deployment(
                     : t.roofline();
         }
         return new Deployment(
-                model, gpu, bytesPerToken, blocks, source, maxLen, capacity, type, roofline, expertDtype, window);
+                model,
+                gpu,
+                bytesPerToken,
+                blocks,
+                source,
+                maxLen,
+                capacity,
+                type,
+                roofline,
+                expertDtype,
+                window,
+                maxNumSeqs,
+                budget);
     }
 
     /**
@@ -185,6 +198,19 @@ public record Deployment(
             return 0;
         }
         return model.slidingWindow();
+    }
+
+    /**
+     * vLLM's API-server batch limits for a GPU ({@code EngineArgs.get_batch_defaults} at 9aaf83ef, OpenAI server usage
+     * context): {max_num_seqs, max_num_batched_tokens} = {1024, 8192} on GPUs with at least 70 GiB that are not
+     * A100s (large budgets lower A100 throughput, vllm-project/vllm#17885), else {256, 2048}; without a GPU, the
+     * H100's.
+     */
+    public static int[] batchDefaults(GpuSpec gpu) {
+        boolean large = gpu == null
+                || (gpu.memoryGib() >= 70
+                        && !gpu.name().toLowerCase(java.util.Locale.ROOT).contains("a100"));
+        return large ? new int[] {1024, 8192} : new int[] {256, 2048};
     }
 
     /**
@@ -357,7 +383,8 @@ public record Deployment(
      * ({@code max_num_batched_tokens} tokens): the MLP's gate/up output plus a few hidden-size buffers per token, or
      * the sampler's fp32 logits and probabilities for {@code max_num_seqs} requests, whichever is larger.
      */
-    static Capacity capacity(ModelSpec m, GpuSpec gpu, TimingConfig t, EngineConfig e, int tp, int expertShards) {
+    static Capacity capacity(
+            ModelSpec m, GpuSpec gpu, TimingConfig t, int tp, int expertShards, int maxNumSeqs, int budget) {
         double weights;
         if (m.moe()) {
             double experts = (double) m.numLayers() * m.numExperts() * m.paramsPerExpert();
@@ -382,10 +409,10 @@ public record Deployment(
         } else {
             weights = (double) m.totalParams() * t.weightBytes() / tp;
         }
-        int tokens = e.scheduler().maxNumBatchedTokens();
+        int tokens = budget;
         double mlpWidth = m.moe() ? (double) m.expertsPerToken() * m.expertIntermediateSize() : m.intermediateSize();
         double forward = tokens * (2 * mlpWidth / tp + 4.0 * m.hiddenSize()) * 2;
-        double sampler = (double) Math.min(e.scheduler().maxNumSeqs(), tokens) * m.vocabSize() * 4 * 2;
+        double sampler = (double) Math.min(maxNumSeqs, tokens) * m.vocabSize() * 4 * 2;
         double activation = Math.max(forward, sampler);
         double memory = gpu.memoryBytes();
         double available = t.gpuMemoryUtilization() * memory - weights - activation - NON_TORCH_GIB * GIB;

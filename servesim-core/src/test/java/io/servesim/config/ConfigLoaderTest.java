@@ -88,8 +88,12 @@ class ConfigLoaderTest {
         assertThat(c.engine().kvCache().numGpuBlocks()).isNull(); // derived, or 27,500 without model and GPU
         assertThat(io.servesim.timing.Deployment.resolve(c).numGpuBlocks()).isEqualTo(27500);
         assertThat(c.engine().kvCache().prefixCaching()).isTrue();
-        assertThat(c.engine().scheduler().maxNumSeqs()).isEqualTo(1024);
-        assertThat(c.engine().scheduler().maxNumBatchedTokens()).isEqualTo(8192);
+        // batch limits: vLLM's defaults for timing.gpu, resolved with the deployment (no GPU: the H100's)
+        assertThat(c.engine().scheduler().maxNumSeqs()).isNull();
+        assertThat(c.engine().scheduler().maxNumBatchedTokens()).isNull();
+        assertThat(io.servesim.timing.Deployment.resolve(c).maxNumSeqs()).isEqualTo(1024);
+        assertThat(io.servesim.timing.Deployment.resolve(c).maxNumBatchedTokens())
+                .isEqualTo(8192);
         assertThat(c.engine().scheduler().policy()).isEqualTo(SchedulerConfig.Policy.FCFS);
         assertThat(c.engine().maxModelLen()).isNull();
         assertThat(c.workload().seed()).isEqualTo(42L);
@@ -116,12 +120,38 @@ class ConfigLoaderTest {
         assertThat(load("").engine().effectiveMaxModelLen()).isEqualTo((27500 - 1) * 16);
     }
 
+    /**
+     * vLLM's API-server batch limits follow the GPU ({@code EngineArgs.get_batch_defaults}): 1024 sequences and 8192
+     * tokens on GPUs with at least 70 GiB that are not A100s, 256 and 2048 elsewhere; a stated value wins.
+     */
+    @Test
+    void batchLimits_areVllmsDefaultsForTheGpu_unlessStated() {
+        java.util.function.Function<String[], io.servesim.timing.Deployment> d =
+                sets -> io.servesim.timing.Deployment.resolve(load("", sets));
+        for (String gpu : List.of("h100-sxm", "h200-sxm", "b200", "rtx-pro-6000")) {
+            io.servesim.timing.Deployment large = d.apply(new String[] {"timing.gpu=" + gpu});
+            assertThat(List.of(large.maxNumSeqs(), large.maxNumBatchedTokens()))
+                    .as(gpu)
+                    .containsExactly(1024, 8192);
+        }
+        for (String gpu : List.of("a100-sxm-80gb", "l40s", "rtx-4090")) {
+            io.servesim.timing.Deployment small = d.apply(new String[] {"timing.gpu=" + gpu});
+            assertThat(List.of(small.maxNumSeqs(), small.maxNumBatchedTokens()))
+                    .as(gpu)
+                    .containsExactly(256, 2048);
+        }
+        io.servesim.timing.Deployment stated =
+                d.apply(new String[] {"timing.gpu=l40s", "engine.scheduler.max_num_batched_tokens=4096"});
+        assertThat(List.of(stated.maxNumSeqs(), stated.maxNumBatchedTokens())).containsExactly(256, 4096);
+    }
+
     @Test
     void userValues_mergeKeyByKeyOverTheDefaults() {
         SimConfig c = load("engine:\n  scheduler:\n    max_num_seqs: 64\n");
 
         assertThat(c.engine().scheduler().maxNumSeqs()).isEqualTo(64);
-        assertThat(c.engine().scheduler().maxNumBatchedTokens()).isEqualTo(8192);
+        assertThat(c.engine().scheduler().maxNumBatchedTokens()).isNull(); // the default, resolved per GPU
+        assertThat(c.engine().scheduler().longPrefillTokenThreshold()).isZero();
         assertThat(c.engine().kvCache().blockSize()).isEqualTo(16);
     }
 
@@ -507,9 +537,9 @@ class ConfigLoaderTest {
                 .isEqualTo(16);
         assertThat(tree.path("engine")
                         .path("scheduler")
-                        .path("max_num_batched_tokens")
-                        .asInt())
-                .isEqualTo(8192);
+                        .path("long_prefill_token_threshold")
+                        .asInt(-1))
+                .isEqualTo(0);
         assertThat(tree.path("workload").path("synthetic").has("input_tokens")).isTrue();
         assertThat(tree.path("engine").has("kvCache")).isFalse();
     }

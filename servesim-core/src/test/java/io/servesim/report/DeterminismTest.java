@@ -31,7 +31,9 @@ import org.junit.jupiter.api.Test;
  * {@code timing.roofline.pcie_collective_efficiency}, then {@code timing.expert_dtype} (echoed as null; output without
  * the config equal on every bundled example and on Mixtral and Qwen3-30B-A3B roofline replays), then {@code
  * engine.scheduler.reserve_full_isl} (echoed as true; output without the config equal on every bundled example), then
- * {@code engine.kv_cache.hybrid_window} (echoed as null; output without the config equal on every bundled example).
+ * {@code engine.kv_cache.hybrid_window} (echoed as null; output without the config equal on every bundled example);
+ * the KVCR digest once more when {@code engine.scheduler.max_num_seqs} and {@code max_num_batched_tokens} became null
+ * by default (vLLM's per-GPU defaults, resolved in timing.Deployment; the example has no GPU: the same 1024 and 8192).
  */
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
@@ -92,7 +94,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "907387d5fbf59301f5c6087f0ff38cfb1e033011661992999d34962539b3607a";
+    static final String KVCR_CANONICAL_SHA256 = "fdab764fa9b36bf141dcd2c4b8756c683cbd30fe2f5d53872c58aab980af40c3";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {
