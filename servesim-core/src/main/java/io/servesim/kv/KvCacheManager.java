@@ -211,14 +211,19 @@ public final class KvCacheManager {
      * (with a connector the hybrid cache is off: {@code timing.Deployment}).
      */
     private int windowNeed(BlockTable table, IntArrayList hits, int requiredCapped) {
-        BlockTable win = table.window();
-        if (table.numBlocks() > 0) {
-            return Math.max(requiredCapped - win.numBlocks(), 0);
-        }
-        IntArrayList wHits = windowHitsOf(hits);
-        int skippedBlocks = skippedTokens(hits.size() * blockSize) / blockSize;
-        int need = Math.max(requiredCapped - Math.max(skippedBlocks, wHits.size()), 0);
-        for (int i = Math.min(skippedBlocks, wHits.size()); i < wHits.size(); i++) {
+        return windowBlocksToAllocate(table.window(), windowHitsOf(hits), hits.size() * blockSize, requiredCapped);
+    }
+
+    /**
+     * {@code SingleTypeKVCacheManager.get_num_blocks_to_allocate} for the sliding-window group: blocks for the
+     * {@code required} ones not yet held, counting only from the first block still in the window of a request with
+     * {@code computedTokens} computed, plus each hit block in the window with ref count 0 (taking it from the free
+     * queue uses a free block). For a running request ({@code wHits} empty, its table held) this is required − held.
+     */
+    private int windowBlocksToAllocate(BlockTable win, IntArrayList wHits, int computedTokens, int required) {
+        int skippedBlocks = skippedTokens(computedTokens) / blockSize;
+        int need = Math.max(required - Math.max(skippedBlocks, wHits.size() + win.numBlocks()), 0);
+        for (int i = Math.max(0, skippedBlocks - win.numBlocks()); i < wHits.size(); i++) {
             int b = wHits.getInt(i);
             if (b != BlockPool.NULL_BLOCK && pool.refCount(b) == 0) {
                 need++;
@@ -425,19 +430,7 @@ public final class KvCacheManager {
         }
         IntArrayList wHits = windowHitsOf(hits);
         int skippedBlocks = skippedTokens(totalComputed) / blockSize;
-        int newWindow;
-        if (numHits == 0) {
-            newWindow = Math.max(required - Math.max(skippedBlocks, win.numBlocks()), 0);
-        } else {
-            newWindow = Math.max(required - Math.max(skippedBlocks, wHits.size()), 0);
-            for (int i = Math.min(skippedBlocks, wHits.size()); i < wHits.size(); i++) {
-                int b = wHits.getInt(i);
-                if (b != BlockPool.NULL_BLOCK && pool.refCount(b) == 0) {
-                    used++;
-                }
-            }
-        }
-        used += newWindow;
+        used += windowBlocksToAllocate(win, wHits, totalComputed, required);
         if (used > pool.freeBlocks()) {
             return false;
         }
@@ -451,7 +444,7 @@ public final class KvCacheManager {
             }
             table.cachedUpTo(numHits);
             int skipped = Math.min(skippedBlocks, wHits.size());
-            win.ensureBlockCapacity(wHits.size() + newWindow, blockSize);
+            win.ensureBlockCapacity(Math.max(required, wHits.size()), blockSize);
             for (int i = 0; i < wHits.size(); i++) {
                 int b = i < skipped ? BlockPool.NULL_BLOCK : wHits.getInt(i);
                 if (b != BlockPool.NULL_BLOCK) {
@@ -459,7 +452,7 @@ public final class KvCacheManager {
                 }
                 win.addBlock(b);
             }
-            win.nullUpTo(leadingNullsOf(win));
+            win.nullUpTo(skipped);
             win.cachedUpTo(wHits.size());
         }
         // allocate_new_blocks, group by group in vLLM's order
@@ -493,15 +486,6 @@ public final class KvCacheManager {
             throw new IllegalStateException("hybrid KV: hits not from this manager's latest lookup");
         }
         return windowHits;
-    }
-
-    /** Leading null blocks of a table just filled with hits (they are the first ones). */
-    private static int leadingNullsOf(BlockTable win) {
-        int n = 0;
-        while (n < win.numBlocks() && win.block(n) == BlockPool.NULL_BLOCK) {
-            n++;
-        }
-        return n;
     }
 
     /** {@code SlidingWindowManager.get_num_skipped_tokens}: tokens before the window of the next token. */

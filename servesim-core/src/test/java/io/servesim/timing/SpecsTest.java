@@ -682,6 +682,24 @@ class SpecsTest {
         assertThat(d.apply(new String[] {"engine.kvcr.enabled=true"}).hybridWindowTokens())
                 .as("with a KV connector the single group")
                 .isZero();
+        // vLLM's start-up check over both groups: 8,499 usable blocks hold ceil(len / 16) full-attention blocks plus
+        // the window group's ceil(min(127 + 8192, len) / 16) + 1 = 521, so at most 7,978 x 16 = 127,648 tokens
+        assertThat(d.apply(new String[] {"engine.kv_cache.num_gpu_blocks=8500"}).maxModelLen())
+                .as("derived: lowered to what both groups hold")
+                .isEqualTo(127_648);
+        assertThatThrownBy(() ->
+                        d.apply(new String[] {"engine.kv_cache.num_gpu_blocks=8500", "engine.max_model_len=131072"}))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("engine.max_model_len")
+                .hasMessageContaining("hybrid KV cache");
+        assertThat(d.apply(new String[] {
+                            "engine.kv_cache.num_gpu_blocks=8500",
+                            "engine.max_model_len=131072",
+                            "engine.kv_cache.hybrid_window=0"
+                        })
+                        .maxModelLen())
+                .as("one group: full attention alone must fit")
+                .isEqualTo(131_072);
         assertThatThrownBy(
                         () -> d.apply(new String[] {"engine.kvcr.enabled=true", "engine.kv_cache.hybrid_window=128"}))
                 .isInstanceOf(ConfigException.class)
