@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Out-of-sample probe: replays AIConfigurator's measured vLLM benchmark points with servesim's roofline defaults.
+"""Out-of-sample probe: replays AIConfigurator's measured benchmark points (vLLM, SGLang, TensorRT-LLM) with servesim's defaults.
 
-AIConfigurator (ai-dynamo/aiconfigurator, Apache-2.0) publishes aggregate vLLM measurements in
+AIConfigurator (ai-dynamo/aiconfigurator, Apache-2.0) publishes aggregate vLLM, SGLang and TensorRT-LLM measurements in
 aic-core/src/aiconfigurator_core/systems/silicon_sample.csv: one row per (model, GPU, precision, TP, ISL, OSL,
 concurrency) with the mean TTFT and TPOT its load generator measured. Nothing in servesim was fitted on them.
 
@@ -14,8 +14,20 @@ max_num_batched_tokens 8192). Two client phasings bracket what the harness did, 
 evenly over one simulated request lifetime, workload.arrival.ramp_s). Scored like aiperf: TTFT mean plus servesim's
 client frontend term, TPOT = mean over requests of (E2E - TTFT) / (output tokens - 1).
 
+SGLang and TensorRT-LLM rows (`--backend sglang` / `trtllm`) replay on servesim's engine of that kind, in its
+overlapped loop (both engines' default), priced by servesim's one roofline (vLLM's measured kernel tables; no
+engine-specific kernels). The sample does not record their launch limits, so `--launch` picks one of two readings:
+`defaults` (the default, as for the vLLM rows): each engine's server defaults (SGLang: page size 1, max-prefill-tokens
+16384, chunked prefill 8192, no mixed chunks, max-running-requests derived from the KV pool; TensorRT-LLM:
+max_batch_size 2048, max_num_tokens 8192, no chunked prefill, 32-token blocks); `generator`: the limits
+AIConfigurator's generator writes for an aggregated benchmark worker today (src/aiconfigurator/generator/rule_plugin/
+benchmark/{sglang,trtllm}.rule at 095f58a5; SGLang's mixed chunks and max-prefill-tokens since
+ai-dynamo/aiconfigurator#257, 2026-01-19): SGLang max-running-requests = concurrency, max-prefill-tokens = ISL + 1500,
+mixed chunks on; TensorRT-LLM max_batch_size = concurrency, max_num_tokens = concurrency + ISL + 1500 rounded up to
+the 32-token block. Block reuse stays on (unique synthetic prompts never hit).
+
 usage: python3 scripts/silicon-probe.py SILICON_SAMPLE_CSV OUT_CSV [--match SUBSTRING] [--rounds N] [--limit N]
-       [--set PATH=VALUE]... [--cpu-fit]
+       [--set PATH=VALUE]... [--cpu-fit] [--backend vllm|sglang|trtllm] [--launch defaults|generator]
 (docs/accuracy.md, "An out-of-sample probe", has the results.)
 """
 import argparse
@@ -31,6 +43,7 @@ MODELS = {
     'Qwen/Qwen3-32B': 'qwen3-32b',
     'meta-llama/Llama-3.1-70B': 'llama-3.1-70b',
     'nvidia/Llama-3.1-8B-Instruct-FP8': 'llama-3.1-8b',
+    'meta-llama/Llama-3.1-8B-Instruct': 'llama-3.1-8b',
     'Qwen/Qwen3-235B-A22B-FP8': 'qwen3-235b-a22b',
     'openai/gpt-oss-120b': 'gpt-oss-120b',
 }
@@ -136,7 +149,7 @@ def score(rows, warmup):
     done = [q for q in rows[warmup:] if q['status'] == 'completed' and int(q['output_tokens']) > 1]
     ttft = statistics.mean(float(q['ttft_ms']) for q in done) + CLIENT_OVERHEAD_MS
     tpot = statistics.mean((float(q['e2e_ms']) - float(q['ttft_ms'])) / (int(q['output_tokens']) - 1) for q in done)
-    return ttft, tpot
+    return ttft, tpot, statistics.mean(float(q['e2e_ms']) for q in done) + CLIENT_OVERHEAD_MS
 
 
 def summarize(out):
@@ -144,14 +157,19 @@ def summarize(out):
     groups = {}
     for line in out:
         groups.setdefault((line['model'], line['gpu'], line['precision'], line['tp']), []).append(line)
-    print('group                                   rows  TPOT stag |e| (med; signed)  TTFT stag |e|  TTFT lock |e|')
+    print('group                                   rows  TPOT stag |e| (med; signed)  TTFT stag |e|  TTFT lock |e|'
+          '  E2E stag |e| (signed)  E2E lock |e| (signed)')
     for key in sorted(groups):
         g = groups[key]
         tp = [x['staggered_tpot_err_pct'] for x in g]
+        se = [x['staggered_e2e_err_pct'] for x in g]
+        le = [x['lockstep_e2e_err_pct'] for x in g]
         print(f'{" ".join(map(str, key)):40s}{len(g):4d}  {statistics.mean(map(abs, tp)):8.1f} '
               f'({statistics.median(map(abs, tp)):.1f}; {statistics.mean(tp):+.1f})'
               f'{statistics.mean(abs(x["staggered_ttft_err_pct"]) for x in g):14.1f}'
-              f'{statistics.mean(abs(x["lockstep_ttft_err_pct"]) for x in g):14.1f}')
+              f'{statistics.mean(abs(x["lockstep_ttft_err_pct"]) for x in g):14.1f}'
+              f'{statistics.mean(map(abs, se)):10.1f} ({statistics.mean(se):+.1f})'
+              f'{statistics.mean(map(abs, le)):14.1f} ({statistics.mean(le):+.1f})')
 
 
 def main():
@@ -163,6 +181,10 @@ def main():
     ap.add_argument('--limit', type=int, default=None, help='replay at most this many rows')
     ap.add_argument('--set', action='append', default=[], metavar='PATH=VALUE',
                     help='a config override for every replay (a sensitivity study), repeatable')
+    ap.add_argument('--backend', default='vllm', choices=['vllm', 'sglang', 'trtllm'],
+                    help="the engine whose rows to replay (default: vllm), on servesim's engine of that kind")
+    ap.add_argument('--launch', default='defaults', choices=['defaults', 'generator'],
+                    help="SGLang and TensorRT-LLM limits: the engine's server defaults, or AIConfigurator's generator's")
     ap.add_argument('--cpu-fit', action='store_true',
                     help='fit the CPU part to the synchronous decode-dominated rows (see the module docstring)')
     a = ap.parse_args()
@@ -179,7 +201,7 @@ def main():
                  " AIConfigurator's silicon_sample.csv layout)")
     with open(a.silicon_csv) as f:
         rows = [r for r in csv.DictReader(f)
-                if r['backend'] == 'vllm' and r['mode'] == 'agg' and r['model_path'] in MODELS
+                if r['backend'] == a.backend and r['mode'] == 'agg' and r['model_path'] in MODELS
                 and r['system'] in GPUS
                 and (r['precision'] in ('', 'fp8') or r['precision'] == 'fp4' and MODELS[r['model_path']] in NATIVE_FP4)
                 and a.match in r['model_path'] + r['system']]
@@ -207,16 +229,27 @@ def main():
                 f'workload.synthetic.output_tokens={{type: fixed, value: {osl}}}',
                 'workload.arrival.type=concurrency', f'workload.arrival.concurrency={c}',
                 'timing.type=roofline', f'timing.model={model}', f'timing.gpu={GPUS[r["system"]]}',
-                f'timing.tensor_parallel={tp}', 'engine.scheduler.max_num_seqs=1024',
-                'engine.scheduler.max_num_batched_tokens=8192', f'cluster.attention_dp={dp}']
+                f'timing.tensor_parallel={tp}', f'cluster.attention_dp={dp}']
+        if a.backend == 'vllm':
+            sets += ['engine.scheduler.max_num_seqs=1024', 'engine.scheduler.max_num_batched_tokens=8192']
+        elif a.backend == 'sglang':
+            sets += ['engine.kind=sglang', 'engine.kv_cache.block_size=1']
+            if a.launch == 'generator':  # rule_plugin/benchmark/sglang.rule (agg)
+                sets += [f'engine.sglang.max_running_requests={c}', f'engine.sglang.max_prefill_tokens={isl + 1500}',
+                         'engine.sglang.enable_mixed_chunk=true']
+        else:
+            sets += ['engine.kind=trtllm', 'engine.kv_cache.block_size=32']
+            if a.launch == 'generator':  # rule_plugin/benchmark/trtllm.rule (agg)
+                sets += [f'engine.trtllm.max_batch_size={c}',
+                         f'engine.trtllm.max_num_tokens={(c + isl + 1500 + 31) // 32 * 32}']
         if dp > 1:
             sets.append('cluster.dp_mode=lockstep')
         if r['precision'] == 'fp8':
             sets.append('timing.weight_dtype=fp8')
-        sync = synchronous(r.get('backend_version', ''), r.get('silicon_data_source', ''))
+        sync = a.backend == 'vllm' and synchronous(r.get('backend_version', ''), r.get('silicon_data_source', ''))
         if sync:
             sets.append('engine.scheduler.async_scheduling=false')
-        if re.fullmatch(r'v?\d+\.\d+(\..*)?', r.get('backend_version', '')):
+        if a.backend == 'vllm' and re.fullmatch(r'v?\d+\.\d+(\..*)?', r.get('backend_version', '')):
             sets.append(f'timing.vllm_version="{r["backend_version"]}"')  # kernel tables of that vLLM version
         sets += a.set
         try:
@@ -227,14 +260,20 @@ def main():
             print(f'{r["id"]}: {e}', file=sys.stderr)
             continue
         mt, mp = float(r['silicon_ttft_ms']), float(r['silicon_tpot_ms'])
-        (lt, lp), (st, sp) = score(lock, 2 * c), score(stag, 2 * c)
-        line = {'id': r['id'], 'model': model, 'gpu': GPUS[r['system']], 'precision': r['precision'] or 'bf16',
+        (lt, lp, le), (st, sp, se) = score(lock, 2 * c), score(stag, 2 * c)
+        # E2E as aiperf's means give it (TTFT + (OSL - 1) x TPOT): in a closed loop it is the concurrency over the
+        # request throughput, so it does not depend on how the engine splits a request's time between TTFT and TPOT
+        # nor on how the clients were phased
+        me = mt + (osl - 1) * mp
+        line = {'id': r['id'], 'backend': a.backend, 'version': r.get('backend_version', ''), 'model': model, 'gpu': GPUS[r['system']], 'precision': r['precision'] or 'bf16',
                 'tp': tp, 'dp': dp, 'sync': sync, 'isl': isl, 'osl': osl, 'concurrency': c,
                 'ttft_ms': round(mt, 1), 'tpot_ms': round(mp, 2),
                 'lockstep_ttft_err_pct': round(100 * (lt - mt) / mt, 1),
                 'lockstep_tpot_err_pct': round(100 * (lp - mp) / mp, 1),
                 'staggered_ttft_err_pct': round(100 * (st - mt) / mt, 1),
-                'staggered_tpot_err_pct': round(100 * (sp - mp) / mp, 1)}
+                'staggered_tpot_err_pct': round(100 * (sp - mp) / mp, 1),
+                'lockstep_e2e_err_pct': round(100 * (le - me) / me, 1),
+                'staggered_e2e_err_pct': round(100 * (se - me) / me, 1)}
         print(*line.values(), flush=True)
         out.append(line)
     summarize(out)
