@@ -253,6 +253,11 @@ public final class ReportWriter {
         if (d.hybridWindowTokens() > 0) {
             o.put("hybrid_window", d.hybridWindowTokens()); // vLLM's hybrid KV cache runs (gpt-oss): its window
         }
+        if (d.vllmEngine()) { // the limits in effect: stated, else vLLM's defaults for the GPU
+            // (Deployment.batchDefaults)
+            o.put("max_num_seqs", d.maxNumSeqs());
+            o.put("max_num_batched_tokens", d.maxNumBatchedTokens());
+        }
         if (d.capacity() != null) {
             ObjectNode c = o.putObject("kv_capacity_gib");
             c.put("memory", Numbers.fixed(d.capacity().memoryGib(), 3));

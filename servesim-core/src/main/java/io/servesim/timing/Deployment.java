@@ -34,6 +34,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * @param hybridWindowTokens the sliding window of vLLM's hybrid KV cache when it runs ({@link #hybridWindow}), else 0
  * @param maxNumSeqs vLLM's {@code max_num_seqs} in effect: the stated one, else the GPU's default ({@link #batchDefaults})
  * @param maxNumBatchedTokens vLLM's {@code max_num_batched_tokens} in effect, likewise
+ * @param vllmEngine whether the pool runs the vLLM engine, whose scheduler reads the two limits above (SGLang's and
+ *     TensorRT-LLM's read their own keys)
  */
 public record Deployment(
         ModelSpec model,
@@ -48,7 +50,8 @@ public record Deployment(
         TimingConfig.Dtype expertDtype,
         int hybridWindowTokens,
         int maxNumSeqs,
-        int maxNumBatchedTokens) {
+        int maxNumBatchedTokens,
+        boolean vllmEngine) {
 
     /**
      * The terms of vLLM's KV-capacity derivation ({@code gpu_worker.determine_available_memory},
@@ -162,7 +165,8 @@ public record Deployment(
                 expertDtype,
                 window,
                 maxNumSeqs,
-                budget);
+                budget,
+                e.kind() == EngineKind.VLLM);
     }
 
     /**

@@ -33,12 +33,14 @@ import org.junit.jupiter.api.Test;
  * engine.scheduler.reserve_full_isl} (echoed as true; output without the config equal on every bundled example), then
  * {@code engine.kv_cache.hybrid_window} (echoed as null; output without the config equal on every bundled example);
  * the KVCR digest once more when {@code engine.scheduler.max_num_seqs} and {@code max_num_batched_tokens} became null
- * by default (vLLM's per-GPU defaults, resolved in timing.Deployment; the example has no GPU: the same 1024 and 8192).
+ * by default (vLLM's per-GPU defaults, resolved in timing.Deployment; the example has no GPU: the same 1024 and 8192);
+ * all three when summary.json's {@code deployment} began to report those two limits as in effect (output without the
+ * two keys equal on every bundled example).
  */
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "032746e413d15e308a78c68c160ea7e8b8359bb3d2a670ba32476b3148248948";
+            "7d3baea6ae293811d3c7264ab6981a7bf486e15d80cdbce4b1b8960dd3e119df";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -75,7 +77,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "d40bb6f80606d3c3c7b8f75bb5c23aa10da724b369db5561f483a66382df7356";
+            "735405a13912515b3833dfcbd86dd430a45fe01e806145d45edd54f4d3b7112b";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -94,7 +96,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "fdab764fa9b36bf141dcd2c4b8756c683cbd30fe2f5d53872c58aab980af40c3";
+    static final String KVCR_CANONICAL_SHA256 = "ecac869bfb280d9c46f3f594f75b482b8a7c5548484018cf198ea4923cdd9ec3";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

@@ -37,19 +37,21 @@ class FixtureTest {
      * timing.roofline.pcie_collective_efficiency}, then {@code timing.expert_dtype}, then {@code
      * engine.scheduler.reserve_full_isl} (echo only each time; for the last, every cell's canonical output was checked
      * equal with the gate on and off: the fixture's pool never binds it), then {@code engine.kv_cache.hybrid_window}
-     * (echo only: the fixture's model has no sliding-window layers).
+     * (echo only: the fixture's model has no sliding-window layers). Then by summary.json's {@code
+     * deployment.max_num_seqs} and {@code max_num_batched_tokens}, the vLLM limits in effect (the canonical output
+     * without those two keys is equal on every bundled example, the pd and KVCR ones included).
      */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "365a577065146e059c7cdef321e8b4e77596c12b3e5963a60894c41d18a5394b",
-            "1/kvcr-off", "3834b36d03258c7d8d8f96f8ba2c9c20b28eafe162893deb50cc70e0e9527230",
-            "1/kvcr-idle", "f130c95407e9e768e80ec7b45f635a3d9beb922fef22f7bf6a6343725055d94f",
-            "1/kvcr-hinted", "2f3718ce9d1a7fcd33203deeb451492e9559003064ecd28a97992396e2abfbf1",
-            "8/g2-only", "e0d65c1c8ecb02040fe7afdf7c4df884b007bff7c4cfc9d5f175a0e820eef776",
-            "8/kvcr-off", "61dcafbad8fbdc10afb4a18fe5c5e3122ea3944ebd7ebec9fb76fb6c7a9a8a65",
-            "8/kvcr-idle", "d3af026e2606b0bc939fee10c944adcd40c92cb8a22a7570e0d6ff575b6ed107",
-            "8/kvcr-hinted", "9cf058bb36bd794fe577fe61c495d00e832f2b3d678f05fedbbdfcab47ae9cbb",
-            "1/pd", "2d84c5479fb1930cae1f3c94ae140caaef24a177d493840074fb8888e4f5d587",
-            "8/pd", "18e3265984440092d8b75534beafc0e0617fba8f1f42a572838164c808b2b7a4");
+            "1/g2-only", "bc14f65067b86717ee7e65469c42972bf1c68c54c96df32c019397b7db3769ce",
+            "1/kvcr-off", "a50427ec84b454ed2a348616999e3e0e06c85b6bb61c9464b2ac788d8f7226f4",
+            "1/kvcr-idle", "7853ffe48c07295be0df44e30e12c30b90e53d5f09a9ae3ffd4a744a8a0db3b2",
+            "1/kvcr-hinted", "9940d85a14cb8522e74465bbfa0395a0a1806b7dc542e7d614459eb9c2167b49",
+            "8/g2-only", "05021862f2323a26b42afd497d1eb4e565401b2ef5d130867844d17d65eb820d",
+            "8/kvcr-off", "c53ed287e409e39dfeaa42ab1eb24a4cacafc8bbb8e1d732f7778220b5796979",
+            "8/kvcr-idle", "f04c1afd18ffd81c59c608910639274349ff590bd0e9dbb8bd962f800412dff2",
+            "8/kvcr-hinted", "0142c5485a77a043fc27ae4d095a204f742fbd113a401aee734e9a66a8f0e761",
+            "1/pd", "4919a3036dce528cdf556c8f3dda463f7a701047bb86611df024b8a2e388582b",
+            "8/pd", "0af29963c49b4e20af2111243935965e87b903fe1e7bb2968be9b93bd6a5220e");
 
     @Test
     void w8CellDigests_arePinned() {
