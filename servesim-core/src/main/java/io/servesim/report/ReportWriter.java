@@ -253,8 +253,8 @@ public final class ReportWriter {
         if (d.hybridWindowTokens() > 0) {
             o.put("hybrid_window", d.hybridWindowTokens()); // vLLM's hybrid KV cache runs (gpt-oss): its window
         }
-        if (d.vllmEngine()) { // the limits in effect: stated, else vLLM's defaults for the GPU
-            // (Deployment.batchDefaults)
+        // the vLLM scheduler's limits in effect: the stated ones, else vLLM's defaults for the GPU (batchDefaults)
+        if (d.vllmEngine()) {
             o.put("max_num_seqs", d.maxNumSeqs());
             o.put("max_num_batched_tokens", d.maxNumBatchedTokens());
         }
