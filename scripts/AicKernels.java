@@ -78,6 +78,12 @@ public class AicKernels {
                 .append("#   vLLM's own MXFP4 method only (not compressed-tensors checkpoints' W4A4 Marlin path); versions\n")
                 .append("#   measuring at least two TP sizes. backend: the MXFP4 MoE backend vLLM picked there, as the\n")
                 .append("#   newest table's kernel source names it (it sets the padding of the experts' weights).\n")
+                .append("# fused_moe: vLLM's fused MoE with BF16 experts (moe_dtype bfloat16) and FP8 experts with 128 x 128\n")
+                .append("#   block scales (fp8_block, the FP8 checkpoints of Qwen3 and DeepSeek), per vLLM version: a\n")
+                .append("#   least-squares fit latency = call_us + expert bytes / gbytes_per_s per MoE shape (hidden, inter,\n")
+                .append("#   experts, topk) over its balanced rows without EP, TP <= 8, <= 8 tokens per expert, shapes with\n")
+                .append("#   >= 10 rows over >= 2 TP sizes; call_us and gbytes_per_s are the medians over the shapes (call_us\n")
+                .append("#   floored at 0); versions with >= 3 such shapes. shapes: how many.\n")
                 .append("# attention_tflops: 90th percentile of vLLM's context (prefill) attention FLOP/s, causal\n")
                 .append("#   (4*heads*head_dim*isl*(isl+1)/2 per sequence), head_dim 128, BF16 queries and KV, no window,\n")
                 .append("#   isl >= 4096 (.../<gpu>/attention/vllm/<version>/context_attention_perf.parquet).\n")
@@ -110,6 +116,7 @@ public class AicKernels {
                 streaming(s, dir, out);
                 moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
                 mxfp4Moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
+                fusedMoe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
                 attention(s, data.resolve(gpu[0]).resolve("attention").resolve("vllm"), out);
                 allReduce(s, data.resolve(gpu[0]).resolve("comm").resolve("vllm"), out);
                 nccl(s, data.resolve(gpu[0]).resolve("comm").resolve("nccl"), "all_gather", "allgather", out);
@@ -256,6 +263,57 @@ public class AicKernels {
                         "    - {version: %s, call_us: %.1f, gbytes_per_s: %.0f, rows: %d%s}%n",
                         versions.get(i), r.getDouble(1), r.getDouble(2), r.getLong(3),
                         backend == null ? "" : ", backend: " + backend));
+            }
+        }
+    }
+
+    /**
+     * Appends {@code fused_moe}: vLLM's fused MoE with BF16 experts ({@code bf16}, moe_dtype {@code bfloat16}) and
+     * with FP8 experts scaled per 128 x 128 block ({@code fp8}, moe_dtype {@code fp8_block}), per vLLM version (newest
+     * first), as a fixed time per layer call plus the touched experts' bytes at a streaming rate, in the decode
+     * range that {@link #mxfp4Moe} fits. Each MoE shape (hidden, intermediate, experts, top-k) is fitted on its own
+     * and the version's call time and rate are the medians over its shapes: pooled in one least-squares fit, the
+     * shapes with the most bytes would set both, and a few shapes whose rows are not linear in bytes (the B200's and
+     * L40S's largest, above the HBM bandwidth at 512 experts) pull the pooled line off every other shape. A shape
+     * needs 10 rows over at least two TP sizes, a version three shapes. The call time is floored at zero (the L40S's
+     * shapes fit intercepts either side of it). FP8 with per-tensor scales ({@code fp8}, ModelOpt checkpoints) is
+     * another kernel and is not fitted.
+     */
+    private static void fusedMoe(Statement s, Path dir, StringBuilder out) throws Exception {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        List<String> versions = versionsWith(dir, "moe_perf.parquet");
+        boolean first = true;
+        for (String[] dtype : new String[][] {{"bf16", "bfloat16", "2"}, {"fp8", "fp8_block", "1"}}) {
+            boolean firstOfDtype = true;
+            for (int i = versions.size() - 1; i >= 0; i--) {
+                String file = dir.resolve(versions.get(i)).resolve("moe_perf.parquet").toString().replace("'", "''");
+                try (ResultSet r = s.executeQuery("with r as (select hidden_size, inter_size, num_experts, topk,"
+                        + " least(num_experts, num_tokens * topk) * 3.0 * hidden_size * inter_size * " + dtype[2]
+                        + " / moe_tp_size as bytes, latency * 1000 as us, moe_tp_size from '" + file + "'"
+                        + " where moe_dtype = '" + dtype[1] + "' and distribution = 'balanced' and moe_ep_size = 1"
+                        + " and moe_tp_size <= 8 and num_tokens * topk <= 8 * num_experts and latency > 0),"
+                        + " f as (select regr_intercept(us, bytes) as call_us, 1e-3 / regr_slope(us, bytes) as rate"
+                        + " from r group by hidden_size, inter_size, num_experts, topk"
+                        + " having count(*) >= 10 and count(distinct moe_tp_size) >= 2)"
+                        + " select greatest(0, median(call_us)), median(rate), count(*) from f")) {
+                    r.next();
+                    if (r.getLong(3) < 3) {
+                        continue;
+                    }
+                    if (first) {
+                        out.append("  fused_moe:            # vLLM's fused MoE: call_us + expert bytes / rate\n");
+                        first = false;
+                    }
+                    if (firstOfDtype) {
+                        out.append("    ").append(dtype[0]).append(":\n");
+                        firstOfDtype = false;
+                    }
+                    out.append(String.format(Locale.ROOT,
+                            "      - {version: %s, call_us: %.1f, gbytes_per_s: %.0f, shapes: %d}%n",
+                            versions.get(i), r.getDouble(1), r.getDouble(2), r.getLong(3)));
+                }
             }
         }
     }

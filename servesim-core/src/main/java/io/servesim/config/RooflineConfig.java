@@ -20,8 +20,10 @@ package io.servesim.config;
  *     read and FLOPs (the paged kernel's per-sequence work: block-table walk, split-KV reduction), µs
  * @param kvMbu fraction of the GPU's measured large-GEMM streaming rate ({@code GpuSpec.Achieved#gbytesPerS}) that
  *     attention's paged KV reads reach, (0, 1]
- * @param moeEfficiency fraction of the dense GEMM efficiencies that the grouped expert GEMMs of a MoE layer reach,
- *     (0, 1]
+ * @param moeEfficiency fraction of its rate that a MoE layer's fused expert kernel reaches inside a forward pass:
+ *     of the kernel's measured streaming and compute rates where the GPU has a measured fused MoE for the experts'
+ *     element type, else of {@code mbu} of the weight-streaming rate and of the measured fused-MoE compute rate
+ *     (its fixed time per call is not stretched), (0, 1]
  * @param collectiveOverheadUs time each all-reduce costs a forward pass beyond vLLM's all-reduce kernel as measured
  *     in isolation (GPUs with a measured all-reduce table: stream synchronisation and the ranks' skew), µs
  * @param collectiveEfficiency fraction of the rate vLLM's TP all-reduce reaches in isolation (its measured table,

@@ -309,8 +309,8 @@ public record Deployment(
             if (allReduce != null) {
                 g = g.withCollectives(allReduce, g.allGather(), g.reduceScatter());
             }
-            // and its MXFP4 fused MoE (Specs.mxfp4Moe)
-            g = g.withMxfp4Moe(Specs.mxfp4Moe(t.gpu(), version));
+            // and its fused MoE: MXFP4 (Specs.mxfp4Moe), BF16 and FP8 (Specs.fusedMoe)
+            g = g.withMxfp4Moe(Specs.mxfp4Moe(t.gpu(), version)).withFusedMoe(Specs.fusedMoe(t.gpu(), version));
         }
         return g == null ? null : interconnect(g, t);
     }
@@ -379,6 +379,7 @@ public record Deployment(
                 null,
                 null,
                 c.attentionKernel(),
+                null,
                 null);
     }
 

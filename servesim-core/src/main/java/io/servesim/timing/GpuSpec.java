@@ -22,6 +22,8 @@ import io.servesim.config.TimingConfig;
  * @param reduceScatter NCCL's reduce-scatter latency as measured on this GPU (expert-parallel combine), or null
  * @param attentionKernel the attention kernel vLLM runs on this GPU's architecture by default
  * @param mxfp4Moe vLLM's fused MoE with MXFP4 experts as measured on this GPU, or null (then the roofline prices it)
+ * @param fusedMoe vLLM's fused MoE with BF16 or FP8 experts as measured on this GPU, or null (then the roofline prices
+ *     them)
  */
 public record GpuSpec(
         String name,
@@ -37,7 +39,8 @@ public record GpuSpec(
         CollectiveTable allGather,
         CollectiveTable reduceScatter,
         AttentionKernel attentionKernel,
-        MoeKernel mxfp4Moe) {
+        MoeKernel mxfp4Moe,
+        FusedMoe fusedMoe) {
 
     /**
      * vLLM's MXFP4 fused-MoE backends and how each pads the experts' weights when it loads them (vLLM's {@code
@@ -80,7 +83,7 @@ public record GpuSpec(
     /**
      * A fused-MoE kernel as measured on a GPU: a fixed time per layer call (launch, routing, gather and scatter)
      * plus the bytes of the experts a step touches at a streaming rate ({@code measured-kernels.yaml} {@code
-     * mxfp4_moe}, fitted to AIConfigurator's tables for one vLLM version).
+     * mxfp4_moe} and {@code fused_moe}, fitted to AIConfigurator's tables for one vLLM version).
      *
      * @param callUs fixed microseconds per MoE layer call
      * @param gbytesPerS the touched experts' weights streamed per second, GB/s
@@ -93,6 +96,24 @@ public record GpuSpec(
                 throw new IllegalArgumentException(
                         "a MoE kernel needs call_us >= 0 and gbytes_per_s > 0, got " + callUs + " and " + gbytesPerS);
             }
+        }
+    }
+
+    /**
+     * vLLM's fused MoE with BF16 experts and with FP8 experts scaled per 128 x 128 block as measured on a GPU for one
+     * vLLM version ({@code measured-kernels.yaml} {@code fused_moe}).
+     *
+     * @param bf16 BF16 experts, or null when not measured
+     * @param fp8 FP8 experts with block scales, or null when not measured
+     */
+    public record FusedMoe(MoeKernel bf16, MoeKernel fp8) {
+        /** The kernel for experts of this element type, or null (MXFP4 has its own, {@link GpuSpec#mxfp4Moe}). */
+        public MoeKernel forDtype(TimingConfig.Dtype dtype) {
+            return switch (dtype) {
+                case BF16 -> bf16;
+                case FP8 -> fp8;
+                case MXFP4 -> null;
+            };
         }
     }
 
@@ -334,7 +355,7 @@ public record GpuSpec(
             CollectiveTable allGather,
             CollectiveTable reduceScatter,
             AttentionKernel kernel) {
-        return copy(achieved, link, allReduce, allGather, reduceScatter, kernel, mxfp4Moe);
+        return copy(achieved, link, allReduce, allGather, reduceScatter, kernel, mxfp4Moe, fusedMoe);
     }
 
     private GpuSpec copy(
@@ -344,7 +365,8 @@ public record GpuSpec(
             CollectiveTable allGather,
             CollectiveTable reduceScatter,
             AttentionKernel kernel,
-            MoeKernel mxfp4) {
+            MoeKernel mxfp4,
+            FusedMoe fused) {
         return new GpuSpec(
                 name,
                 memoryGib,
@@ -359,7 +381,8 @@ public record GpuSpec(
                 allGather,
                 reduceScatter,
                 kernel,
-                mxfp4);
+                mxfp4,
+                fused);
     }
 
     /** This GPU with its streaming rates by weight shape replaced (e.g. by {@link StreamingShapes#uniform()}). */
@@ -372,12 +395,17 @@ public record GpuSpec(
                 achieved.attentionTflops(),
                 achieved.source(),
                 shapes);
-        return copy(a, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4Moe);
+        return copy(a, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4Moe, fusedMoe);
     }
 
     /** This GPU with another measured MXFP4 fused-MoE kernel (null: the roofline prices MXFP4 experts). */
     public GpuSpec withMxfp4Moe(MoeKernel kernel) {
-        return copy(achieved, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, kernel);
+        return copy(achieved, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, kernel, fusedMoe);
+    }
+
+    /** This GPU with other measured BF16 / FP8 fused-MoE kernels (null: the roofline prices those experts). */
+    public GpuSpec withFusedMoe(FusedMoe kernels) {
+        return copy(achieved, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4Moe, kernels);
     }
 
     /** Whether GPUs talk over NVLink ({@code link} starts with {@code nvlink}) rather than PCIe. */

@@ -21,7 +21,9 @@ import io.servesim.config.TimingConfig;
  *       kernels are measured whole, and {@code mfu} carries the ragged-shape losses of prefill steps that
  *       the MoE measurement already contains), against reading the experts the batch actually hits,
  *       {@code E × (1 − (1 − k/E)^tokens)} per layer at the weight-streaming rate; {@code moe_efficiency} scales
- *       both.
+ *       both. On a GPU whose fused MoE was measured for the experts' element type (AIConfigurator's tables: MXFP4,
+ *       BF16, block-scaled FP8), the kernel's fixed time per layer call plus the touched bytes at its measured rate
+ *       instead of {@code mbu} of the streaming rate.
  *   <li><b>Attention</b>: {@code 4 × layers × q width} FLOPs per (new token, context token) pair — a prefill chunk
  *       of n tokens after c cached ones attends {@code n × (c + (n + 1) / 2)} pairs (causal), a decode
  *       {@code c + 1} — at the GPU's measured prefill-attention rate ({@code GpuSpec.Achieved.attentionTflops}:
@@ -112,12 +114,13 @@ public final class RooflineTiming implements TimingModel {
     private final double mixedDecodeKvReads;
 
     /**
-     * MXFP4 experts on a GPU whose MXFP4 fused MoE was measured ({@link GpuSpec#mxfp4Moe}): the kernel's fixed time
-     * per layer call, seconds, and its streaming rate, bytes per second; NaN otherwise (the roofline prices them).
+     * The experts' fused MoE as measured on this GPU for their element type ({@link GpuSpec#mxfp4Moe}, {@link
+     * GpuSpec#fusedMoe}): the kernel's fixed time per layer call, seconds, and its streaming rate, bytes per second;
+     * NaN when not measured (the roofline prices them).
      */
-    private final double mxfp4CallSeconds;
+    private final double moeCallSeconds;
 
-    private final double mxfp4BytesPerSecond;
+    private final double moeKernelBytesPerSecond;
 
     /**
      * Creates the model.
@@ -167,9 +170,13 @@ public final class RooflineTiming implements TimingModel {
                 : 1.0;
         this.flops = gpu.achievedFlopsPerSecond(weightDtype) * params.mfu();
         this.moeFlops = gpu.achievedMoeFlopsPerSecond(experts);
-        boolean mxfp4Measured = model.moe() && experts == TimingConfig.Dtype.MXFP4 && gpu.mxfp4Moe() != null;
-        this.mxfp4CallSeconds = mxfp4Measured ? gpu.mxfp4Moe().callUs() * 1e-6 : Double.NaN;
-        this.mxfp4BytesPerSecond = mxfp4Measured ? gpu.mxfp4Moe().gbytesPerS() * 1e9 : Double.NaN;
+        GpuSpec.MoeKernel moeKernel = !model.moe()
+                ? null
+                : experts == TimingConfig.Dtype.MXFP4
+                        ? gpu.mxfp4Moe()
+                        : gpu.fusedMoe() == null ? null : gpu.fusedMoe().forDtype(experts);
+        this.moeCallSeconds = moeKernel != null ? moeKernel.callUs() * 1e-6 : Double.NaN;
+        this.moeKernelBytesPerSecond = moeKernel != null ? moeKernel.gbytesPerS() * 1e9 : Double.NaN;
         this.attentionFlops = gpu.achievedAttentionFlopsPerSecond();
         this.bytesPerSecond = gpu.achievedBytesPerSecond() * params.mbu();
         this.denseWeightSeconds = denseWeightSeconds(model, gpu, tensorParallel, weightBytes, bytesPerSecond);
@@ -337,16 +344,22 @@ public final class RooflineTiming implements TimingModel {
             double routed = tokens * dataParallel;
             double hit = e * (1 - Math.pow(1 - k / e, routed)); // distinct experts the batch touches per layer
             double bytes = model.numLayers() * hit * expertBytesPerLayer; // each GPU holds 1/(TP x DP) of them
-            if (mxfp4BytesPerSecond > 0) {
+            if (moeKernelBytesPerSecond > 0) {
                 /*
-                 * vLLM's MXFP4 fused MoE as measured on this GPU (AIConfigurator's w4a16_mxfp4 tables, fitted per
-                 * vLLM version): a fixed time per layer call — the kernel's launches, routing, gather and scatter,
-                 * 15-65 us on the GPUs measured, several times the weight read of a small decode batch — plus the
-                 * touched experts' bytes at the measured rate, as is (no fitted efficiency); compute-bound prefills
-                 * at the BF16 fused-MoE rate.
+                 * vLLM's fused MoE as measured on this GPU for the experts' element type (AIConfigurator's moe_perf
+                 * tables, fitted per vLLM version: w4a16_mxfp4, bfloat16, fp8_block). Memory side: the kernel's
+                 * fixed time per layer call — its launches, routing, gather and scatter, 15-65 us on the GPUs
+                 * measured, several times the weight read of a small decode batch of a fine-grained MoE — plus the
+                 * touched experts' bytes at the measured rate (the decode-range fit). Compute side: the fused-MoE
+                 * FLOP rate, measured on whole layers of 4,096 tokens or more, so it already contains the call time,
+                 * which a prefill's soft roof then mostly hides. Both rates at moe_efficiency, the share of its
+                 * isolated rate the kernel keeps inside a forward pass (fitted on the corpus's Mixtral runs); the
+                 * call time as measured.
                  */
-                experts = model.numLayers() * mxfp4CallSeconds
-                        + roof(expertFlopsPerToken * routed / moeFlops, bytes / mxfp4BytesPerSecond);
+                double eff = params.moeEfficiency();
+                experts = roof(
+                        expertFlopsPerToken * routed / moeFlops / eff,
+                        model.numLayers() * moeCallSeconds + bytes / moeKernelBytesPerSecond / eff);
             } else {
                 experts =
                         roof(expertFlopsPerToken * routed / moeFlops, bytes / bytesPerSecond) / params.moeEfficiency();

@@ -584,7 +584,8 @@ public final class Specs {
                 collective(m, name, "allgather"),
                 collective(m, name, "reducescatter"),
                 io.servesim.config.AttentionKernel.of(g.get("attention_kernel").asString()),
-                mxfp4Moe(name, null));
+                mxfp4Moe(name, null),
+                fusedMoe(name, null));
     }
 
     /** A measured collective's table of {@code measured-kernels.yaml}, or null when the GPU has none. */
@@ -649,6 +650,51 @@ public final class Specs {
                                         : null));
             } catch (IllegalArgumentException | NullPointerException e) {
                 throw new IllegalStateException("measured-kernels.yaml " + gpu + " mxfp4_moe: " + e.getMessage(), e);
+            }
+        }
+        if (version == null) {
+            return byVersion.lastEntry().getValue();
+        }
+        Map.Entry<VllmVersion, GpuSpec.MoeKernel> atOrBefore = byVersion.floorEntry(version);
+        return atOrBefore != null
+                ? atOrBefore.getValue()
+                : byVersion.firstEntry().getValue();
+    }
+
+    /**
+     * vLLM's fused MoE with BF16 and with FP8 (128 x 128 block-scaled) experts on a GPU preset as measured for a vLLM
+     * version ({@code measured-kernels.yaml} {@code fused_moe}, one fit per dtype and version measured): per dtype
+     * the newest version not newer than {@code version}, else the oldest; the newest when {@code version} is null;
+     * null when the GPU has neither.
+     */
+    public static GpuSpec.FusedMoe fusedMoe(String gpu, VllmVersion version) {
+        JsonNode m = MEASURED.get(gpu);
+        if (m == null || !m.has("fused_moe")) {
+            return null;
+        }
+        JsonNode fused = m.get("fused_moe");
+        return new GpuSpec.FusedMoe(
+                moeFit(gpu, "fused_moe bf16", fused.get("bf16"), version),
+                moeFit(gpu, "fused_moe fp8", fused.get("fp8"), version));
+    }
+
+    /** One dtype's fits of a fused-MoE kernel by version: the one {@code version} runs, or null without fits. */
+    private static GpuSpec.MoeKernel moeFit(String gpu, String key, JsonNode fits, VllmVersion version) {
+        if (fits == null) {
+            return null;
+        }
+        TreeMap<VllmVersion, GpuSpec.MoeKernel> byVersion = new TreeMap<>();
+        for (JsonNode fit : fits) {
+            JsonNode v = fit.get("version");
+            try {
+                byVersion.put(
+                        tableVersion(gpu, v == null ? null : v.asString()),
+                        new GpuSpec.MoeKernel(
+                                fit.get("call_us").asDouble(),
+                                fit.get("gbytes_per_s").asDouble(),
+                                null));
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw new IllegalStateException("measured-kernels.yaml " + gpu + " " + key + ": " + e.getMessage(), e);
             }
         }
         if (version == null) {

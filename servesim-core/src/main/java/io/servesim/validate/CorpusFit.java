@@ -62,7 +62,7 @@ public final class CorpusFit {
      * The frontend time servesim assumes for client-side measurements when no profile gives one: the corpus fit
      * (docs/accuracy.md).
      */
-    public static final double DEFAULT_CLIENT_OVERHEAD_MS = 8.047;
+    public static final double DEFAULT_CLIENT_OVERHEAD_MS = 8.160;
 
     /** Coefficients fitted, in order; all but the last are {@link RooflineConfig} keys. */
     public static final List<String> FITTED = List.of(

@@ -35,12 +35,15 @@ import org.junit.jupiter.api.Test;
  * the KVCR digest once more when {@code engine.scheduler.max_num_seqs} and {@code max_num_batched_tokens} became null
  * by default (vLLM's per-GPU defaults, resolved in timing.Deployment; the example has no GPU: the same 1024 and 8192);
  * all three when summary.json's {@code deployment} began to report those two limits as in effect (output without the
- * two keys equal on every bundled example).
+ * two keys equal on every bundled example); all three again when the roofline defaults were refitted on the corpus
+ * with vLLM's measured BF16 and FP8 fused-MoE kernels (docs/accuracy.md item 19: {@code mbu}, {@code kv_mbu}, {@code
+ * layer_overhead_us}, {@code collective_efficiency} and {@code moe_efficiency} changed; the canonical config echoes
+ * them, and the quickstart's roofline steps take the new values).
  */
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "7d3baea6ae293811d3c7264ab6981a7bf486e15d80cdbce4b1b8960dd3e119df";
+            "18addbccf77b1e81e2c7b186dc6eb968e80ed8c0080fec7d3579feb5bad86516";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -77,7 +80,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "735405a13912515b3833dfcbd86dd430a45fe01e806145d45edd54f4d3b7112b";
+            "58099c28b301bbf5a491e696ec0d5e04335d1f520cd0dc332895ba4844ae8668";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -96,7 +99,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "ecac869bfb280d9c46f3f594f75b482b8a7c5548484018cf198ea4923cdd9ec3";
+    static final String KVCR_CANONICAL_SHA256 = "5aa1d583b802cf4049cd9143b0018c87a5321ec02d12b57af3535738ae6ada24";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

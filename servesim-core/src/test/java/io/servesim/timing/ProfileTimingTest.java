@@ -99,8 +99,11 @@ class ProfileTimingTest {
     @Test
     void moeStep_readsOnlyTheExpertsTheBatchHits() {
         ModelSpec m = Specs.model("qwen3-30b-a3b", "t");
-        // every weight at the large-GEMM rate, so the hand computation below holds (the per-shape rates: SpecsTest)
-        GpuSpec h100 = Specs.gpu("h100-sxm", "t").withStreamingShapes(GpuSpec.StreamingShapes.uniform());
+        // every weight at the large-GEMM rate, so the hand computation below holds (the per-shape rates: SpecsTest),
+        // and the experts through the roofline, not the measured fused-MoE kernel (RooflineTimingTest)
+        GpuSpec h100 = Specs.gpu("h100-sxm", "t")
+                .withStreamingShapes(GpuSpec.StreamingShapes.uniform())
+                .withFusedMoe(null);
         io.servesim.config.RooflineConfig p =
                 new io.servesim.config.RooflineConfig(0.6, 0.8, 0, 0, 10, 25, 0, 0, 0.8, 1, 0, 1, 1, 1000);
         RooflineTiming t =

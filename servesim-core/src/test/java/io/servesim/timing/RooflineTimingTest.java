@@ -406,7 +406,13 @@ class RooflineTimingTest {
         long half = timing("mixtral-8x7b", "h100-sxm", 2, BARE.with("moe_efficiency", 0.5))
                 .stepNanos(b);
         double hit = 8 * (1 - Math.pow(1 - 2.0 / 8, 64));
-        double expertRead = 32 * hit * m.paramsPerExpert() * 2.0 / 2 / (3022e9 * 0.8); // sharded by TP 2
+        // sharded by TP 2, at the H100's measured BF16 fused-MoE rate (its fixed call time is not stretched)
+        double expertRead = 32
+                * hit
+                * m.paramsPerExpert()
+                * 2.0
+                / 2
+                / (Specs.gpu("h100-sxm", "t").fusedMoe().bf16().gbytesPerS() * 1e9);
         // at half the efficiency the expert read takes twice as long; nothing else changes
         assertThat((double) (half - full)).isCloseTo(expertRead * 1e9, org.assertj.core.data.Offset.offset(2.0));
     }
@@ -479,9 +485,9 @@ class RooflineTimingTest {
     void moeWithDp_eachGpuHoldsOneTpTimesDpthOfTheExperts_andRunsThemOnEveryDpRanksTokens() {
         ModelSpec m = Specs.model("mixtral-8x7b", "t");
         StepBatch one = decodes(1, 100); // one token on this rank, four gathered over DP 4
-        long full = new RooflineTiming(m, gpu("h100-sxm"), 1, 4, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(one);
-        long half = new RooflineTiming(
-                        m, gpu("h100-sxm"), 1, 4, Dtype.BF16, null, 2, 2, BARE.with("moe_efficiency", 0.5), true)
+        GpuSpec h100 = gpu("h100-sxm").withFusedMoe(null); // the roofline's pricing, not the measured kernel
+        long full = new RooflineTiming(m, h100, 1, 4, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(one);
+        long half = new RooflineTiming(m, h100, 1, 4, Dtype.BF16, null, 2, 2, BARE.with("moe_efficiency", 0.5), true)
                 .stepNanos(one);
         // the 4 gathered tokens hit 8 x (1 - (6/8)^4) = 5.47 of 8 experts per layer; each GPU streams a quarter of
         // each (32 layers, BF16, at mbu 0.8 of 3,022 GB/s): at half the efficiency that read takes twice as long
@@ -510,13 +516,68 @@ class RooflineTimingTest {
                 .stepNanos(one);
         double read = 36 * 4 * m.paramsPerExpert() * (4.25 / 8) / 2500e9; // 761 us at 2,500 GB/s
         assertThat((double) (slowRate - base)).isCloseTo(read * 1e9, org.assertj.core.data.Offset.offset(2.0));
-        // a measured kernel is priced as measured: moe_efficiency does not stretch it
+        // inside a forward pass the kernel keeps moe_efficiency of its measured rate; its call time stays as measured
         long halfEfficiency = gptOss(
                         h100.withMxfp4Moe(new GpuSpec.MoeKernel(40, 2500, null)),
                         Dtype.MXFP4,
                         BARE.with("moe_efficiency", 0.5))
                 .stepNanos(one);
-        assertThat(halfEfficiency).isEqualTo(base);
+        assertThat(halfEfficiency).isEqualTo(slowRate);
+    }
+
+    private static GpuSpec.FusedMoe fused(double callUs, double gbytesPerS) {
+        GpuSpec.MoeKernel k = new GpuSpec.MoeKernel(callUs, gbytesPerS, null);
+        return new GpuSpec.FusedMoe(k, new GpuSpec.MoeKernel(callUs + 10, gbytesPerS, null));
+    }
+
+    @Test
+    void bf16AndFp8Experts_onAMeasuredGpu_costTheirKernelsCallTimePerLayer_plusTheTouchedExpertsAtItsRate() {
+        ModelSpec m = Specs.model("mixtral-8x7b", "t");
+        StepBatch one = decodes(1, 100); // one token, top-2 of 8 experts: 2 experts per layer
+        GpuSpec h100 = gpu("h100-sxm");
+        RooflineConfig p = BARE.with("moe_efficiency", 0.8);
+        long base = new RooflineTiming(m, h100.withFusedMoe(fused(30, 3000)), 2, 1, Dtype.BF16, null, 2, 2, p, true)
+                .stepNanos(one);
+        // 20 us more per call: 32 MoE layers x 20 us
+        long slowCall = new RooflineTiming(m, h100.withFusedMoe(fused(50, 3000)), 2, 1, Dtype.BF16, null, 2, 2, p, true)
+                .stepNanos(one);
+        assertThat(slowCall - base).isEqualTo(32 * 20_000L);
+        // half the rate: 2 experts x 3 x 4,096 x 14,336 BF16 weights per layer, half on each of the 2 GPUs, at 0.8 of
+        // 3,000 GB/s: 32 x 176.2 MB / 2,400 GB/s = 2.35 ms, twice as long
+        long slowRate = new RooflineTiming(m, h100.withFusedMoe(fused(30, 1500)), 2, 1, Dtype.BF16, null, 2, 2, p, true)
+                .stepNanos(one);
+        double read = 32 * 2 * 3.0 * 4096 * 14336 * 2 / 2 / (3000e9 * 0.8);
+        assertThat((double) (slowRate - base)).isCloseTo(read * 1e9, org.assertj.core.data.Offset.offset(2.0));
+        // FP8 experts take the FP8 kernel's fit (here 10 us more per call) and read half the bytes
+        long fp8 = new RooflineTiming(m, h100.withFusedMoe(fused(30, 3000)), 2, 1, Dtype.BF16, Dtype.FP8, 2, 2, p, true)
+                .stepNanos(one);
+        assertThat((double) (base - fp8))
+                .isCloseTo(read / 2 * 1e9 - 32 * 10_000.0, org.assertj.core.data.Offset.offset(2.0));
+        // without a measured kernel the roofline prices the experts (no call time)
+        long roofline =
+                new RooflineTiming(m, h100.withFusedMoe(null), 2, 1, Dtype.BF16, null, 2, 2, p, true).stepNanos(one);
+        assertThat(roofline).isNotEqualTo(base);
+    }
+
+    @Test
+    void aMeasuredFusedMoesCallTime_isOnTheMemorySide_soAComputeBoundPrefillHidesIt() {
+        // the fused-MoE FLOP rate was measured on whole layers of >= 4,096 tokens, call time included: a 4,096-token
+        // Mixtral prefill is compute-bound (about 74 ms of expert FLOPs against 16 ms of call and weight read), so
+        // 20 us more per call is hidden under a hard roof, and the default soft one (knee 3) lets well under a tenth
+        // of its 32 x 20 us through
+        ModelSpec m = Specs.model("mixtral-8x7b", "t");
+        StepBatch prefill = new StepBatch();
+        prefill.reset(1 << 20);
+        prefill.add(4096, 0, false);
+        GpuSpec fast = gpu("h100-sxm").withFusedMoe(fused(30, 3000));
+        GpuSpec slow = gpu("h100-sxm").withFusedMoe(fused(50, 3000));
+        long hard = new RooflineTiming(m, slow, 2, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(prefill)
+                - new RooflineTiming(m, fast, 2, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(prefill);
+        assertThat(hard).isZero();
+        RooflineConfig soft = BARE.with("knee_exponent", 3);
+        long knee = new RooflineTiming(m, slow, 2, 1, Dtype.BF16, null, 2, 2, soft, true).stepNanos(prefill)
+                - new RooflineTiming(m, fast, 2, 1, Dtype.BF16, null, 2, 2, soft, true).stepNanos(prefill);
+        assertThat(knee).isPositive().isLessThan(32 * 20_000L / 10);
     }
 
     @Test

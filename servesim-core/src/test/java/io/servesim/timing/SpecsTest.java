@@ -778,6 +778,42 @@ class SpecsTest {
     }
 
     @Test
+    void fusedMoe_isTheDeploymentsVllmVersions_perDtype_theNewestMeasuredNotNewer_elseTheOldest() {
+        // AIConfigurator measured vLLM's BF16 fused MoE on the H200 for vLLM 0.14, 0.18, 0.19, 0.22 and 0.24, its
+        // block-scaled FP8 one for the same versions (measured-kernels.yaml fused_moe)
+        assertThat(Specs.fusedMoe("h200-sxm", null).bf16().callUs()).isEqualTo(38.5); // unstated: the newest
+        assertThat(Specs.fusedMoe("h200-sxm", null).fp8().callUs()).isEqualTo(47.4);
+        assertThat(Specs.fusedMoe("h200-sxm", VllmVersion.find("0.20.0")).bf16().callUs())
+                .isEqualTo(39.3); // 0.19's
+        assertThat(Specs.fusedMoe("h200-sxm", VllmVersion.find("0.20.0")).fp8().gbytesPerS())
+                .isEqualTo(4022);
+        assertThat(Specs.fusedMoe("h200-sxm", VllmVersion.find("0.10.0")).bf16().callUs())
+                .isEqualTo(28.1); // the oldest, 0.14's
+        // the RTX PRO 6000's FP8 kernel was measured for 0.19 only: every version gets it
+        assertThat(Specs.fusedMoe("rtx-pro-6000", VllmVersion.find("0.24.0"))
+                        .fp8()
+                        .callUs())
+                .isEqualTo(25.9);
+        assertThat(Specs.fusedMoe("a100-sxm-80gb", null)).isNull(); // not measured
+        assertThat(Specs.gpu("h100-sxm", "t")
+                        .fusedMoe()
+                        .forDtype(TimingConfig.Dtype.BF16)
+                        .gbytesPerS())
+                .isEqualTo(3005);
+        assertThat(Specs.gpu("h100-sxm", "t").fusedMoe().forDtype(TimingConfig.Dtype.MXFP4))
+                .isNull();
+        SimConfig c = ConfigLoader.fromYaml(
+                "",
+                "t",
+                List.of(
+                        "timing.model=mixtral-8x7b",
+                        "timing.gpu=h100-sxm",
+                        "timing.tensor_parallel=2",
+                        "timing.vllm_version=\"0.19.0\""));
+        assertThat(Deployment.resolve(c).gpu().fusedMoe().bf16().callUs()).isEqualTo(28.8);
+    }
+
+    @Test
     void mxfp4Moe_isTheDeploymentsVllmVersions_theNewestMeasuredNotNewer_elseTheOldest() {
         // AIConfigurator measured vLLM's MXFP4 fused MoE on the H200 for vLLM 0.19 and 0.24 at two or more TP sizes
         // (and 0.18 at one, not fitted): 64.6 against 35.6 us per call
