@@ -635,30 +635,7 @@ public final class Specs {
         if (m == null || !m.has("mxfp4_moe")) {
             return null;
         }
-        TreeMap<VllmVersion, GpuSpec.MoeKernel> byVersion = new TreeMap<>();
-        for (JsonNode fit : m.get("mxfp4_moe")) {
-            JsonNode v = fit.get("version");
-            try {
-                byVersion.put(
-                        tableVersion(gpu, v == null ? null : v.asString()),
-                        new GpuSpec.MoeKernel(
-                                fit.get("call_us").asDouble(),
-                                fit.get("gbytes_per_s").asDouble(),
-                                fit.has("backend")
-                                        ? GpuSpec.Mxfp4Backend.valueOf(
-                                                fit.get("backend").asString().toUpperCase(Locale.ROOT))
-                                        : null));
-            } catch (IllegalArgumentException | NullPointerException e) {
-                throw new IllegalStateException("measured-kernels.yaml " + gpu + " mxfp4_moe: " + e.getMessage(), e);
-            }
-        }
-        if (version == null) {
-            return byVersion.lastEntry().getValue();
-        }
-        Map.Entry<VllmVersion, GpuSpec.MoeKernel> atOrBefore = byVersion.floorEntry(version);
-        return atOrBefore != null
-                ? atOrBefore.getValue()
-                : byVersion.firstEntry().getValue();
+        return moeFit(gpu, "mxfp4_moe", m.get("mxfp4_moe"), version);
     }
 
     /**
@@ -678,7 +655,10 @@ public final class Specs {
                 moeFit(gpu, "fused_moe fp8", fused.get("fp8"), version));
     }
 
-    /** One dtype's fits of a fused-MoE kernel by version: the one {@code version} runs, or null without fits. */
+    /**
+     * One dtype's fits of a fused-MoE kernel by version (each with its backend where named): the newest version not
+     * newer than {@code version}, else the oldest; the newest when {@code version} is null; null without fits.
+     */
     private static GpuSpec.MoeKernel moeFit(String gpu, String key, JsonNode fits, VllmVersion version) {
         if (fits == null) {
             return null;
@@ -692,7 +672,10 @@ public final class Specs {
                         new GpuSpec.MoeKernel(
                                 fit.get("call_us").asDouble(),
                                 fit.get("gbytes_per_s").asDouble(),
-                                null));
+                                fit.has("backend")
+                                        ? GpuSpec.Mxfp4Backend.valueOf(
+                                                fit.get("backend").asString().toUpperCase(Locale.ROOT))
+                                        : null));
             } catch (IllegalArgumentException | NullPointerException e) {
                 throw new IllegalStateException("measured-kernels.yaml " + gpu + " " + key + ": " + e.getMessage(), e);
             }
