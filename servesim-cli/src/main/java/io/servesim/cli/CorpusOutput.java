@@ -1,6 +1,7 @@
 package io.servesim.cli;
 
 import io.servesim.config.SimConfig;
+import io.servesim.config.TimingConfig;
 import io.servesim.metrics.Numbers;
 import io.servesim.timing.Deployment;
 import io.servesim.timing.GpuSpec;
@@ -67,6 +68,7 @@ final class CorpusOutput {
         if (r.config().timing().tensorParallel() > 1 || r.config().cluster().attentionDp() > 1) {
             sb.append(collectives(r.config()));
         }
+        sb.append(experts(r.config()));
         if (f.sharedPrefix() != null && !f.tokenIds()) {
             sb.append(String.format(
                     Locale.ROOT,
@@ -116,6 +118,38 @@ final class CorpusOutput {
                         .stripTrailingZeros()
                         .toPlainString(),
                 config.timing().gpuP2p() ? "" : ", no peer-to-peer access");
+    }
+
+    /**
+     * How a MoE model's experts are priced under the roofline: vLLM's fused MoE as measured on the GPU for the
+     * experts' element type (its call time and rate, at moe_efficiency), else the roofline's streaming rate; empty for
+     * a dense model or another timing model.
+     */
+    static String experts(SimConfig config) {
+        Deployment d = Deployment.resolve(config);
+        if (d.roofline() == null || d.expertDtype() == null || d.gpu() == null) {
+            return "";
+        }
+        GpuSpec gpu = d.gpu();
+        TimingConfig.Dtype dtype = d.expertDtype();
+        GpuSpec.MoeKernel kernel = dtype == TimingConfig.Dtype.MXFP4
+                ? gpu.mxfp4Moe()
+                : gpu.fusedMoe() == null ? null : gpu.fusedMoe().forDtype(dtype);
+        String efficiency = BigDecimal.valueOf(d.roofline().moeEfficiency())
+                .stripTrailingZeros()
+                .toPlainString();
+        if (kernel == null) {
+            return "experts: " + dtype.configName() + ", roofline (no measured fused MoE for them on " + gpu.name()
+                    + "; mbu of the streaming rate, at moe_efficiency " + efficiency + ")\n";
+        }
+        return String.format(
+                Locale.ROOT,
+                "experts: %s, vLLM's measured fused MoE (AIConfigurator: %.1f us per layer call + the touched experts at"
+                        + " %.0f GB/s, at moe_efficiency %s)%n",
+                dtype.configName(),
+                kernel.callUs(),
+                kernel.gbytesPerS(),
+                efficiency);
     }
 
     /** corpus.csv: one row per run, the error columns in %, empty where unknown. */

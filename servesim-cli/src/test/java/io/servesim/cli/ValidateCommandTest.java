@@ -2,6 +2,8 @@ package io.servesim.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.SimConfig;
 import io.servesim.report.RunDirectory;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -213,6 +215,36 @@ class ValidateCommandTest {
         assertThat(RunDirectory.CORPUS.verify(out))
                 .contains("mixes two corpus validations")
                 .contains("blis_H100_Llama-2-7b_tp1_codegen/validation.json differs");
+    }
+
+    @Test
+    void experts_sayWhichFusedMoeKernelPricesThem_orThatTheRooflineDoes() {
+        // Mixtral's BF16 experts on an H100: vLLM's measured fused MoE, the newest version's fit (0.24: 31.6 us, 3,005
+        // GB/s; measured-kernels.yaml fused_moe), at the default moe_efficiency
+        SimConfig h100 = ConfigLoader.fromYaml(
+                "", "t", List.of("timing.model=mixtral-8x7b", "timing.gpu=h100-sxm", "timing.tensor_parallel=2"));
+        assertThat(CorpusOutput.experts(h100))
+                .isEqualTo("experts: bf16, vLLM's measured fused MoE (AIConfigurator: 31.6 us per layer call + the"
+                        + " touched experts at 3005 GB/s, at moe_efficiency "
+                        + h100.timing().roofline().moeEfficiency()
+                        + ")\n");
+        // a stated vLLM version takes that version's fit; FP8 experts the block-scaled FP8 kernel's
+        SimConfig fp8 = ConfigLoader.fromYaml(
+                "",
+                "t",
+                List.of(
+                        "timing.model=mixtral-8x7b",
+                        "timing.gpu=h100-sxm",
+                        "timing.expert_dtype=fp8",
+                        "timing.vllm_version=\"0.19.0\""));
+        assertThat(CorpusOutput.experts(fp8)).contains("42.0 us per layer call").contains("2907 GB/s");
+        // no fused-MoE table for the A100: the roofline prices them
+        SimConfig a100 = ConfigLoader.fromYaml(
+                "", "t", List.of("timing.model=mixtral-8x7b", "timing.gpu=a100-sxm-80gb", "timing.tensor_parallel=2"));
+        assertThat(CorpusOutput.experts(a100)).startsWith("experts: bf16, roofline (no measured fused MoE for them on");
+        // a dense model has no experts line
+        SimConfig dense = ConfigLoader.fromYaml("", "t", List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm"));
+        assertThat(CorpusOutput.experts(dense)).isEmpty();
     }
 
     @Test
