@@ -65,10 +65,11 @@ final class CorpusOutput {
                         ? "engine loop: async (vLLM's default from v0.14.0)\n"
                         : "engine loop: synchronous (vLLM's default before v0.14.0, or stated: the step's CPU part adds to its"
                                 + " GPU part)\n");
+        Deployment d = Deployment.resolve(r.config());
         if (r.config().timing().tensorParallel() > 1 || r.config().cluster().attentionDp() > 1) {
-            sb.append(collectives(r.config()));
+            sb.append(collectives(r.config(), d));
         }
-        sb.append(experts(r.config()));
+        sb.append(experts(d));
         if (f.sharedPrefix() != null && !f.tokenIds()) {
             sb.append(String.format(
                     Locale.ROOT,
@@ -87,8 +88,7 @@ final class CorpusOutput {
      * How the run's collectives are priced: a PCIe machine's GPUs may lack peer-to-peer access, which AIConfigurator's
      * measured tables assume, so the line says how to state it.
      */
-    static String collectives(SimConfig config) {
-        Deployment d = Deployment.resolve(config);
+    static String collectives(SimConfig config, Deployment d) {
         GpuSpec gpu = d.gpu();
         if (gpu == null) {
             return "";
@@ -125,16 +125,13 @@ final class CorpusOutput {
      * experts' element type (its call time and rate, at moe_efficiency), else the roofline's streaming rate; empty for
      * a dense model or another timing model.
      */
-    static String experts(SimConfig config) {
-        Deployment d = Deployment.resolve(config);
+    static String experts(Deployment d) {
         if (d.roofline() == null || d.expertDtype() == null || d.gpu() == null) {
             return "";
         }
         GpuSpec gpu = d.gpu();
         TimingConfig.Dtype dtype = d.expertDtype();
-        GpuSpec.MoeKernel kernel = dtype == TimingConfig.Dtype.MXFP4
-                ? gpu.mxfp4Moe()
-                : gpu.fusedMoe() == null ? null : gpu.fusedMoe().forDtype(dtype);
+        GpuSpec.MoeKernel kernel = gpu.moeKernel(dtype);
         String efficiency = BigDecimal.valueOf(d.roofline().moeEfficiency())
                 .stripTrailingZeros()
                 .toPlainString();

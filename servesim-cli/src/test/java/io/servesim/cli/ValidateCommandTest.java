@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
 import io.servesim.report.RunDirectory;
+import io.servesim.timing.Deployment;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -223,7 +224,7 @@ class ValidateCommandTest {
         // GB/s; measured-kernels.yaml fused_moe), at the default moe_efficiency
         SimConfig h100 = ConfigLoader.fromYaml(
                 "", "t", List.of("timing.model=mixtral-8x7b", "timing.gpu=h100-sxm", "timing.tensor_parallel=2"));
-        assertThat(CorpusOutput.experts(h100))
+        assertThat(CorpusOutput.experts(Deployment.resolve(h100)))
                 .isEqualTo("experts: bf16, vLLM's measured fused MoE (AIConfigurator: 31.6 us per layer call + the"
                         + " touched experts at 3005 GB/s, at moe_efficiency "
                         + h100.timing().roofline().moeEfficiency()
@@ -237,14 +238,17 @@ class ValidateCommandTest {
                         "timing.gpu=h100-sxm",
                         "timing.expert_dtype=fp8",
                         "timing.vllm_version=\"0.19.0\""));
-        assertThat(CorpusOutput.experts(fp8)).contains("42.0 us per layer call").contains("2907 GB/s");
+        assertThat(CorpusOutput.experts(Deployment.resolve(fp8)))
+                .contains("42.0 us per layer call")
+                .contains("2907 GB/s");
         // no fused-MoE table for the A100: the roofline prices them
         SimConfig a100 = ConfigLoader.fromYaml(
                 "", "t", List.of("timing.model=mixtral-8x7b", "timing.gpu=a100-sxm-80gb", "timing.tensor_parallel=2"));
-        assertThat(CorpusOutput.experts(a100)).startsWith("experts: bf16, roofline (no measured fused MoE for them on");
+        assertThat(CorpusOutput.experts(Deployment.resolve(a100)))
+                .startsWith("experts: bf16, roofline (no measured fused MoE for them on");
         // a dense model has no experts line
         SimConfig dense = ConfigLoader.fromYaml("", "t", List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm"));
-        assertThat(CorpusOutput.experts(dense)).isEmpty();
+        assertThat(CorpusOutput.experts(Deployment.resolve(dense))).isEmpty();
     }
 
     @Test

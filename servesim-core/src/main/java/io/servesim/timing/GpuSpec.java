@@ -408,6 +408,17 @@ public record GpuSpec(
         return copy(achieved, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4Moe, kernels);
     }
 
+    /**
+     * vLLM's fused MoE as measured on this GPU for experts of this element type ({@link #mxfp4Moe} for MXFP4, {@link
+     * #fusedMoe} for BF16 and FP8), or null when not measured (then the roofline prices them).
+     */
+    public MoeKernel moeKernel(TimingConfig.Dtype experts) {
+        if (experts == TimingConfig.Dtype.MXFP4) {
+            return mxfp4Moe;
+        }
+        return fusedMoe == null ? null : fusedMoe.forDtype(experts);
+    }
+
     /** Whether GPUs talk over NVLink ({@code link} starts with {@code nvlink}) rather than PCIe. */
     public boolean hasNvlink() {
         return link.startsWith("nvlink");

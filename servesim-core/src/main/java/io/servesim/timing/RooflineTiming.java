@@ -170,11 +170,7 @@ public final class RooflineTiming implements TimingModel {
                 : 1.0;
         this.flops = gpu.achievedFlopsPerSecond(weightDtype) * params.mfu();
         this.moeFlops = gpu.achievedMoeFlopsPerSecond(experts);
-        GpuSpec.MoeKernel moeKernel = !model.moe()
-                ? null
-                : experts == TimingConfig.Dtype.MXFP4
-                        ? gpu.mxfp4Moe()
-                        : gpu.fusedMoe() == null ? null : gpu.fusedMoe().forDtype(experts);
+        GpuSpec.MoeKernel moeKernel = model.moe() ? gpu.moeKernel(experts) : null;
         this.moeCallSeconds = moeKernel != null ? moeKernel.callUs() * 1e-6 : Double.NaN;
         this.moeKernelBytesPerSecond = moeKernel != null ? moeKernel.gbytesPerS() * 1e9 : Double.NaN;
         this.attentionFlops = gpu.achievedAttentionFlopsPerSecond();

@@ -800,6 +800,8 @@ class SpecsTest {
                         .forDtype(TimingConfig.Dtype.BF16)
                         .gbytesPerS())
                 .isEqualTo(3005);
+        assertThat(Specs.gpu("h100-sxm", "t").moeKernel(TimingConfig.Dtype.MXFP4))
+                .isSameAs(Specs.gpu("h100-sxm", "t").mxfp4Moe()); // MXFP4 has its own fit
         assertThat(Specs.gpu("h100-sxm", "t").fusedMoe().forDtype(TimingConfig.Dtype.MXFP4))
                 .isNull();
         SimConfig c = ConfigLoader.fromYaml(
