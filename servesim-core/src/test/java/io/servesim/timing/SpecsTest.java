@@ -800,8 +800,10 @@ class SpecsTest {
                         .forDtype(TimingConfig.Dtype.BF16)
                         .gbytesPerS())
                 .isEqualTo(3005);
-        assertThat(Specs.gpu("h100-sxm", "t").moeKernel(TimingConfig.Dtype.MXFP4))
-                .isSameAs(Specs.gpu("h100-sxm", "t").mxfp4Moe()); // MXFP4 has its own fit
+        GpuSpec h100 = Specs.gpu("h100-sxm", "t");
+        assertThat(h100.moeKernel(TimingConfig.Dtype.MXFP4)).isEqualTo(h100.mxfp4Moe()); // MXFP4 has its own fit
+        assertThat(h100.moeKernel(TimingConfig.Dtype.BF16))
+                .isEqualTo(h100.fusedMoe().bf16());
         assertThat(Specs.gpu("h100-sxm", "t").fusedMoe().forDtype(TimingConfig.Dtype.MXFP4))
                 .isNull();
         SimConfig c = ConfigLoader.fromYaml(
