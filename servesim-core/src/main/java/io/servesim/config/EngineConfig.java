@@ -41,12 +41,7 @@ public record EngineConfig(
             throw new ConfigException("sglang", "is read exactly with engine.kind: sglang");
         }
         if (kind == EngineKind.SGLANG) {
-            if (sglang.chunkedPrefillSize() > 0 && sglang.chunkedPrefillSize() < kvCache.blockSize()) {
-                throw new ConfigException(
-                        "sglang.chunked_prefill_size",
-                        "is " + sglang.chunkedPrefillSize() + " but a chunk is a multiple of the page size ("
-                                + kvCache.blockSize() + ", kv_cache.block_size): use at least one page, or 0 for none");
-            }
+            checkChunkAgainstPage(sglang.chunkedPrefillSize(), kvCache.blockSize());
             if (kvcr.enabled()) {
                 throw new ConfigException("kvcr.enabled", "KVCR pulls are modelled for engine.kind: vllm only");
             }
@@ -101,6 +96,24 @@ public record EngineConfig(
                             + " but must be >= max_model_len (" + effective
                             + ") when enable_chunked_prefill is false; set engine.max_model_len or raise the budget");
         }
+    }
+
+    /**
+     * Refuses an SGLang chunk (stated, or resolved for the GPU) shorter than one page: a truncated chunk is
+     * page-aligned, so it would always be empty.
+     */
+    public static void checkChunkAgainstPage(Integer chunkedPrefillSize, int pageSize) {
+        if (chunkedPrefillSize != null && chunkedPrefillSize > 0 && chunkedPrefillSize < pageSize) {
+            throw new ConfigException(
+                    "sglang.chunked_prefill_size",
+                    "is " + chunkedPrefillSize + " but a chunk is a multiple of the page size (" + pageSize
+                            + ", kv_cache.block_size): use at least one page, or 0 for none");
+        }
+    }
+
+    /** These settings with SGLang's replaced by {@code resolved} (SGLang's defaults for the GPU filled in). */
+    public EngineConfig withSglang(SglangConfig resolved) {
+        return new EngineConfig(kind, scheduler, kvCache, maxModelLen, kvcr, trtllm, resolved);
     }
 
     /**

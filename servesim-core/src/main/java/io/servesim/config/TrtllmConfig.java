@@ -17,6 +17,8 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  * @param copyOnPartialReuse whether a partly matching block that other requests hold, or that other stored blocks
  *     follow, is copied for reuse; false: only an unreferenced leaf block is a candidate (reused in place, as it
  *     always is)
+ * @param freeGpuMemoryFraction {@code kv_cache_config.free_gpu_memory_fraction}: the share of the memory left after
+ *     the weights and the start-up profiling run that the KV cache takes ({@code timing.Deployment#trtllmCapacity})
  */
 public record TrtllmConfig(
         Policy capacitySchedulerPolicy,
@@ -25,13 +27,19 @@ public record TrtllmConfig(
         boolean enableChunkedPrefill,
         ChunkingPolicy contextChunkingPolicy,
         boolean enablePartialReuse,
-        boolean copyOnPartialReuse) {
+        boolean copyOnPartialReuse,
+        double freeGpuMemoryFraction) {
     /** Validates the settings. */
     public TrtllmConfig {
         Check.present("capacity_scheduler_policy", capacitySchedulerPolicy);
         Check.present("context_chunking_policy", contextChunkingPolicy);
         Check.atLeast("max_batch_size", maxBatchSize, 1);
         Check.atLeast("max_num_tokens", maxNumTokens, 1);
+        if (!(freeGpuMemoryFraction > 0 && freeGpuMemoryFraction <= 1)) {
+            throw new ConfigException(
+                    "free_gpu_memory_fraction",
+                    "must be in (0, 1] (a share of the free GPU memory), got " + freeGpuMemoryFraction);
+        }
     }
 
     /** TRT-LLM's {@code ContextChunkingPolicy}. */

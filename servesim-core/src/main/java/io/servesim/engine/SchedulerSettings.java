@@ -52,23 +52,19 @@ public record SchedulerSettings(
         }
         if (c.kind() == io.servesim.config.EngineKind.SGLANG) {
             io.servesim.config.SglangConfig g = c.sglang();
-            int maxRunning = g.maxRunningRequests() != null
-                    ? g.maxRunningRequests()
-                    : (int) Math.max(
-                            1,
-                            Math.min(
-                                    Integer.MAX_VALUE,
-                                    (long) (numGpuBlocks - 1) * c.kvCache().blockSize() / 2));
+            int maxRunning = sglangMaxRunning(
+                    g.maxRunningRequests(),
+                    (long) (numGpuBlocks - 1) * c.kvCache().blockSize(),
+                    maxModelLen);
             // the most tokens one step can take: a decode batch of every running request, or a prefill batch
             // (max_prefill_tokens, or a single request's chunk, or without chunking a whole prompt)
             long bound = Math.max(
-                    maxRunning,
-                    Math.max(g.maxPrefillTokens(), g.chunkedPrefillSize() > 0 ? g.chunkedPrefillSize() : maxModelLen));
+                    maxRunning, Math.max(g.maxPrefillTokens(), g.chunkTokens() > 0 ? g.chunkTokens() : maxModelLen));
             return new SchedulerSettings(
                     maxRunning,
                     (int) Math.min(Integer.MAX_VALUE, bound),
                     0,
-                    g.chunkedPrefillSize() > 0,
+                    g.chunkTokens() > 0,
                     maxModelLen,
                     c.kvCache().blockSize(),
                     numGpuBlocks,
@@ -89,6 +85,21 @@ public record SchedulerSettings(
                 c.scheduler().reserveFullIsl());
         s.checkAsVllmDoes();
         return s;
+    }
+
+    /**
+     * SGLang's {@code max_running_requests} when not stated, from the pool's tokens: {@code min(max_total_num_tokens //
+     * 2, req_to_token_pool.size)}, the request pool holding {@code clamp(max_total_num_tokens / context_len x 512,
+     * 2048, 4096)} requests (sgl-project/sglang {@code model_runner_kv_cache_mixin.py} {@code init_memory} @ 001ccef0
+     * and the model runner's {@code max_running_requests}); a stated value is kept (the request pool is then sized to
+     * it). The context length is the rank's {@code max_model_len}.
+     */
+    public static int sglangMaxRunning(Integer stated, long poolTokens, int contextLen) {
+        if (stated != null) {
+            return stated;
+        }
+        long requestPool = Math.min(Math.max((long) ((double) poolTokens / contextLen * 512), 2048), 4096);
+        return (int) Math.max(1, Math.min(poolTokens / 2, requestPool));
     }
 
     /**

@@ -310,7 +310,7 @@ public final class SglangScheduler extends RankScheduler {
         }
         long remTotal = (long) pool.freeBlocks() * page() - reserved;
         long remInput = (long) config.maxPrefillTokens() - decoding;
-        int chunkSize = config.chunkedPrefillSize();
+        int chunkSize = config.chunkTokens();
         long remChunk = chunkSize > 0 ? (long) chunkSize - decoding : Long.MAX_VALUE;
         if (chunked != null) {
             // the chunked request continues first

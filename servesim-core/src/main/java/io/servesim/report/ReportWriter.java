@@ -258,6 +258,9 @@ public final class ReportWriter {
             o.put("max_num_seqs", d.maxNumSeqs());
             o.put("max_num_batched_tokens", d.maxNumBatchedTokens());
         }
+        if (d.sglang() != null) {
+            o.put("chunked_prefill_size", d.sglang().chunkTokens()); // stated, or SGLang's default for the GPU
+        }
         if (d.capacity() != null) {
             ObjectNode c = o.putObject("kv_capacity_gib");
             c.put("memory", Numbers.fixed(d.capacity().memoryGib(), 3));
@@ -265,6 +268,14 @@ public final class ReportWriter {
             c.put("activation", Numbers.fixed(d.capacity().activationGib(), 3));
             c.put("non_torch", Numbers.fixed(d.capacity().nonTorchGib(), 3));
             c.put("available_kv", Numbers.fixed(d.capacity().availableKvGib(), 3));
+            // SGLang's and TensorRT-LLM's rules: their memory share (vLLM's is timing.gpu_memory_utilization)
+            switch (d.capacity().engine()) {
+                case SGLANG ->
+                    c.put("mem_fraction_static", Numbers.fixed(d.capacity().fraction(), 3));
+                case TRTLLM ->
+                    c.put("free_gpu_memory_fraction", Numbers.fixed(d.capacity().fraction(), 3));
+                case VLLM -> {}
+            }
         }
         if (d.roofline() != null) {
             ObjectNode r = o.putObject("roofline");

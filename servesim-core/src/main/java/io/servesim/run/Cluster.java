@@ -99,10 +99,11 @@ final class Cluster {
             Deployment d = deployments.get(p);
             timings[p] =
                     d.timingModel(pc.timing(), pc.engine().kind(), pc.cluster().attentionDp(), config.baseDir());
+            io.servesim.config.EngineConfig engine = d.engine(pc.engine()); // SGLang's GPU defaults resolved
             settingsOf[p] = SchedulerSettings.of(
-                    pc.engine(), d.numGpuBlocks(), d.maxModelLen(), d.maxNumSeqs(), d.maxNumBatchedTokens());
+                    engine, d.numGpuBlocks(), d.maxModelLen(), d.maxNumSeqs(), d.maxNumBatchedTokens());
             hybridWindowOf[p] = d.hybridWindowTokens();
-            engineOf[p] = pc.engine(); // a pool may run its own engine kind
+            engineOf[p] = engine; // a pool may run its own engine kind
             anyTrtllm |= pc.engine().kind() == io.servesim.config.EngineKind.TRTLLM;
             usableBlocksPerRank[p] = d.numGpuBlocks() - 1;
             longest = Math.max(longest, d.maxModelLen());

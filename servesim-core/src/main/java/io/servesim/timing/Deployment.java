@@ -6,6 +6,7 @@ import io.servesim.config.EngineConfig;
 import io.servesim.config.EngineKind;
 import io.servesim.config.KvCacheConfig;
 import io.servesim.config.RooflineConfig;
+import io.servesim.config.SglangConfig;
 import io.servesim.config.SimConfig;
 import io.servesim.config.TimingConfig;
 import io.servesim.config.TimingType;
@@ -36,6 +37,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * @param maxNumBatchedTokens vLLM's {@code max_num_batched_tokens} in effect, likewise
  * @param vllmEngine whether the pool runs the vLLM engine, whose scheduler reads the two limits above (SGLang's and
  *     TensorRT-LLM's read their own keys)
+ * @param sglang SGLang's settings in effect, {@code chunked_prefill_size} resolved for the GPU ({@link
+ *     #sglangChunkDefault}); null unless the pool runs SGLang
  */
 public record Deployment(
         ModelSpec model,
@@ -51,21 +54,36 @@ public record Deployment(
         int hybridWindowTokens,
         int maxNumSeqs,
         int maxNumBatchedTokens,
-        boolean vllmEngine) {
+        boolean vllmEngine,
+        SglangConfig sglang) {
 
     /**
-     * The terms of vLLM's KV-capacity derivation ({@code gpu_worker.determine_available_memory},
-     * vllm-semantics.md §2.6): {@code available = utilization × memory − weights − activation peak − non-torch};
-     * {@code blocks = floor(available / (block_size × KV bytes per token))}, per GPU of the TP group.
+     * The terms of an engine's KV-capacity derivation, per GPU of the TP group. vLLM ({@code
+     * gpu_worker.determine_available_memory}, vllm-semantics.md §2.6): {@code available = utilization × memory −
+     * weights − activation peak − non-torch}; SGLang ({@link #sglangCapacity}): {@code mem_fraction_static × memory −
+     * weights}, the activation term then being what SGLang holds back, {@code (1 − mem_fraction_static) × memory};
+     * TensorRT-LLM ({@link #trtllmCapacity}): {@code free_gpu_memory_fraction × (memory − weights − activation peak −
+     * non-torch)}. Then {@code blocks = floor(available / (block_size × KV bytes per token))}.
      *
      * @param memoryGib device memory
      * @param weightsGib weights per GPU
-     * @param activationGib estimated peak activation of the profiling forward (or of the sampler), per GPU
-     * @param nonTorchGib NCCL/cuBLAS workspaces and CUDA-graph pools (a fixed estimate)
+     * @param activationGib estimated peak activation of the profiling forward (or of the sampler), per GPU; SGLang:
+     *     the memory it holds back for activations and CUDA graphs
+     * @param nonTorchGib NCCL/cuBLAS workspaces and CUDA-graph pools (a fixed estimate; 0 for SGLang, whose reserve
+     *     covers them)
      * @param availableKvGib what is left for the KV cache
+     * @param engine the engine whose rule derived it
+     * @param fraction the rule's memory share: vLLM's {@code gpu_memory_utilization}, SGLang's {@code
+     *     mem_fraction_static}, TensorRT-LLM's {@code free_gpu_memory_fraction}
      */
     public record Capacity(
-            double memoryGib, double weightsGib, double activationGib, double nonTorchGib, double availableKvGib) {}
+            double memoryGib,
+            double weightsGib,
+            double activationGib,
+            double nonTorchGib,
+            double availableKvGib,
+            EngineKind engine,
+            double fraction) {}
 
     /** Non-torch memory and CUDA graphs, GiB: vLLM logs typically show 0.2–1 GiB of each on 8–70 B models. */
     public static final double NON_TORCH_GIB = 1.0;
@@ -96,6 +114,17 @@ public record Deployment(
         long bytesPerToken = kv.bytesPerToken() != null
                 ? kv.bytesPerToken()
                 : model != null ? model.kvBytesPerToken(t.kvBytes(), tp) : KvCacheConfig.DEFAULT_BYTES_PER_TOKEN;
+        SglangConfig sglang = null;
+        if (e.kind() == EngineKind.SGLANG) {
+            sglang = e.sglang().chunkedPrefillSize() != null
+                    ? e.sglang()
+                    : e.sglang().withChunkedPrefillSize(sglangChunkDefault(gpu));
+            try {
+                EngineConfig.checkChunkAgainstPage(sglang.chunkedPrefillSize(), kv.blockSize());
+            } catch (ConfigException ex) {
+                throw ex.under("engine");
+            }
+        }
         int blocks;
         String source;
         Capacity capacity = null;
@@ -103,7 +132,12 @@ public record Deployment(
             blocks = kv.numGpuBlocks();
             source = "configured";
         } else if (model != null && gpu != null) {
-            capacity = capacity(model, gpu, t, tp, expertShards, maxNumSeqs, budget);
+            capacity = switch (e.kind()) {
+                case VLLM -> capacity(model, gpu, t, tp, expertShards, maxNumSeqs, budget);
+                case SGLANG ->
+                    sglangCapacity(model, gpu, t, tp, config.cluster().attentionDp(), expertShards, sglang);
+                case TRTLLM -> trtllmCapacity(model, gpu, t, tp, expertShards, e.trtllm());
+            };
             double blockBytes = (double) kv.blockSize() * model.kvBytesPerToken(t.kvBytes(), tp);
             if (hybridWindow(config, model) > 0) {
                 // one block holds one KV cache group's layers (half of gpt-oss's), not every layer's
@@ -166,7 +200,8 @@ public record Deployment(
                 window,
                 maxNumSeqs,
                 budget,
-                e.kind() == EngineKind.VLLM);
+                e.kind() == EngineKind.VLLM,
+                sglang);
     }
 
     /**
@@ -390,38 +425,179 @@ public record Deployment(
      */
     static Capacity capacity(
             ModelSpec m, GpuSpec gpu, TimingConfig t, int tp, int expertShards, int maxNumSeqs, int budget) {
-        double weights;
-        if (m.moe()) {
-            double experts = (double) m.numLayers() * m.numExperts() * m.paramsPerExpert();
-            TimingConfig.Dtype expertDtype = m.expertDtype(t.expertDtype(), t.weightDtype());
-            int shards = Math.max(tp, expertShards);
-            double expertWeights = experts / shards * expertDtype.bytes();
-            GpuSpec.Mxfp4Backend backend =
-                    gpu.mxfp4Moe() == null ? null : gpu.mxfp4Moe().backend();
-            if (expertDtype == TimingConfig.Dtype.MXFP4 && backend != null) {
-                /*
-                 * vLLM's MXFP4 backends store each expert padded (GpuSpec.Mxfp4Backend): the hidden size and each
-                 * GPU's intermediate slice rounded up. Experts are sliced along the intermediate size over the
-                 * shards, or split whole under expert parallelism.
-                 */
-                long hidden = backend.paddedHidden(m.hiddenSize());
-                double perGpuExperts = t.expertParallel() ? (double) m.numExperts() / shards : m.numExperts();
-                long slice = backend.paddedIntermediate(
-                        t.expertParallel() ? m.expertIntermediateSize() : m.expertIntermediateSize() / shards);
-                expertWeights = m.numLayers() * perGpuExperts * 3.0 * hidden * slice * expertDtype.bytes();
-            }
-            weights = (m.totalParams() - experts) / tp * t.weightBytes() + expertWeights;
-        } else {
-            weights = (double) m.totalParams() * t.weightBytes() / tp;
-        }
-        int tokens = budget;
-        double mlpWidth = m.moe() ? (double) m.expertsPerToken() * m.expertIntermediateSize() : m.intermediateSize();
-        double forward = tokens * (2 * mlpWidth / tp + 4.0 * m.hiddenSize()) * 2;
-        double sampler = (double) Math.min(maxNumSeqs, tokens) * m.vocabSize() * 4 * 2;
-        double activation = Math.max(forward, sampler);
+        double weights = weightBytes(m, gpu, t, tp, expertShards);
+        double activation = activationBytes(m, tp, maxNumSeqs, budget);
         double memory = gpu.memoryBytes();
         double available = t.gpuMemoryUtilization() * memory - weights - activation - NON_TORCH_GIB * GIB;
-        return new Capacity(memory / GIB, weights / GIB, activation / GIB, NON_TORCH_GIB, Math.max(0, available) / GIB);
+        return new Capacity(
+                memory / GIB,
+                weights / GIB,
+                activation / GIB,
+                NON_TORCH_GIB,
+                Math.max(0, available) / GIB,
+                EngineKind.VLLM,
+                t.gpuMemoryUtilization());
+    }
+
+    /**
+     * SGLang's default {@code chunked_prefill_size} for a GPU, by its memory ({@code ServerArgs._handle_gpu_memory_settings},
+     * SGLang's v0.5 line, sgl-project/sglang {@code python/sglang/srt/server_args.py}): 2,048 below 35 GB (T4, RTX
+     * 4090), 4,096 below 60 GB (A100 40 GB, L40S), 8,192 below 160 GB (H100, H200, A100 80 GB, RTX PRO 6000), 16,384
+     * from 160 GB (B200); without a GPU, the H100's. SGLang compares the device's MiB with these GB × 1,024; servesim
+     * takes the memory the CUDA runtime reports ({@code memory_gib} × 1,024).
+     */
+    public static int sglangChunkDefault(GpuSpec gpu) {
+        if (gpu == null) {
+            return 8192;
+        }
+        double mib = gpu.memoryGib() * 1024;
+        return mib < 35 * 1024 ? 2048 : mib < 60 * 1024 ? 4096 : mib < 160 * 1024 ? 8192 : 16384;
+    }
+
+    /**
+     * SGLang's {@code cuda_graph_max_bs} default (the same function): 8 below 20 GB; below 35 GB 24, or 80 from TP 4;
+     * below 60 GB 32, or 160 from TP 4; below 160 GB 256, or 512 from TP 4; from 160 GB 512. {@code tp} is SGLang's
+     * {@code tp_size}, every GPU of the instance.
+     */
+    static int sglangCudaGraphMaxBs(GpuSpec gpu, int tp) {
+        double mib = gpu.memoryGib() * 1024;
+        if (mib < 20 * 1024) {
+            return 8;
+        }
+        if (mib < 35 * 1024) {
+            return tp < 4 ? 24 : 80;
+        }
+        if (mib < 60 * 1024) {
+            return tp < 4 ? 32 : 160;
+        }
+        if (mib < 160 * 1024) {
+            return tp < 4 ? 256 : 512;
+        }
+        return 512;
+    }
+
+    /**
+     * SGLang's default {@code mem_fraction_static} (the same function): it holds back, in MiB, 512 for constant
+     * metadata, {@code max(chunked_prefill_size, 2048) × 1.5} for a large prefill's activations ({@code
+     * max_prefill_tokens} instead when chunking is off), {@code cuda_graph_max_bs × 2} for CUDA graphs, {@code tp_size
+     * / 8 × 1024} for a large parallel group, and with attention DP {@code cuda_graph_max_bs × dp × 3} more (× 1.5 more
+     * again above 300); on GPUs above 60 GB at least 10,240; {@code mem_fraction_static = round((memory −
+     * reserved) / memory, 3)}. Not modelled: the speculative-decoding and multimodal terms (servesim runs neither).
+     */
+    static double sglangMemFractionStatic(GpuSpec gpu, int tpSize, int dp, SglangConfig g) {
+        double mib = gpu.memoryGib() * 1024;
+        int graphBs = sglangCudaGraphMaxBs(gpu, tpSize);
+        int chunk = g.chunkTokens();
+        double reserved = 512;
+        reserved += Math.max(chunk > 0 ? chunk : g.maxPrefillTokens(), 2048) * 1.5;
+        reserved += graphBs * 2;
+        reserved += tpSize / 8.0 * 1024;
+        if (dp > 1) {
+            reserved += (double) graphBs * dp * 3;
+            if (graphBs > 300) {
+                reserved += graphBs * dp * 1.5;
+            }
+        }
+        if (mib > 60 * 1024) {
+            reserved = Math.max(reserved, 10 * 1024);
+        }
+        return Math.round((mib - reserved) / mib * 1000) / 1000.0;
+    }
+
+    /**
+     * SGLang's KV pool on one GPU ({@code ModelRunner.profile_max_num_token}, sgl-project/sglang {@code
+     * model_runner_kv_cache_mixin.py} @ 001ccef0): {@code rest = free after the weights − free before them × (1 −
+     * mem_fraction_static)}, i.e. {@code mem_fraction_static × memory − weights} with the memory free at start-up taken
+     * as the device's (a CUDA context's few hundred MiB not subtracted); tokens {@code = rest / cell_size}, the KV
+     * bytes per token on this GPU. With attention DP SGLang's {@code tp_size} counts every GPU of the instance
+     * ({@code tensor_parallel × attention_dp}). {@code engine.sglang.mem_fraction_static} overrides the heuristic.
+     */
+    static Capacity sglangCapacity(
+            ModelSpec m, GpuSpec gpu, TimingConfig t, int tp, int dp, int expertShards, SglangConfig g) {
+        double fraction =
+                g.memFractionStatic() != null ? g.memFractionStatic() : sglangMemFractionStatic(gpu, tp * dp, dp, g);
+        double weights = weightBytes(m, gpu, t, tp, expertShards);
+        double memory = gpu.memoryBytes();
+        double available = fraction * memory - weights;
+        return new Capacity(
+                memory / GIB,
+                weights / GIB,
+                (1 - fraction) * memory / GIB,
+                0,
+                Math.max(0, available) / GIB,
+                EngineKind.SGLANG,
+                fraction);
+    }
+
+    /**
+     * TensorRT-LLM's KV pool on one GPU (PyTorch backend, {@code KvCacheCreator}: {@code estimate_max_tokens} and
+     * {@code _cal_max_tokens}, NVIDIA/TensorRT-LLM {@code tensorrt_llm/_torch/pyexecutor/_util.py} @ d8ae02ca): after
+     * loading the weights it runs dummy context requests of {@code max_num_tokens} tokens, then takes {@code
+     * free_gpu_memory_fraction × (memory − peak)} (the estimation's own KV added back), the peak being the weights, the
+     * forward's activations and the memory used outside torch (NCCL, CUDA graphs). The activation and non-torch terms
+     * are estimated as for vLLM ({@link #activationBytes}, {@link #NON_TORCH_GIB}): the dummy requests are prompts of
+     * {@code max_seq_len − 1} tokens (the model's context) filling {@code max_num_tokens}, each sampling one token.
+     */
+    static Capacity trtllmCapacity(
+            ModelSpec m, GpuSpec gpu, TimingConfig t, int tp, int expertShards, io.servesim.config.TrtllmConfig c) {
+        double weights = weightBytes(m, gpu, t, tp, expertShards);
+        int promptTokens = m.maxPositionEmbeddings() > 1 ? m.maxPositionEmbeddings() - 1 : c.maxNumTokens();
+        int dummyRequests = (c.maxNumTokens() + promptTokens - 1) / promptTokens;
+        double activation = activationBytes(m, tp, dummyRequests, c.maxNumTokens());
+        double memory = gpu.memoryBytes();
+        double fraction = c.freeGpuMemoryFraction();
+        double available = fraction * (memory - weights - activation - NON_TORCH_GIB * GIB);
+        return new Capacity(
+                memory / GIB,
+                weights / GIB,
+                activation / GIB,
+                NON_TORCH_GIB,
+                Math.max(0, available) / GIB,
+                EngineKind.TRTLLM,
+                fraction);
+    }
+
+    /** The weights one GPU holds: the dense part over TP, the experts over their shards (MXFP4 padded as stored). */
+    static double weightBytes(ModelSpec m, GpuSpec gpu, TimingConfig t, int tp, int expertShards) {
+        if (!m.moe()) {
+            return (double) m.totalParams() * t.weightBytes() / tp;
+        }
+        double experts = (double) m.numLayers() * m.numExperts() * m.paramsPerExpert();
+        TimingConfig.Dtype expertDtype = m.expertDtype(t.expertDtype(), t.weightDtype());
+        int shards = Math.max(tp, expertShards);
+        double expertWeights = experts / shards * expertDtype.bytes();
+        GpuSpec.Mxfp4Backend backend =
+                gpu.mxfp4Moe() == null ? null : gpu.mxfp4Moe().backend();
+        if (expertDtype == TimingConfig.Dtype.MXFP4 && backend != null) {
+            /*
+             * vLLM's MXFP4 backends store each expert padded (GpuSpec.Mxfp4Backend): the hidden size and each
+             * GPU's intermediate slice rounded up. Experts are sliced along the intermediate size over the
+             * shards, or split whole under expert parallelism.
+             */
+            long hidden = backend.paddedHidden(m.hiddenSize());
+            double perGpuExperts = t.expertParallel() ? (double) m.numExperts() / shards : m.numExperts();
+            long slice = backend.paddedIntermediate(
+                    t.expertParallel() ? m.expertIntermediateSize() : m.expertIntermediateSize() / shards);
+            expertWeights = m.numLayers() * perGpuExperts * 3.0 * hidden * slice * expertDtype.bytes();
+        }
+        return (m.totalParams() - experts) / tp * t.weightBytes() + expertWeights;
+    }
+
+    /**
+     * The activation peak of a profiling forward of {@code tokens} tokens: the MLP's gate/up output plus a few
+     * hidden-size buffers per token, or the sampler's fp32 logits and probabilities for {@code min(seqs, tokens)}
+     * requests, whichever is larger.
+     */
+    static double activationBytes(ModelSpec m, int tp, int seqs, int tokens) {
+        double mlpWidth = m.moe() ? (double) m.expertsPerToken() * m.expertIntermediateSize() : m.intermediateSize();
+        double forward = tokens * (2 * mlpWidth / tp + 4.0 * m.hiddenSize()) * 2;
+        double sampler = (double) Math.min(seqs, tokens) * m.vocabSize() * 4 * 2;
+        return Math.max(forward, sampler);
+    }
+
+    /** {@code e} with the settings this deployment resolved (SGLang's chunk size for the GPU); others unchanged. */
+    public EngineConfig engine(EngineConfig e) {
+        return sglang != null && e.sglang() != null ? e.withSglang(sglang) : e;
     }
 
     /** Reads a calibration profile ({@code servesim calibrate}) over the configured roofline parameters. */

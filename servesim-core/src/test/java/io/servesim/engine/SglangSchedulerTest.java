@@ -202,7 +202,8 @@ class SglangSchedulerTest {
                 conservativeness,
                 4096,
                 false,
-                io.servesim.config.SglangConfig.WritePolicy.WRITE_THROUGH);
+                io.servesim.config.SglangConfig.WritePolicy.WRITE_THROUGH,
+                null);
         return new SglangScheduler(
                 settings, config, maxRunning, new java.util.SplittableRandom(1), new SchedulerCounters(1000));
     }

@@ -238,7 +238,8 @@ class TrtllmSchedulerTest {
                 false,
                 TrtllmConfig.ChunkingPolicy.FIRST_COME_FIRST_SERVED,
                 true,
-                true);
+                true,
+                0.9);
         SchedulerSettings settings = new SchedulerSettings(8, 40, 0, false, 96, 16, 7, true, false, false);
         TrtllmScheduler s = new TrtllmScheduler(settings, mu, new SchedulerCounters(1000));
         Sequence a = new Sequence(new Request(0, -1, 0, true, 0, tokens(100, 32), 40, 0), 96);
@@ -301,7 +302,8 @@ class TrtllmSchedulerTest {
                 false,
                 TrtllmConfig.ChunkingPolicy.FIRST_COME_FIRST_SERVED,
                 partial,
-                copy);
+                copy,
+                0.9);
         SchedulerSettings settings = new SchedulerSettings(8, 8192, 0, false, 1024, 16, 65, true, false, false);
         return new TrtllmScheduler(settings, c, new SchedulerCounters(1000));
     }
