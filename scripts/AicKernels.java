@@ -71,6 +71,9 @@ public class AicKernels {
                 .append("# moe_tflops: 90th percentile of the fused-MoE layer's FLOP/s (2*topk*3*hidden*inter/tp per\n")
                 .append("#   token) over BF16 rows, balanced routing, no EP, >= 4096 tokens, inter/tp >= 1024\n")
                 .append("#   (.../<gpu>/moe/vllm/<version>/moe_perf.parquet; absent: no such rows for the GPU).\n")
+                .append("# moe_fp8_tflops / moe_mxfp4_tflops: the same over the rows of FP8 experts with 128 x 128 block\n")
+                .append("#   scales (moe_dtype fp8_block) and of MXFP4 experts with BF16 activations (w4a16_mxfp4), each\n")
+                .append("#   from the newest vLLM version with >= 10 such rows.\n")
                 .append("# mxfp4_moe: vLLM's fused MoE with MXFP4 experts and BF16 activations (moe_dtype w4a16_mxfp4, the\n")
                 .append("#   gpt-oss path), per vLLM version measured: a least-squares fit latency = call_us + expert bytes /\n")
                 .append("#   gbytes_per_s over its balanced rows without EP, TP <= 8, <= 8 tokens per expert (the bytes of the\n")
@@ -203,8 +206,18 @@ public class AicKernels {
         if (!Files.isDirectory(dir)) {
             return;
         }
+        moeRate(s, dir, "bfloat16", "moe_tflops", out);
+        moeRate(s, dir, "fp8_block", "moe_fp8_tflops", out);
+        moeRate(s, dir, "w4a16_mxfp4", "moe_mxfp4_tflops", out);
+    }
+
+    /**
+     * Appends {@code key}: that 90th percentile over the rows of one expert type ({@code moe_dtype}), from the newest
+     * vLLM version with at least 10 such rows; nothing when none has.
+     */
+    private static void moeRate(Statement s, Path dir, String dtype, String key, StringBuilder out) throws Exception {
         List<String> versions = versionsWith(dir, "moe_perf.parquet");
-        String where = " where moe_dtype = 'bfloat16' and distribution = 'balanced' and moe_ep_size = 1"
+        String where = " where moe_dtype = '" + dtype + "' and distribution = 'balanced' and moe_ep_size = 1"
                 + " and num_tokens >= 4096 and inter_size / moe_tp_size >= 1024 and latency > 0";
         for (int i = versions.size() - 1; i >= 0; i--) {
             String file = dir.resolve(versions.get(i)).resolve("moe_perf.parquet").toString().replace("'", "''");
@@ -213,8 +226,8 @@ public class AicKernels {
                     + where)) {
                 r.next();
                 if (r.getLong(2) >= 10) {
-                    out.append(String.format(Locale.ROOT, "  moe_tflops: %.1f    # vLLM %s, %d rows%n",
-                            r.getDouble(1), versions.get(i), r.getLong(2)));
+                    out.append(String.format(Locale.ROOT, "  %s: %.1f    # vLLM %s, %d rows%n",
+                            key, r.getDouble(1), versions.get(i), r.getLong(2)));
                     return;
                 }
             }

@@ -409,6 +409,8 @@ public record Deployment(
                         null,
                         null,
                         "timing.custom_gpu achieved_*",
+                        null,
+                        null,
                         null),
                 null,
                 null,

@@ -127,6 +127,11 @@ public record GpuSpec(
      *     reach less of the tensor cores than one dense GEMM: 0.60–0.85 of {@code bf16Tflops} on the measured GPUs)
      * @param attentionTflops vLLM's prefill (context) attention kernel on long prompts, causal FLOP/s in TFLOP/s
      *     (0.62–0.75 of {@code bf16Tflops} on the measured GPUs)
+     * @param moeFp8Tflops the same fused-MoE layer with 128 × 128 block-scaled FP8 experts, TFLOP/s: measured, about
+     *     the BF16 rate on Hopper (0.96–0.99 ×) and below it on the B200 (0.82 ×), not the FP8 GEMMs' gain; unmeasured,
+     *     {@code moeTflops} × {@code fp8Tflops / bf16Tflops}
+     * @param moeMxfp4Tflops the same with MXFP4 experts on BF16 activations (W4A16, gpt-oss), TFLOP/s: measured, 0.85–0.90
+     *     of the BF16 rate on Hopper and half of it on the B200; unmeasured, {@code moeTflops}
      * @param source where the values come from (measurement and its version, or the fallback rule)
      * @param shapes each weight shape's streaming rate relative to {@code gbytesPerS} (measured on this GPU, else
      *     that of the measured GPU nearest to it in streaming rate)
@@ -138,7 +143,9 @@ public record GpuSpec(
             double moeTflops,
             double attentionTflops,
             String source,
-            StreamingShapes shapes) {}
+            StreamingShapes shapes,
+            double moeFp8Tflops,
+            double moeMxfp4Tflops) {}
 
     /**
      * How fast vLLM's GEMMs stream a weight matrix of each shape, relative to the GPU's {@link Achieved#gbytesPerS}
@@ -394,7 +401,9 @@ public record GpuSpec(
                 achieved.moeTflops(),
                 achieved.attentionTflops(),
                 achieved.source(),
-                shapes);
+                shapes,
+                achieved.moeFp8Tflops(),
+                achieved.moeMxfp4Tflops());
         return copy(a, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4Moe, fusedMoe);
     }
 
@@ -441,12 +450,17 @@ public record GpuSpec(
     }
 
     /**
-     * FLOP/s vLLM's fused-MoE layer reaches with weights of {@code dtype} ({@link #achieved}); FP8 experts gain what
-     * FP8 GEMMs gain over BF16 on this GPU; MXFP4 experts compute on BF16 activations (W4A16), at the BF16 rate.
+     * FLOP/s vLLM's fused-MoE layer reaches with experts of {@code dtype} ({@link #achieved}): BF16, block-scaled FP8
+     * and MXFP4 each at the rate measured for that expert type where AIConfigurator measured it, else derived
+     * ({@link Achieved#moeFp8Tflops}, {@link Achieved#moeMxfp4Tflops}).
      */
     public double achievedMoeFlopsPerSecond(TimingConfig.Dtype dtype) {
-        double bf16 = achieved.moeTflops() * 1e12;
-        return dtype == TimingConfig.Dtype.FP8 ? bf16 * achieved.fp8Tflops() / achieved.bf16Tflops() : bf16;
+        return switch (dtype) {
+                    case FP8 -> achieved.moeFp8Tflops();
+                    case MXFP4 -> achieved.moeMxfp4Tflops();
+                    case BF16 -> achieved.moeTflops();
+                }
+                * 1e12;
     }
 
     /**

@@ -509,7 +509,9 @@ public final class Specs {
             Double measuredMoeTflops,
             Double measuredAttentionTflops,
             String measuredSource,
-            GpuSpec.StreamingShapes measuredShapes) {
+            GpuSpec.StreamingShapes measuredShapes,
+            Double measuredMoeFp8Tflops,
+            Double measuredMoeMxfp4Tflops) {
         boolean anyMeasured = measuredBf16Tflops != null || measuredFp8Tflops != null || measuredGbytesPerS != null;
         boolean allMeasured = measuredBf16Tflops != null
                 && measuredGbytesPerS != null
@@ -536,7 +538,11 @@ public final class Specs {
         String source =
                 allMeasured ? measuredSource : anyMeasured ? measuredSource + "; the rest " + fallback : fallback;
         GpuSpec.StreamingShapes shapes = measuredShapes != null ? measuredShapes : nearestShapes(gbytes);
-        return new GpuSpec.Achieved(bf16, fp8, gbytes, moe, attention, source, shapes);
+        // FP8 and MXFP4 experts: their own measured fused-MoE rates; unmeasured, FP8 experts gain what FP8 GEMMs gain
+        // over BF16 on this GPU and MXFP4 experts (W4A16) compute at the BF16 rate
+        double moeFp8 = measuredMoeFp8Tflops != null ? measuredMoeFp8Tflops : moe * fp8 / bf16;
+        double moeMxfp4 = measuredMoeMxfp4Tflops != null ? measuredMoeMxfp4Tflops : moe;
+        return new GpuSpec.Achieved(bf16, fp8, gbytes, moe, attention, source, shapes, moeFp8, moeMxfp4);
     }
 
     /** A GPU preset by name. */
@@ -569,7 +575,9 @@ public final class Specs {
                 measured(m, "moe_tflops"),
                 measured(m, "attention_tflops"),
                 measuredSource,
-                shapes);
+                shapes,
+                measured(m, "moe_fp8_tflops"),
+                measured(m, "moe_mxfp4_tflops"));
         return new GpuSpec(
                 name,
                 g.get("memory_gib").asDouble(),
