@@ -200,7 +200,9 @@ public class AicKernels {
      * Appends {@code moe_tflops}: the 90th percentile of the FLOP/s vLLM's fused-MoE layer reaches (2 · top-k · 3 ·
      * hidden · intermediate / TP FLOPs per token over the measured latency) over BF16 rows with balanced routing, no
      * expert parallelism, at least 4,096 tokens and at least 1,024 intermediate columns per GPU, from the newest vLLM
-     * version that has such rows; nothing when no version has (the GPU then gets the fleet ratio).
+     * version that has such rows; nothing when no version has (the GPU then gets the fleet ratio). Then the same for
+     * block-scaled FP8 experts ({@code moe_fp8_tflops}) and MXFP4 experts on BF16 activations ({@code
+     * moe_mxfp4_tflops}).
      */
     private static void moe(Statement s, Path dir, StringBuilder out) throws Exception {
         if (!Files.isDirectory(dir)) {
