@@ -135,17 +135,21 @@ final class CorpusOutput {
         String efficiency = BigDecimal.valueOf(d.roofline().moeEfficiency())
                 .stripTrailingZeros()
                 .toPlainString();
+        // their prefill FLOPs: the fused MoE's rate measured for this expert type, else derived (GpuSpec.Achieved)
+        String flops = String.format(
+                Locale.ROOT, "; prefill FLOPs at %.1f TFLOP/s", gpu.achievedMoeFlopsPerSecond(dtype) / 1e12);
         if (kernel == null) {
             return "experts: " + dtype.configName() + ", roofline (no measured fused MoE for them on " + gpu.name()
-                    + "; mbu of the streaming rate, at moe_efficiency " + efficiency + ")\n";
+                    + "; mbu of the streaming rate" + flops + ", at moe_efficiency " + efficiency + ")\n";
         }
         return String.format(
                 Locale.ROOT,
                 "experts: %s, vLLM's measured fused MoE (AIConfigurator: %.1f us per layer call + the touched experts at"
-                        + " %.0f GB/s, at moe_efficiency %s)%n",
+                        + " %.0f GB/s%s, at moe_efficiency %s)%n",
                 dtype.configName(),
                 kernel.callUs(),
                 kernel.gbytesPerS(),
+                flops,
                 efficiency);
     }
 

@@ -226,7 +226,7 @@ class ValidateCommandTest {
                 "", "t", List.of("timing.model=mixtral-8x7b", "timing.gpu=h100-sxm", "timing.tensor_parallel=2"));
         assertThat(CorpusOutput.experts(Deployment.resolve(h100)))
                 .isEqualTo("experts: bf16, vLLM's measured fused MoE (AIConfigurator: 31.6 us per layer call + the"
-                        + " touched experts at 3005 GB/s, at moe_efficiency "
+                        + " touched experts at 3005 GB/s; prefill FLOPs at 621.3 TFLOP/s, at moe_efficiency "
                         + h100.timing().roofline().moeEfficiency()
                         + ")\n");
         // a stated vLLM version takes that version's fit; FP8 experts the block-scaled FP8 kernel's
@@ -240,7 +240,8 @@ class ValidateCommandTest {
                         "timing.vllm_version=\"0.19.0\""));
         assertThat(CorpusOutput.experts(Deployment.resolve(fp8)))
                 .contains("42.0 us per layer call")
-                .contains("2907 GB/s");
+                .contains("2907 GB/s")
+                .contains("prefill FLOPs at 615.9 TFLOP/s"); // the measured block-FP8 fused-MoE rate (vLLM 0.24)
         // no fused-MoE table for the A100: the roofline prices them
         SimConfig a100 = ConfigLoader.fromYaml(
                 "", "t", List.of("timing.model=mixtral-8x7b", "timing.gpu=a100-sxm-80gb", "timing.tensor_parallel=2"));
