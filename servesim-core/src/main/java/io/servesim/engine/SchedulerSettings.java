@@ -36,6 +36,20 @@ public record SchedulerSettings(
      */
     public static SchedulerSettings of(
             EngineConfig c, int numGpuBlocks, int maxModelLen, int maxNumSeqs, int maxNumBatchedTokens) {
+        return of(c, numGpuBlocks, maxModelLen, maxNumSeqs, maxNumBatchedTokens, 1);
+    }
+
+    /**
+     * The same for a rank of a worker with {@code attentionDp} attention-DP ranks (SGLang divides a stated {@code
+     * max_running_requests} among them: {@link #sglangMaxRunning}).
+     */
+    public static SchedulerSettings of(
+            EngineConfig c,
+            int numGpuBlocks,
+            int maxModelLen,
+            int maxNumSeqs,
+            int maxNumBatchedTokens,
+            int attentionDp) {
         if (c.kind() == io.servesim.config.EngineKind.TRTLLM) {
             // TRT-LLM's limits in vLLM's slots: max_batch_size requests and max_num_tokens tokens per iteration
             return new SchedulerSettings(
@@ -55,7 +69,8 @@ public record SchedulerSettings(
             int maxRunning = sglangMaxRunning(
                     g.maxRunningRequests(),
                     (long) (numGpuBlocks - 1) * c.kvCache().blockSize(),
-                    maxModelLen);
+                    maxModelLen,
+                    attentionDp);
             // the most tokens one step can take: a decode batch of every running request, or a prefill batch
             // (max_prefill_tokens, or a single request's chunk, or without chunking a whole prompt)
             long bound = Math.max(
@@ -91,12 +106,13 @@ public record SchedulerSettings(
      * SGLang's {@code max_running_requests} when not stated, from the pool's tokens: {@code min(max_total_num_tokens //
      * 2, req_to_token_pool.size)}, the request pool holding {@code clamp(max_total_num_tokens / context_len x 512,
      * 2048, 4096)} requests (sgl-project/sglang {@code model_runner_kv_cache_mixin.py} {@code init_memory} @ 001ccef0
-     * and the model runner's {@code max_running_requests}); a stated value is kept (the request pool is then sized to
-     * it). The context length is the rank's {@code max_model_len}.
+     * and the model runner's {@code max_running_requests}); a stated value is the whole instance's, divided among its
+     * attention-DP ranks ({@code max_running_requests // dp_size} with {@code enable_dp_attention}; the request pool is
+     * then sized to it). The context length is the rank's {@code max_model_len}.
      */
-    public static int sglangMaxRunning(Integer stated, long poolTokens, int contextLen) {
+    public static int sglangMaxRunning(Integer stated, long poolTokens, int contextLen, int attentionDp) {
         if (stated != null) {
-            return stated;
+            return Math.max(1, stated / Math.max(1, attentionDp));
         }
         long requestPool = Math.min(Math.max((long) ((double) poolTokens / contextLen * 512), 2048), 4096);
         return (int) Math.max(1, Math.min(poolTokens / 2, requestPool));

@@ -101,7 +101,12 @@ final class Cluster {
                     d.timingModel(pc.timing(), pc.engine().kind(), pc.cluster().attentionDp(), config.baseDir());
             io.servesim.config.EngineConfig engine = d.engine(pc.engine()); // SGLang's GPU defaults resolved
             settingsOf[p] = SchedulerSettings.of(
-                    engine, d.numGpuBlocks(), d.maxModelLen(), d.maxNumSeqs(), d.maxNumBatchedTokens());
+                    engine,
+                    d.numGpuBlocks(),
+                    d.maxModelLen(),
+                    d.maxNumSeqs(),
+                    d.maxNumBatchedTokens(),
+                    pc.cluster().attentionDp());
             hybridWindowOf[p] = d.hybridWindowTokens();
             engineOf[p] = engine; // a pool may run its own engine kind
             anyTrtllm |= pc.engine().kind() == io.servesim.config.EngineKind.TRTLLM;

@@ -119,14 +119,22 @@ class EngineKvPoolTest {
     }
 
     @Test
-    void sglangMaxRunningRequests_isHalfThePoolsTokens_atMostTheRequestPool() {
+    void sglangMaxRunningRequests_isHalfThePoolsTokens_atMostTheRequestPool_aStatedOneSplitOverAttentionDp() {
         // request pool = clamp(tokens / context_len × 512, 2,048, 4,096); max_running = min(tokens // 2, it)
-        assertThat(SchedulerSettings.sglangMaxRunning(null, 400_000, 131_072)).isEqualTo(2048); // 1,562 → 2,048
-        assertThat(SchedulerSettings.sglangMaxRunning(null, 400_000, 32_768)).isEqualTo(4096); // 6,250 → 4,096
-        assertThat(SchedulerSettings.sglangMaxRunning(null, 400_000, 40_000)).isEqualTo(4096); // 5,120 → 4,096
-        assertThat(SchedulerSettings.sglangMaxRunning(null, 500_000, 100_000)).isEqualTo(2560); // 2,560
-        assertThat(SchedulerSettings.sglangMaxRunning(null, 3_000, 4096)).isEqualTo(1500); // half the pool
-        assertThat(SchedulerSettings.sglangMaxRunning(7, 400_000, 131_072)).isEqualTo(7); // stated
+        assertThat(SchedulerSettings.sglangMaxRunning(null, 400_000, 131_072, 1))
+                .isEqualTo(2048); // 1,562 → 2,048
+        assertThat(SchedulerSettings.sglangMaxRunning(null, 400_000, 32_768, 1)).isEqualTo(4096); // 6,250 → 4,096
+        assertThat(SchedulerSettings.sglangMaxRunning(null, 400_000, 40_000, 1)).isEqualTo(4096); // 5,120 → 4,096
+        assertThat(SchedulerSettings.sglangMaxRunning(null, 500_000, 100_000, 1))
+                .isEqualTo(2560); // 2,560
+        assertThat(SchedulerSettings.sglangMaxRunning(null, 3_000, 4096, 1)).isEqualTo(1500); // half the pool
+        assertThat(SchedulerSettings.sglangMaxRunning(7, 400_000, 131_072, 1)).isEqualTo(7); // stated
+        // with attention DP a stated limit is the instance's: max_running_requests // dp_size per DP rank
+        assertThat(SchedulerSettings.sglangMaxRunning(256, 400_000, 131_072, 8)).isEqualTo(32);
+        assertThat(SchedulerSettings.sglangMaxRunning(7, 400_000, 131_072, 8)).isEqualTo(1); // at least one
+        // derived, it is per rank already (each DP rank's own pool)
+        assertThat(SchedulerSettings.sglangMaxRunning(null, 400_000, 131_072, 8))
+                .isEqualTo(2048);
     }
 
     @Test
