@@ -431,14 +431,7 @@ public record Deployment(
         double activation = activationBytes(m, tp, maxNumSeqs, budget);
         double memory = gpu.memoryBytes();
         double available = t.gpuMemoryUtilization() * memory - weights - activation - NON_TORCH_GIB * GIB;
-        return new Capacity(
-                memory / GIB,
-                weights / GIB,
-                activation / GIB,
-                NON_TORCH_GIB,
-                Math.max(0, available) / GIB,
-                EngineKind.VLLM,
-                t.gpuMemoryUtilization());
+        return inGib(memory, weights, activation, NON_TORCH_GIB, available, EngineKind.VLLM, t.gpuMemoryUtilization());
     }
 
     /**
@@ -521,14 +514,7 @@ public record Deployment(
         double weights = weightBytes(m, gpu, t, tp, expertShards);
         double memory = gpu.memoryBytes();
         double available = fraction * memory - weights;
-        return new Capacity(
-                memory / GIB,
-                weights / GIB,
-                (1 - fraction) * memory / GIB,
-                0,
-                Math.max(0, available) / GIB,
-                EngineKind.SGLANG,
-                fraction);
+        return inGib(memory, weights, (1 - fraction) * memory, 0, available, EngineKind.SGLANG, fraction);
     }
 
     /**
@@ -549,13 +535,25 @@ public record Deployment(
         double memory = gpu.memoryBytes();
         double fraction = c.freeGpuMemoryFraction();
         double available = fraction * (memory - weights - activation - NON_TORCH_GIB * GIB);
+        return inGib(memory, weights, activation, NON_TORCH_GIB, available, EngineKind.TRTLLM, fraction);
+    }
+
+    /** A derivation's terms, from bytes (the non-torch term already in GiB); what is left for the KV cache at least 0. */
+    private static Capacity inGib(
+            double memory,
+            double weights,
+            double activation,
+            double nonTorchGib,
+            double available,
+            EngineKind engine,
+            double fraction) {
         return new Capacity(
                 memory / GIB,
                 weights / GIB,
                 activation / GIB,
-                NON_TORCH_GIB,
+                nonTorchGib,
                 Math.max(0, available) / GIB,
-                EngineKind.TRTLLM,
+                engine,
                 fraction);
     }
 

@@ -559,6 +559,14 @@ class RooflineTimingTest {
         assertThat(roofline).isNotEqualTo(base);
     }
 
+    /** A step computing one fresh prompt of {@code tokens} tokens. */
+    private static StepBatch prompt(int tokens) {
+        StepBatch b = new StepBatch();
+        b.reset(1 << 20);
+        b.add(tokens, 0, false);
+        return b;
+    }
+
     @Test
     void fp8Experts_computeAtTheMeasuredFp8FusedMoeRate_notAtTheFp8GemmsGain() {
         // a compute-bound Mixtral prefill (4,096 tokens, TP 2, hard roof) with BF16 and with block-scaled FP8 experts:
@@ -566,9 +574,7 @@ class RooflineTimingTest {
         // at H100's measured FP8 fused-MoE rate (615.9 TFLOP/s) against its BF16 one (621.3), at moe_efficiency;
         // the FP8 GEMMs' 1.37 x gain over BF16 GEMMs does not carry to vLLM's fused MoE
         ModelSpec m = Specs.model("mixtral-8x7b", "t");
-        StepBatch prefill = new StepBatch();
-        prefill.reset(1 << 20);
-        prefill.add(4096, 0, false);
+        StepBatch prefill = prompt(4096);
         GpuSpec h100 = gpu("h100-sxm");
         RooflineConfig p = BARE.with("moe_efficiency", 0.8);
         long bf16 = new RooflineTiming(m, h100, 2, 1, Dtype.BF16, Dtype.BF16, 2, 2, p, true).stepNanos(prefill);
@@ -586,9 +592,7 @@ class RooflineTimingTest {
         // 20 us more per call is hidden under a hard roof, and the default soft one (knee 3) lets well under a tenth
         // of its 32 x 20 us through
         ModelSpec m = Specs.model("mixtral-8x7b", "t");
-        StepBatch prefill = new StepBatch();
-        prefill.reset(1 << 20);
-        prefill.add(4096, 0, false);
+        StepBatch prefill = prompt(4096);
         GpuSpec fast = gpu("h100-sxm").withFusedMoe(fused(30, 3000));
         GpuSpec slow = gpu("h100-sxm").withFusedMoe(fused(50, 3000));
         long hard = new RooflineTiming(m, slow, 2, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(prefill)
