@@ -72,8 +72,8 @@ public class AicKernels {
                 .append("#   token) over BF16 rows, balanced routing, no EP, >= 4096 tokens, inter/tp >= 1024\n")
                 .append("#   (.../<gpu>/moe/vllm/<version>/moe_perf.parquet; absent: no such rows for the GPU).\n")
                 .append("# moe_fp8_tflops / moe_mxfp4_tflops: the same over the rows of FP8 experts with 128 x 128 block\n")
-                .append("#   scales (moe_dtype fp8_block) and of MXFP4 experts with BF16 activations (w4a16_mxfp4), each\n")
-                .append("#   from the newest vLLM version with >= 10 such rows.\n")
+                .append("#   scales (moe_dtype fp8_block) and of MXFP4 experts with BF16 activations (w4a16_mxfp4, vLLM's own\n")
+                .append("#   MXFP4 method only), each from the newest vLLM version with >= 10 such rows.\n")
                 .append("# mxfp4_moe: vLLM's fused MoE with MXFP4 experts and BF16 activations (moe_dtype w4a16_mxfp4, the\n")
                 .append("#   gpt-oss path), per vLLM version measured: a least-squares fit latency = call_us + expert bytes /\n")
                 .append("#   gbytes_per_s over its balanced rows without EP, TP <= 8, <= 8 tokens per expert (the bytes of the\n")
@@ -219,8 +219,10 @@ public class AicKernels {
      */
     private static void moeRate(Statement s, Path dir, String dtype, String key, StringBuilder out) throws Exception {
         List<String> versions = versionsWith(dir, "moe_perf.parquet");
+        // vLLM's own MXFP4 method only, as for the mxfp4_moe fit: not compressed-tensors checkpoints' W4A4 Marlin path
         String where = " where moe_dtype = '" + dtype + "' and distribution = 'balanced' and moe_ep_size = 1"
-                + " and num_tokens >= 4096 and inter_size / moe_tp_size >= 1024 and latency > 0";
+                + " and num_tokens >= 4096 and inter_size / moe_tp_size >= 1024 and latency > 0"
+                + " and kernel_source not like '%compressedtensors%'";
         for (int i = versions.size() - 1; i >= 0; i--) {
             String file = dir.resolve(versions.get(i)).resolve("moe_perf.parquet").toString().replace("'", "''");
             try (ResultSet r = s.executeQuery("select quantile_cont(2.0 * topk * 3 * hidden_size * inter_size"

@@ -325,7 +325,7 @@ class SpecsTest {
         assertThat(h100.achievedMoeFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.FP8))
                 .isEqualTo(615.9e12);
         assertThat(h100.achievedMoeFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.MXFP4))
-                .isEqualTo(560.0e12);
+                .isEqualTo(561.0e12);
         GpuSpec b200 = Specs.gpu("b200", "g");
         assertThat(b200.achievedMoeFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.FP8))
                 .isEqualTo(893.5e12) // below B200's BF16 fused MoE (1,089.9)
