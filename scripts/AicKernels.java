@@ -73,7 +73,8 @@ public class AicKernels {
                 .append("#   (.../<gpu>/moe/vllm/<version>/moe_perf.parquet; absent: no such rows for the GPU).\n")
                 .append("# moe_fp8_tflops / moe_mxfp4_tflops: the same over the rows of FP8 experts with 128 x 128 block\n")
                 .append("#   scales (moe_dtype fp8_block) and of MXFP4 experts with BF16 activations (w4a16_mxfp4, vLLM's own\n")
-                .append("#   MXFP4 method only), each from the newest vLLM version with >= 10 such rows.\n")
+                .append("#   MXFP4 method only), each from the newest vLLM version with >= 10 such rows;\n")
+                .append("#   moe_mxfp4_mxfp8_tflops likewise for MXFP4 experts on MXFP8 activations (w4a8_mxfp4_mxfp8).\n")
                 .append("# mxfp4_moe: vLLM's fused MoE with MXFP4 experts and BF16 activations (moe_dtype w4a16_mxfp4, the\n")
                 .append("#   gpt-oss path), per vLLM version measured: a least-squares fit latency = call_us + expert bytes /\n")
                 .append("#   gbytes_per_s over its balanced rows without EP, TP <= 8, <= 8 tokens per expert (the bytes of the\n")
@@ -81,6 +82,8 @@ public class AicKernels {
                 .append("#   vLLM's own MXFP4 method only (not compressed-tensors checkpoints' W4A4 Marlin path); versions\n")
                 .append("#   measuring at least two TP sizes. backend: the MXFP4 MoE backend vLLM picked there, as the\n")
                 .append("#   newest table's kernel source names it (it sets the padding of the experts' weights).\n")
+                .append("# mxfp4_mxfp8_moe: the same fit for MXFP4 experts on MXFP8 activations (w4a8_mxfp4_mxfp8,\n")
+                .append("#   FlashInfer's TRT-LLM kernel that VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8 selects on Blackwell).\n")
                 .append("# fused_moe: vLLM's fused MoE with BF16 experts (moe_dtype bfloat16) and FP8 experts with 128 x 128\n")
                 .append("#   block scales (fp8_block, the FP8 checkpoints of Qwen3 and DeepSeek), per vLLM version: a\n")
                 .append("#   least-squares fit latency = call_us + expert bytes / gbytes_per_s per MoE shape (hidden, inter,\n")
@@ -118,7 +121,10 @@ public class AicKernels {
                 out.append(String.format(Locale.ROOT, "  gbytes_per_s: %.0f    # vLLM %s, %d shapes%n", bw[0], bf16, (long) bw[1]));
                 streaming(s, dir, out);
                 moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
-                mxfp4Moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
+                mxfp4Moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), "w4a16_mxfp4", "mxfp4_moe",
+                        "MXFP4 x BF16", out);
+                mxfp4Moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), "w4a8_mxfp4_mxfp8",
+                        "mxfp4_mxfp8_moe", "MXFP4 x MXFP8", out);
                 fusedMoe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
                 attention(s, data.resolve(gpu[0]).resolve("attention").resolve("vllm"), out);
                 allReduce(s, data.resolve(gpu[0]).resolve("comm").resolve("vllm"), out);
@@ -211,6 +217,7 @@ public class AicKernels {
         moeRate(s, dir, "bfloat16", "moe_tflops", out);
         moeRate(s, dir, "fp8_block", "moe_fp8_tflops", out);
         moeRate(s, dir, "w4a16_mxfp4", "moe_mxfp4_tflops", out);
+        moeRate(s, dir, "w4a8_mxfp4_mxfp8", "moe_mxfp4_mxfp8_tflops", out);
     }
 
     /**
@@ -251,19 +258,21 @@ public class AicKernels {
      * Only vLLM's own MXFP4 method (the gpt-oss checkpoints' {@code quant_method}; kernel sources {@code vllm_mxfp4_moe},
      * {@code vllm_gptossmxfp4moe_*}), not compressed-tensors checkpoints' W4A4 Marlin path, which is another kernel.
      */
-    private static void mxfp4Moe(Statement s, Path dir, StringBuilder out) throws Exception {
+    private static void mxfp4Moe(Statement s, Path dir, String dtype, String key, String label, StringBuilder out)
+            throws Exception {
         if (!Files.isDirectory(dir)) {
             return;
         }
         List<String> versions = versionsWith(dir, "moe_perf.parquet");
-        String backend = mxfp4Backend(s, dir, versions);
+        // MXFP8 activations: FlashInfer's TRT-LLM kernel, which stores the experts as its MXFP4 x BF16 kernel does
+        String backend = dtype.equals("w4a16_mxfp4") ? mxfp4Backend(s, dir, versions) : "flashinfer_trtllm";
         boolean first = true;
         for (int i = versions.size() - 1; i >= 0; i--) {
             String file = dir.resolve(versions.get(i)).resolve("moe_perf.parquet").toString().replace("'", "''");
             try (ResultSet r = s.executeQuery("with r as (select least(num_experts, num_tokens * topk) * 3.0"
                     + " * hidden_size * inter_size * 0.53125 / moe_tp_size as bytes, latency * 1000 as us, moe_tp_size"
                     + " from '"
-                    + file + "' where moe_dtype = 'w4a16_mxfp4' and kernel_source not like '%compressedtensors%'"
+                    + file + "' where moe_dtype = '" + dtype + "' and kernel_source not like '%compressedtensors%'"
                     + " and distribution = 'balanced' and moe_ep_size = 1"
                     + " and moe_tp_size <= 8 and num_tokens * topk <= 8 * num_experts and latency > 0)"
                     + " select regr_intercept(us, bytes), 1e-3 / regr_slope(us, bytes), count(*),"
@@ -273,7 +282,8 @@ public class AicKernels {
                     continue;
                 }
                 if (first) {
-                    out.append("  mxfp4_moe:            # vLLM's MXFP4 x BF16 fused MoE: call_us + expert bytes / rate\n");
+                    out.append("  " + key + ":" + " ".repeat(Math.max(1, 21 - key.length())) + "# vLLM's " + label
+                            + " fused MoE: call_us + expert bytes / rate\n");
                     first = false;
                 }
                 out.append(String.format(Locale.ROOT,

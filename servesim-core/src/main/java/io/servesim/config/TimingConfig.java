@@ -1,6 +1,7 @@
 package io.servesim.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
  * The step-time model and the deployment it predicts: {@code type} ({@code auto} = {@code roofline} when a model
@@ -26,6 +27,9 @@ import com.fasterxml.jackson.annotation.JsonCreator;
  * @param vllmVersion the vLLM version the deployment runs (e.g. {@code 0.19.0}): where a GPU's kernels were measured
  *     on several vLLM versions and differ, the newest measured version not newer than it prices them (the oldest
  *     measured when it predates them all); null: the newest measured
+ * @param mxfp4Mxfp8 vLLM's {@code VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8}: MXFP4 experts computed on MXFP8 activations
+ *     (FlashInfer's TRT-LLM kernel, Blackwell only) instead of BF16 ones, priced with that kernel's measured fit and
+ *     FLOP rate; left out of written configs while false, so configs written before the key existed are unchanged
  * @param calibration path to a calibration profile written by {@code servesim calibrate}, or null
  * @param fixed fixed model parameters
  * @param polynomial polynomial model parameters
@@ -46,6 +50,7 @@ public record TimingConfig(
         boolean gpuP2p,
         Double linkGbytesPerS,
         String vllmVersion,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean mxfp4Mxfp8,
         String calibration,
         FixedTimingConfig fixed,
         PolynomialTimingConfig polynomial,

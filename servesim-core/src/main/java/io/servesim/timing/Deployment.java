@@ -347,6 +347,25 @@ public record Deployment(
             // and its fused MoE: MXFP4 (Specs.mxfp4Moe), BF16 and FP8 (Specs.fusedMoe)
             g = g.withMxfp4Moe(Specs.mxfp4Moe(t.gpu(), version)).withFusedMoe(Specs.fusedMoe(t.gpu(), version));
         }
+        if (t.mxfp4Mxfp8()) {
+            /*
+             * VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8 (vLLM's get_mxfp4_backend): MXFP4 experts on MXFP8 activations,
+             * FlashInfer's TRT-LLM kernel, on Blackwell (SM100) only; the flag is read nowhere else. Priced with that
+             * kernel's measured decode fit and FLOP rate (measured-kernels.yaml mxfp4_mxfp8_moe,
+             * moe_mxfp4_mxfp8_tflops) in place of the MXFP4 x BF16 kernel's.
+             */
+            GpuSpec.MoeKernel kernel =
+                    g == null || t.gpu().equals("custom") ? null : Specs.mxfp4Mxfp8Moe(t.gpu(), version);
+            Double tflops = kernel == null ? null : Specs.moeMxfp4Mxfp8Tflops(t.gpu());
+            if (kernel == null || tflops == null) {
+                throw new ConfigException(
+                        "timing.mxfp4_mxfp8",
+                        "vLLM runs MXFP4 experts on MXFP8 activations on Blackwell GPUs only, and its kernel is"
+                                + " measured for " + String.join(", ", Specs.mxfp4Mxfp8Gpus()) + " (timing.gpu is "
+                                + t.gpu() + "): set it to false");
+            }
+            g = g.withMxfp4Moe(kernel).withMoeMxfp4Tflops(tflops);
+        }
         return g == null ? null : interconnect(g, t);
     }
 

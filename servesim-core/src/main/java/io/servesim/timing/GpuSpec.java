@@ -407,6 +407,21 @@ public record GpuSpec(
         return copy(a, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4Moe, fusedMoe);
     }
 
+    /** This GPU with another fused-MoE FLOP rate for MXFP4 experts, TFLOP/s (another kernel's). */
+    public GpuSpec withMoeMxfp4Tflops(double tflops) {
+        Achieved a = new Achieved(
+                achieved.bf16Tflops(),
+                achieved.fp8Tflops(),
+                achieved.gbytesPerS(),
+                achieved.moeTflops(),
+                achieved.attentionTflops(),
+                achieved.source(),
+                achieved.shapes(),
+                achieved.moeFp8Tflops(),
+                tflops);
+        return copy(a, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4Moe, fusedMoe);
+    }
+
     /** This GPU with another measured MXFP4 fused-MoE kernel (null: the roofline prices MXFP4 experts). */
     public GpuSpec withMxfp4Moe(MoeKernel kernel) {
         return copy(achieved, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, kernel, fusedMoe);

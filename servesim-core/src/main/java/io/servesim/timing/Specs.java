@@ -647,6 +647,34 @@ public final class Specs {
     }
 
     /**
+     * vLLM's fused MoE with MXFP4 experts on MXFP8 activations ({@code measured-kernels.yaml} {@code mxfp4_mxfp8_moe},
+     * FlashInfer's TRT-LLM kernel): chosen by version as {@link #mxfp4Moe}; null when the GPU has none.
+     */
+    public static GpuSpec.MoeKernel mxfp4Mxfp8Moe(String gpu, VllmVersion version) {
+        JsonNode m = MEASURED.get(gpu);
+        if (m == null || !m.has("mxfp4_mxfp8_moe")) {
+            return null;
+        }
+        return moeFit(gpu, "mxfp4_mxfp8_moe", m.get("mxfp4_mxfp8_moe"), version);
+    }
+
+    /** That kernel's fused-MoE FLOP rate in TFLOP/s ({@code moe_mxfp4_mxfp8_tflops}), or null when not measured. */
+    public static Double moeMxfp4Mxfp8Tflops(String gpu) {
+        return measured(MEASURED.get(gpu), "moe_mxfp4_mxfp8_tflops");
+    }
+
+    /** The GPU presets with a measured MXFP4 x MXFP8 fused MoE, by name. */
+    public static List<String> mxfp4Mxfp8Gpus() {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, JsonNode> e : MEASURED.entrySet()) {
+            if (e.getValue().has("mxfp4_mxfp8_moe") && e.getValue().has("moe_mxfp4_mxfp8_tflops")) {
+                out.add(e.getKey());
+            }
+        }
+        return out;
+    }
+
+    /**
      * vLLM's fused MoE with BF16 and with FP8 (128 x 128 block-scaled) experts on a GPU preset as measured for a vLLM
      * version ({@code measured-kernels.yaml} {@code fused_moe}, one fit per dtype and version measured): per dtype
      * the newest version not newer than {@code version}, else the oldest; the newest when {@code version} is null;

@@ -853,6 +853,37 @@ class SpecsTest {
         assertThat(Deployment.resolve(c).gpu().mxfp4Moe().callUs()).isEqualTo(64.6);
     }
 
+    @Test
+    void mxfp4Mxfp8_pricesMxfp4ExpertsWithTheMxfp8ActivationKernel_onTheBlackwellGpuThatMeasuredIt() {
+        // VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8 on a B200: FlashInfer's MXFP4 x MXFP8 kernel (AIConfigurator, vLLM
+        // 0.24: 48.1 us per call + 7,054 GB/s, 1,897.9 TFLOP/s) instead of its MXFP4 x BF16 one (27.1 us + 4,692 GB/s,
+        // 541.6 TFLOP/s)
+        List<String> b200 = List.of("timing.model=gpt-oss-120b", "timing.gpu=b200");
+        GpuSpec bf16 = Deployment.resolve(ConfigLoader.fromYaml("", "t", b200)).gpu();
+        assertThat(bf16.mxfp4Moe().callUs()).isEqualTo(27.1);
+        assertThat(bf16.achievedMoeFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.MXFP4))
+                .isEqualTo(541.6e12);
+        GpuSpec mxfp8 = Deployment.resolve(ConfigLoader.fromYaml("", "t", concat(b200, "timing.mxfp4_mxfp8=true")))
+                .gpu();
+        assertThat(mxfp8.mxfp4Moe().callUs()).isEqualTo(48.1);
+        assertThat(mxfp8.mxfp4Moe().gbytesPerS()).isEqualTo(7054);
+        assertThat(mxfp8.mxfp4Moe().backend()).isEqualTo(GpuSpec.Mxfp4Backend.FLASHINFER_TRTLLM);
+        assertThat(mxfp8.achievedMoeFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.MXFP4))
+                .isEqualTo(1897.9e12);
+        // the other expert types keep their rates
+        assertThat(mxfp8.achievedMoeFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.FP8))
+                .isEqualTo(bf16.achievedMoeFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.FP8));
+        // vLLM reads the flag on Blackwell only: elsewhere it is refused, naming the key and the GPUs measured
+        assertThat(Specs.mxfp4Mxfp8Gpus()).containsExactly("b200");
+        assertThatThrownBy(() -> Deployment.resolve(ConfigLoader.fromYaml(
+                        "",
+                        "t",
+                        List.of("timing.model=gpt-oss-120b", "timing.gpu=h100-sxm", "timing.mxfp4_mxfp8=true"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("timing.mxfp4_mxfp8")
+                .hasMessageContaining("measured for b200");
+    }
+
     private static List<String> concat(List<String> a, String b) {
         List<String> out = new java.util.ArrayList<>(a);
         out.add(b);
