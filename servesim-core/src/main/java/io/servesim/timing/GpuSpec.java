@@ -145,7 +145,21 @@ public record GpuSpec(
             String source,
             StreamingShapes shapes,
             double moeFp8Tflops,
-            double moeMxfp4Tflops) {}
+            double moeMxfp4Tflops) {
+        /** These rates with the streaming grid and the MXFP4 fused-MoE rate replaced. */
+        Achieved with(StreamingShapes newShapes, double newMoeMxfp4Tflops) {
+            return new Achieved(
+                    bf16Tflops,
+                    fp8Tflops,
+                    gbytesPerS,
+                    moeTflops,
+                    attentionTflops,
+                    source,
+                    newShapes,
+                    moeFp8Tflops,
+                    newMoeMxfp4Tflops);
+        }
+    }
 
     /**
      * How fast vLLM's GEMMs stream a weight matrix of each shape, relative to the GPU's {@link Achieved#gbytesPerS}
@@ -394,31 +408,13 @@ public record GpuSpec(
 
     /** This GPU with its streaming rates by weight shape replaced (e.g. by {@link StreamingShapes#uniform()}). */
     public GpuSpec withStreamingShapes(StreamingShapes shapes) {
-        Achieved a = new Achieved(
-                achieved.bf16Tflops(),
-                achieved.fp8Tflops(),
-                achieved.gbytesPerS(),
-                achieved.moeTflops(),
-                achieved.attentionTflops(),
-                achieved.source(),
-                shapes,
-                achieved.moeFp8Tflops(),
-                achieved.moeMxfp4Tflops());
+        Achieved a = achieved.with(shapes, achieved.moeMxfp4Tflops());
         return copy(a, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4Moe, fusedMoe);
     }
 
     /** This GPU with another fused-MoE FLOP rate for MXFP4 experts, TFLOP/s (another kernel's). */
     public GpuSpec withMoeMxfp4Tflops(double tflops) {
-        Achieved a = new Achieved(
-                achieved.bf16Tflops(),
-                achieved.fp8Tflops(),
-                achieved.gbytesPerS(),
-                achieved.moeTflops(),
-                achieved.attentionTflops(),
-                achieved.source(),
-                achieved.shapes(),
-                achieved.moeFp8Tflops(),
-                tflops);
+        Achieved a = achieved.with(achieved.shapes(), tflops);
         return copy(a, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4Moe, fusedMoe);
     }
 
