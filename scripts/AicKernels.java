@@ -68,6 +68,10 @@ public class AicKernels {
                 .append("#   (m <= 16, n*k >= 64M). shapes: rows behind each value.\n")
                 .append("# streaming: BF16 weight bytes (2*n*k) / latency per weight shape k x n at m = 16, GB/s, the\n")
                 .append("#   median over every vLLM version measured (rows: k = dims, columns: n = dims).\n")
+                .append("# fp8_block_tflops: as bf16_tflops over FP8 weights with 128 x 128 block scales (gemm_dtype\n")
+                .append("#   fp8_block: the FP8 checkpoints of Qwen3, DeepSeek, MiniMax), the newest version with such rows.\n")
+                .append("# fp8_block_gemm: that GEMM at m = 16 per vLLM version: latency = call_us + weight bytes (n*k) /\n")
+                .append("#   gbytes_per_s, Theil-Sen over weights of 1M-256M elements, the rate capped at gbytes_per_s.\n")
                 .append("# moe_tflops: 90th percentile of the fused-MoE layer's FLOP/s (2*topk*3*hidden*inter/tp per\n")
                 .append("#   token) over BF16 rows, balanced routing, no EP, >= 4096 tokens, inter/tp >= 1024\n")
                 .append("#   (.../<gpu>/moe/vllm/<version>/moe_perf.parquet; absent: no such rows for the GPU).\n")
@@ -120,6 +124,7 @@ public class AicKernels {
                 double[] bw = percentile(s, dir, bf16, "bfloat16", "2.0*n*k/(latency*1e-3)/1e9", STREAMING);
                 out.append(String.format(Locale.ROOT, "  gbytes_per_s: %.0f    # vLLM %s, %d shapes%n", bw[0], bf16, (long) bw[1]));
                 streaming(s, dir, out);
+                fp8Block(s, dir, bw[0], out);
                 moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
                 mxfp4Moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), "w4a16_mxfp4", "mxfp4_moe",
                         "MXFP4 x BF16", out);
@@ -190,6 +195,57 @@ public class AicKernels {
                 row.add(String.format(Locale.ROOT, "%.0f", rate[i][j]));
             }
             out.append("      - [").append(String.join(", ", row)).append("]\n");
+        }
+    }
+
+    /**
+     * Appends {@code fp8_block_tflops} (the 90th percentile of compute-bound FLOP/s, as for the other dtypes, from
+     * the newest version with such rows) and {@code fp8_block_gemm}: vLLM's linear layer with FP8 weights scaled per
+     * 128 x 128 block (gemm_dtype {@code fp8_block}: the FP8 checkpoints of Qwen3, DeepSeek and MiniMax; the
+     * activations quantized per token group on the fly) at m = 16, per vLLM version (newest first), as a fixed time
+     * per call plus the weight's bytes (n·k, one byte each) at a streaming rate. Fitted by Theil-Sen (the median of
+     * the pairwise slopes, then the median intercept) over the weights of 1 M to 256 M elements, the decode range of a
+     * layer's matrices on one GPU: a few shapes of each collection are 3-10 times slower than their neighbours, which
+     * would tilt a least-squares line. The rate is capped at the GPU's BF16 streaming rate ({@code gbytes_per_s}),
+     * the intercept then refitted: where the fixed time hides the bytes over the whole range (the H200's vLLM 0.18
+     * kernel, about 70 us for any weight up to 100 MB) the slope says nothing about bandwidth. A version needs 20
+     * such rows.
+     */
+    private static void fp8Block(Statement s, Path dir, double bf16Rate, StringBuilder out) throws Exception {
+        String newest = newestWith(s, dir, "fp8_block");
+        if (newest == null) {
+            return;
+        }
+        double[] f;
+        try {
+            f = percentile(s, dir, newest, "fp8_block", "2.0*m*n*k/(latency*1e-3)/1e12", COMPUTE_BOUND);
+        } catch (IllegalStateException tooFew) {
+            return; // a handful of rows (the RTX PRO 6000's): no rate, and no fit without one
+        }
+        out.append(String.format(Locale.ROOT, "  fp8_block_tflops: %.1f    # vLLM %s, %d shapes%n", f[0], newest,
+                (long) f[1]));
+        List<String> versions = versionsWith(dir, "gemm_perf.parquet");
+        boolean first = true;
+        for (int i = versions.size() - 1; i >= 0; i--) {
+            String file = dir.resolve(versions.get(i)).resolve("gemm_perf.parquet").toString().replace("'", "''");
+            double maxSlope = 1e-3 / bf16Rate; // us per byte at the BF16 streaming rate
+            try (ResultSet r = s.executeQuery("with r as (select 1.0 * n * k as b, latency * 1000 as us from '" + file
+                    + "' where gemm_dtype = 'fp8_block' and m = 16 and latency > 0 and 1.0 * n * k between 1e6"
+                    + " and 256e6), p as (select (y.us - x.us) / (y.b - x.b) as slope from r x, r y"
+                    + " where y.b > x.b * 1.05), t as (select greatest(median(slope), " + maxSlope + ") as slope"
+                    + " from p) select median(r.us - t.slope * r.b), t.slope, count(*) from r, t group by t.slope")) {
+                if (!r.next() || r.getLong(3) < 20) {
+                    continue;
+                }
+                if (first) {
+                    out.append("  fp8_block_gemm:       # vLLM's block-scaled FP8 GEMM at m = 16: call_us + weight"
+                            + " bytes / rate\n");
+                    first = false;
+                }
+                out.append(String.format(Locale.ROOT,
+                        "    - {version: %s, call_us: %.1f, gbytes_per_s: %.0f, shapes: %d}%n",
+                        versions.get(i), Math.max(0, r.getDouble(1)), 1e-3 / r.getDouble(2), r.getLong(3)));
+            }
         }
     }
 

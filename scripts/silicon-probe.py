@@ -46,10 +46,15 @@ MODELS = {
     'meta-llama/Llama-3.1-8B-Instruct': 'llama-3.1-8b',
     'Qwen/Qwen3-235B-A22B-FP8': 'qwen3-235b-a22b',
     'openai/gpt-oss-120b': 'gpt-oss-120b',
+    'MiniMaxAI/MiniMax-M2.5': 'minimax-m2.5',
 }
 # Models whose released checkpoint is FP4 (the sample labels their rows 'fp4'): gpt-oss ships MXFP4 experts, which
 # servesim's preset applies by default (timing.expert_dtype); other FP4 rows need FP4 weights servesim does not price.
 NATIVE_FP4 = {'gpt-oss-120b'}
+# Models whose FP8 rows ran a checkpoint with 128 x 128 block scales (quantization_config.weight_block_size): Qwen's
+# own FP8 releases (Qwen/Qwen3-235B-A22B-FP8, Qwen/Qwen3-32B-FP8) and MiniMax-M2.5 (whose preset states it); the other
+# FP8 rows (Llama-3.1 FP8 checkpoints from NVIDIA's ModelOpt) have one scale per tensor.
+BLOCK_FP8 = {'qwen3-235b-a22b', 'qwen3-32b', 'minimax-m2.5'}
 GPUS = {'h100_sxm': 'h100-sxm', 'h200_sxm': 'h200-sxm', 'b200_sxm': 'b200'}
 ASYNC_DEFAULT_SINCE = (0, 14)  # vLLM v0.14.0 turned async scheduling on by default (vllm-project/vllm#27614)
 
@@ -222,7 +227,7 @@ def main():
             continue
         model = MODELS[r['model_path']]
         dp = 1
-        if model == 'qwen3-235b-a22b':  # experts over moe_tp x moe_ep GPUs: the attention-DP ranks are the rest
+        if model in ('qwen3-235b-a22b', 'minimax-m2.5'):  # experts over moe_tp x moe_ep GPUs: the attention-DP ranks are the rest
             dp = int(r['attention_dp_size'] or 0) or max(1, int(r['moe_tp_size'] or 1) * int(r['moe_ep_size'] or 1) // tp)
         sets = ['workload.type=synthetic', f'workload.synthetic.requests={(a.rounds + 2) * c}',
                 f'workload.synthetic.input_tokens={{type: fixed, value: {isl}}}',
@@ -245,7 +250,7 @@ def main():
         if dp > 1:
             sets.append('cluster.dp_mode=lockstep')
         if r['precision'] == 'fp8':
-            sets.append('timing.weight_dtype=fp8')
+            sets.append('timing.weight_dtype=' + ('fp8_block' if model in BLOCK_FP8 else 'fp8'))
         sync = a.backend == 'vllm' and synchronous(r.get('backend_version', ''), r.get('silicon_data_source', ''))
         if sync:
             sets.append('engine.scheduler.async_scheduling=false')

@@ -14,7 +14,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param customGpu the custom GPU's values
  * @param tensorParallel GPUs per rank sharing each layer
  * @param expertParallel whether MoE experts are split over the worker's GPUs instead of sharded by TP
- * @param weightDtype bf16 or fp8
+ * @param weightDtype bf16, fp8 (per-tensor scales) or fp8_block (128 × 128 block scales): the non-expert weights'
+ *     type when the checkpoint does not state one; a checkpoint whose config.json states FP8 quantization is served
+ *     in it whatever this says ({@link io.servesim.timing.ModelSpec#checkpointDtype})
  * @param expertDtype a MoE model's routed experts: bf16, fp8 or mxfp4 (null: the checkpoint's, as the model preset or
  *     config.json's {@code quantization_config} states it, else {@code weightDtype})
  * @param kvDtype bf16 or fp8
@@ -62,6 +64,18 @@ public record TimingConfig(
         BF16("bf16", "2 bytes per element; BF16 tensor rate", 2),
         /** 1 byte, the FP8 tensor rate where the GPU has one. */
         FP8("fp8", "1 byte per element; FP8 tensor rate where the GPU has one (else BF16's)", 1),
+        /**
+         * 1 byte, with one scale per 128 × 128 block of each weight matrix and the activations quantized per group of
+         * 128 on the fly: the FP8 checkpoints of Qwen3, DeepSeek and MiniMax ({@code quantization_config} with a
+         * {@code weight_block_size}). vLLM runs these through its own block-scaled GEMMs, whose fixed time per call
+         * is measured separately ({@code measured-kernels.yaml} {@code fp8_block_gemm}); a MoE model's FP8 experts
+         * are block-scaled either way.
+         */
+        FP8_BLOCK(
+                "fp8_block",
+                "1 byte per element, scaled per 128 x 128 block (Qwen3, DeepSeek, MiniMax FP8 checkpoints); vLLM's"
+                        + " block-scaled GEMMs",
+                1),
         /**
          * OCP MX FP4: 4-bit elements with one 8-bit power-of-two scale per 32 (4.25 bits), for a MoE model's experts
          * only, as vLLM's MXFP4 method quantizes them (gpt-oss checkpoints); computed with BF16 activations.
@@ -117,10 +131,11 @@ public record TimingConfig(
         if (!weightDtype.wholeBytes()) {
             throw new ConfigException(
                     "weight_dtype",
-                    "expected bf16 or fp8, got " + weightDtype.configName() + " (vLLM's MXFP4 method quantizes only a"
+                    "expected bf16, fp8 or fp8_block, got " + weightDtype.configName()
+                            + " (vLLM's MXFP4 method quantizes only a"
                             + " MoE model's experts and leaves the other layers in BF16: set timing.expert_dtype)");
         }
-        if (!kvDtype.wholeBytes()) {
+        if (!kvDtype.wholeBytes() || kvDtype == Dtype.FP8_BLOCK) {
             throw new ConfigException("kv_dtype", "expected bf16 or fp8, got " + kvDtype.configName());
         }
         RooflineConfig.fraction("gpu_memory_utilization", gpuMemoryUtilization);

@@ -247,6 +247,10 @@ public final class ReportWriter {
         if (d.model() != null) {
             o.put("model_params_b", Numbers.fixed(d.model().totalParams() / 1e9, 3));
         }
+        if (d.model() != null && d.model().checkpointDtype() != null) {
+            // a checkpoint quantized ahead is served in its own type, whatever timing.weight_dtype says
+            o.put("weight_dtype", d.model().checkpointDtype().configName());
+        }
         if (d.expertDtype() != null) {
             o.put("expert_dtype", d.expertDtype().configName()); // MoE models only: the checkpoint's or the stated
         }

@@ -346,6 +346,8 @@ public record Deployment(
             }
             // and its fused MoE: MXFP4 (Specs.mxfp4Moe), BF16 and FP8 (Specs.fusedMoe)
             g = g.withMxfp4Moe(Specs.mxfp4Moe(t.gpu(), version)).withFusedMoe(Specs.fusedMoe(t.gpu(), version));
+            // and its block-scaled FP8 GEMM (Specs.blockFp8Gemm)
+            g = g.withBlockFp8Gemm(Specs.blockFp8Gemm(t.gpu(), version));
         }
         if (t.mxfp4Mxfp8()) {
             /*
@@ -435,6 +437,7 @@ public record Deployment(
                 null,
                 null,
                 c.attentionKernel(),
+                null,
                 null,
                 null);
     }
@@ -578,8 +581,12 @@ public record Deployment(
 
     /** The weights one GPU holds: the dense part over TP, the experts over their shards (MXFP4 padded as stored). */
     static double weightBytes(ModelSpec m, GpuSpec gpu, TimingConfig t, int tp, int expertShards) {
+        // the linear layers in the served type (the checkpoint's FP8 when it states one); the input embedding and the
+        // LM head stay BF16 under vLLM's FP8 methods (RooflineTiming.denseWeightSeconds), both split over TP
+        double linearBytes = m.weightDtype(t.weightDtype()).bytes();
+        double embeddings = (double) m.embeddingParams() / tp * TimingConfig.Dtype.BF16.bytes();
         if (!m.moe()) {
-            return (double) m.totalParams() * t.weightBytes() / tp;
+            return (double) (m.totalParams() - m.embeddingParams()) * linearBytes / tp + embeddings;
         }
         double experts = (double) m.numLayers() * m.numExperts() * m.paramsPerExpert();
         TimingConfig.Dtype expertDtype = m.expertDtype(t.expertDtype(), t.weightDtype());
@@ -599,7 +606,7 @@ public record Deployment(
                     t.expertParallel() ? m.expertIntermediateSize() : m.expertIntermediateSize() / shards);
             expertWeights = m.numLayers() * perGpuExperts * 3.0 * hidden * slice * expertDtype.bytes();
         }
-        return (m.totalParams() - experts) / tp * t.weightBytes() + expertWeights;
+        return (m.totalParams() - m.embeddingParams() - experts) / tp * linearBytes + embeddings + expertWeights;
     }
 
     /**

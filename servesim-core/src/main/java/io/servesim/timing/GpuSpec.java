@@ -24,6 +24,8 @@ import io.servesim.config.TimingConfig;
  * @param mxfp4Moe vLLM's fused MoE with MXFP4 experts as measured on this GPU, or null (then the roofline prices it)
  * @param fusedMoe vLLM's fused MoE with BF16 or FP8 experts as measured on this GPU, or null (then the roofline prices
  *     them)
+ * @param blockFp8Gemm vLLM's GEMM with 128 × 128 block-scaled FP8 weights as measured on this GPU, or null (then such
+ *     weights are priced as per-tensor FP8)
  */
 public record GpuSpec(
         String name,
@@ -40,7 +42,8 @@ public record GpuSpec(
         CollectiveTable reduceScatter,
         AttentionKernel attentionKernel,
         MoeKernel mxfp4Moe,
-        FusedMoe fusedMoe) {
+        FusedMoe fusedMoe,
+        BlockFp8Gemm blockFp8Gemm) {
 
     /**
      * vLLM's MXFP4 fused-MoE backends and how each pads the experts' weights when it loads them (vLLM's {@code
@@ -111,9 +114,41 @@ public record GpuSpec(
         public MoeKernel forDtype(TimingConfig.Dtype dtype) {
             return switch (dtype) {
                 case BF16 -> bf16;
-                case FP8 -> fp8;
+                case FP8, FP8_BLOCK -> fp8; // the tables' FP8 experts are block-scaled
                 case MXFP4 -> null;
             };
+        }
+    }
+
+    /**
+     * vLLM's linear layer with FP8 weights scaled per 128 × 128 block (its block-scaled GEMM plus the per-token-group
+     * quantization of its input), as measured on a GPU for one vLLM version ({@code measured-kernels.yaml} {@code
+     * fp8_block_gemm} and {@code fp8_block_tflops}). At decode sizes its time is a fixed cost per call plus the
+     * weight's bytes at a streaming rate: on the Hopper GPUs 12–66 µs per call depending on the version, against 6–9 µs
+     * for the BF16 GEMM of the same small matrix, so a block-FP8 checkpoint's small attention projections cost more
+     * than BF16 ones, not half.
+     *
+     * @param callUs fixed microseconds per linear layer call
+     * @param gbytesPerS the weight's bytes (one per element) streamed per second, GB/s
+     * @param tflops compute-bound throughput, TFLOP/s (the newest version measured)
+     */
+    public record BlockFp8Gemm(double callUs, double gbytesPerS, double tflops) {
+        /** Validates the fit. */
+        public BlockFp8Gemm {
+            if (!(callUs >= 0
+                    && gbytesPerS > 0
+                    && tflops > 0
+                    && Double.isFinite(callUs)
+                    && Double.isFinite(gbytesPerS)
+                    && Double.isFinite(tflops))) {
+                throw new IllegalArgumentException("a block-FP8 GEMM needs call_us >= 0, gbytes_per_s > 0 and tflops"
+                        + " > 0, got " + callUs + ", " + gbytesPerS + " and " + tflops);
+            }
+        }
+
+        /** Seconds for one call over a weight of {@code bytes} bytes, its streaming rate scaled by {@code mbu}. */
+        public double seconds(double bytes, double mbu) {
+            return callUs * 1e-6 + bytes / (gbytesPerS * 1e9 * mbu);
         }
     }
 
@@ -376,7 +411,7 @@ public record GpuSpec(
             CollectiveTable allGather,
             CollectiveTable reduceScatter,
             AttentionKernel kernel) {
-        return copy(achieved, link, allReduce, allGather, reduceScatter, kernel, mxfp4Moe, fusedMoe);
+        return copy(achieved, link, allReduce, allGather, reduceScatter, kernel, mxfp4Moe, fusedMoe, blockFp8Gemm);
     }
 
     private GpuSpec copy(
@@ -387,7 +422,8 @@ public record GpuSpec(
             CollectiveTable reduceScatter,
             AttentionKernel kernel,
             MoeKernel mxfp4,
-            FusedMoe fused) {
+            FusedMoe fused,
+            BlockFp8Gemm block) {
         return new GpuSpec(
                 name,
                 memoryGib,
@@ -403,29 +439,80 @@ public record GpuSpec(
                 reduceScatter,
                 kernel,
                 mxfp4,
-                fused);
+                fused,
+                block);
     }
 
     /** This GPU with its streaming rates by weight shape replaced (e.g. by {@link StreamingShapes#uniform()}). */
     public GpuSpec withStreamingShapes(StreamingShapes shapes) {
         Achieved a = achieved.with(shapes, achieved.moeMxfp4Tflops());
-        return copy(a, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4Moe, fusedMoe);
+        return copy(
+                a,
+                linkGbytesPerS,
+                allReduce,
+                allGather,
+                reduceScatter,
+                attentionKernel,
+                mxfp4Moe,
+                fusedMoe,
+                blockFp8Gemm);
     }
 
     /** This GPU with another fused-MoE FLOP rate for MXFP4 experts, TFLOP/s (another kernel's). */
     public GpuSpec withMoeMxfp4Tflops(double tflops) {
         Achieved a = achieved.with(achieved.shapes(), tflops);
-        return copy(a, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4Moe, fusedMoe);
+        return copy(
+                a,
+                linkGbytesPerS,
+                allReduce,
+                allGather,
+                reduceScatter,
+                attentionKernel,
+                mxfp4Moe,
+                fusedMoe,
+                blockFp8Gemm);
     }
 
     /** This GPU with another measured MXFP4 fused-MoE kernel (null: the roofline prices MXFP4 experts). */
     public GpuSpec withMxfp4Moe(MoeKernel kernel) {
-        return copy(achieved, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, kernel, fusedMoe);
+        return copy(
+                achieved,
+                linkGbytesPerS,
+                allReduce,
+                allGather,
+                reduceScatter,
+                attentionKernel,
+                kernel,
+                fusedMoe,
+                blockFp8Gemm);
     }
 
     /** This GPU with other measured BF16 / FP8 fused-MoE kernels (null: the roofline prices those experts). */
     public GpuSpec withFusedMoe(FusedMoe kernels) {
-        return copy(achieved, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4Moe, kernels);
+        return copy(
+                achieved,
+                linkGbytesPerS,
+                allReduce,
+                allGather,
+                reduceScatter,
+                attentionKernel,
+                mxfp4Moe,
+                kernels,
+                blockFp8Gemm);
+    }
+
+    /** This GPU with another measured block-FP8 GEMM (null: block-scaled FP8 weights priced as per-tensor FP8). */
+    public GpuSpec withBlockFp8Gemm(BlockFp8Gemm gemm) {
+        return copy(
+                achieved,
+                linkGbytesPerS,
+                allReduce,
+                allGather,
+                reduceScatter,
+                attentionKernel,
+                mxfp4Moe,
+                fusedMoe,
+                gemm);
     }
 
     /**
@@ -451,13 +538,22 @@ public record GpuSpec(
 
     /** Datasheet dense tensor FLOP/s for a weight dtype (FP8 falls back to the BF16 rate on GPUs without one). */
     public double flopsPerSecond(TimingConfig.Dtype dtype) {
-        double tflops = dtype == TimingConfig.Dtype.FP8 && fp8Tflops > 0 ? fp8Tflops : bf16Tflops;
+        boolean fp8 = dtype == TimingConfig.Dtype.FP8 || dtype == TimingConfig.Dtype.FP8_BLOCK;
+        double tflops = fp8 && fp8Tflops > 0 ? fp8Tflops : bf16Tflops;
         return tflops * 1e12;
     }
 
-    /** FLOP/s compute-bound GEMMs of a weight dtype reach ({@link #achieved}). */
+    /**
+     * FLOP/s compute-bound GEMMs of a weight dtype reach ({@link #achieved}; block-scaled FP8 at its own measured rate
+     * where measured, else the per-tensor FP8 rate).
+     */
     public double achievedFlopsPerSecond(TimingConfig.Dtype dtype) {
-        return (dtype == TimingConfig.Dtype.FP8 ? achieved.fp8Tflops() : achieved.bf16Tflops()) * 1e12;
+        return switch (dtype) {
+                    case FP8 -> achieved.fp8Tflops();
+                    case FP8_BLOCK -> blockFp8Gemm != null ? blockFp8Gemm.tflops() : achieved.fp8Tflops();
+                    case BF16, MXFP4 -> achieved.bf16Tflops();
+                }
+                * 1e12;
     }
 
     /**
@@ -467,7 +563,7 @@ public record GpuSpec(
      */
     public double achievedMoeFlopsPerSecond(TimingConfig.Dtype dtype) {
         return switch (dtype) {
-                    case FP8 -> achieved.moeFp8Tflops();
+                    case FP8, FP8_BLOCK -> achieved.moeFp8Tflops();
                     case MXFP4 -> achieved.moeMxfp4Tflops();
                     case BF16 -> achieved.moeTflops();
                 }

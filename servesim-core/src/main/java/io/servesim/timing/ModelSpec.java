@@ -25,6 +25,9 @@ import io.servesim.config.TimingConfig;
  * @param maxPositionEmbeddings the model's context limit
  * @param checkpointExpertDtype the routed experts' element type in the published checkpoint when it differs from the
  *     other weights' (gpt-oss: MXFP4, from {@code quantization_config.quant_method}), else null
+ * @param checkpointDtype the linear layers' element type in the published checkpoint when its {@code
+ *     quantization_config} states FP8 ({@code quant_method: fp8}: {@code fp8_block} with a {@code weight_block_size},
+ *     else per-tensor {@code fp8}), else null: vLLM serves such a checkpoint in its own type ({@link #weightDtype})
  */
 public record ModelSpec(
         String name,
@@ -42,11 +45,21 @@ public record ModelSpec(
         boolean tiedEmbeddings,
         int slidingWindow,
         int maxPositionEmbeddings,
-        TimingConfig.Dtype checkpointExpertDtype) {
+        TimingConfig.Dtype checkpointExpertDtype,
+        TimingConfig.Dtype checkpointDtype) {
+
+    /**
+     * The element type vLLM serves the linear layers in: the checkpoint's when its config states FP8 (vLLM reads
+     * {@code quantization_config} and loads the FP8 weights as they are; there is no BF16 to run), else {@code stated}
+     * ({@code timing.weight_dtype}).
+     */
+    public TimingConfig.Dtype weightDtype(TimingConfig.Dtype stated) {
+        return checkpointDtype != null ? checkpointDtype : stated;
+    }
 
     /**
      * The routed experts' element type: {@code stated} ({@code timing.expert_dtype}) if set, else the checkpoint's,
-     * else the other weights'.
+     * else the other weights' ({@link #weightDtype} of {@code weights}).
      *
      * @throws ConfigException naming {@code timing.expert_dtype} when one is stated for a dense model
      */
@@ -58,7 +71,17 @@ public record ModelSpec(
         if (stated != null) {
             return stated;
         }
-        return checkpointExpertDtype != null ? checkpointExpertDtype : weights;
+        return checkpointExpertDtype != null ? checkpointExpertDtype : weightDtype(weights);
+    }
+
+    /**
+     * Whether each layer all-reduces over the TP group for its query/key norm: MiniMax-M2 normalizes q and k over all
+     * heads, not per head, so vLLM's attention ({@code minimax_m2.py}, {@code MiniMaxText01RMSNormTP.forward_qk} at
+     * the pinned commit 28be48fa9) sums the ranks' partial variances, one FP32 value each for q and k per token, with
+     * one extra all-reduce per layer when TP is above 1.
+     */
+    public boolean qkNormAllReduce() {
+        return architecture.equals("MiniMaxM2ForCausalLM");
     }
 
     /** Whether the model routes tokens to experts. */

@@ -158,7 +158,12 @@ public final class RooflineTiming implements TimingModel {
                 model.moe() ? (long) model.numLayers() * model.expertsPerToken() * model.paramsPerExpert() : 0;
         long lmHead = (long) model.vocabSize() * model.hiddenSize();
         this.denseFlopsPerToken = 2.0 * (model.linearParamsPerToken() - expertParamsPerToken - lmHead) / tensorParallel;
-        this.lmHeadFlopsPerSequence = 2.0 * lmHead / tensorParallel;
+        // the LM head stays BF16 under every FP8 method (denseWeightSeconds): its FLOPs, which linearTime divides by
+        // the weights' rate, are scaled to take the BF16 rate's time
+        this.lmHeadFlopsPerSequence = 2.0
+                * lmHead
+                / tensorParallel
+                * (gpu.achievedFlopsPerSecond(weightDtype) / gpu.achievedFlopsPerSecond(TimingConfig.Dtype.BF16));
         this.expertFlopsPerToken = 2.0 * expertParamsPerToken / expertShards;
         this.attentionFlopsPerPair = 4.0 * model.numLayers() * model.numHeads() * model.headDim() / tensorParallel;
         this.expertBytesPerLayer = model.moe() ? model.paramsPerExpert() * experts.bytes() / expertShards : 0;
@@ -175,7 +180,8 @@ public final class RooflineTiming implements TimingModel {
         this.moeKernelBytesPerSecond = moeKernel != null ? moeKernel.gbytesPerS() * 1e9 : Double.NaN;
         this.attentionFlops = gpu.achievedAttentionFlopsPerSecond();
         this.bytesPerSecond = gpu.achievedBytesPerSecond() * params.mbu();
-        this.denseWeightSeconds = denseWeightSeconds(model, gpu, tensorParallel, weightBytes, bytesPerSecond);
+        this.denseWeightSeconds =
+                denseWeightSeconds(model, gpu, tensorParallel, weightDtype, weightBytes, bytesPerSecond, params.mbu());
         this.kvBytesPerSecond = gpu.achievedBytesPerSecond() * params.kvMbu();
         this.linkBytesPerSecond = gpu.linkGbytesPerS() * 1e9;
         double linkLatencyUs = gpu.hasNvlink() ? params.collectiveLatencyUs() : params.pcieCollectiveLatencyUs();
@@ -207,23 +213,47 @@ public final class RooflineTiming implements TimingModel {
      * gate/up projection column-parallel ({@code hidden × 2 × intermediate / TP}), the down projection row-parallel,
      * the LM head vocabulary-parallel ({@code hidden × vocab / TP}); a MoE layer's router is replicated. The input
      * embedding is a lookup, not a read of the table; routed experts are priced per step in {@link #gpuNanos}.
+     *
+     * <p>The projections and the dense MLP are in the weights' type; the router and the LM head stay BF16 whatever it
+     * is: vLLM's FP8 methods quantize its linear layers, and the LM head is a vocabulary embedding, not one of them
+     * ({@code Fp8Config.get_quant_method}), while the MoE models build their router without a quantization config
+     * (and MiniMax's and Qwen3's FP8 checkpoints list it among the modules not converted). Block-scaled FP8 weights,
+     * where the GPU's block-FP8 GEMM was measured ({@link GpuSpec.BlockFp8Gemm}), cost that kernel's fixed time per
+     * call plus their bytes at its rate instead: at decode sizes that kernel, with the per-group quantization of its
+     * input, is slower than the BF16 GEMM of the same matrix on the Hopper GPUs (AIConfigurator's fp8_block tables).
      */
     private static double denseWeightSeconds(
-            ModelSpec model, GpuSpec gpu, int tensorParallel, int weightBytes, double bytesPerSecond) {
+            ModelSpec model,
+            GpuSpec gpu,
+            int tensorParallel,
+            TimingConfig.Dtype weights,
+            int weightBytes,
+            double bytesPerSecond,
+            double mbu) {
         GpuSpec.StreamingShapes shapes = gpu.achieved().shapes();
+        GpuSpec.BlockFp8Gemm block = weights == TimingConfig.Dtype.FP8_BLOCK ? gpu.blockFp8Gemm() : null;
         long hidden = model.hiddenSize();
         long qkv = ((long) model.numHeads() / tensorParallel + 2L * Math.max(1, model.numKvHeads() / tensorParallel))
                 * model.headDim();
         long attentionOut = (long) model.numHeads() * model.headDim() / tensorParallel;
-        double perLayer = matrixSeconds(shapes, hidden, qkv) + matrixSeconds(shapes, attentionOut, hidden);
+        long[][] quantized; // {k, n} of each matrix in the weights' type
         if (model.moe()) {
-            perLayer += matrixSeconds(shapes, hidden, model.numExperts());
+            quantized = new long[][] {{hidden, qkv}, {attentionOut, hidden}};
         } else {
             long intermediate = (long) model.intermediateSize() / tensorParallel;
-            perLayer += matrixSeconds(shapes, hidden, 2 * intermediate) + matrixSeconds(shapes, intermediate, hidden);
+            quantized = new long[][] {
+                {hidden, qkv}, {attentionOut, hidden}, {hidden, 2 * intermediate}, {intermediate, hidden}
+            };
         }
+        double perLayer = 0;
+        for (long[] m : quantized) {
+            perLayer += block != null
+                    ? block.seconds((double) m[0] * m[1], mbu)
+                    : matrixSeconds(shapes, m[0], m[1]) * weightBytes / bytesPerSecond;
+        }
+        double bf16 = model.moe() ? matrixSeconds(shapes, hidden, model.numExperts()) : 0; // the router
         double lmHead = matrixSeconds(shapes, hidden, (long) model.vocabSize() / tensorParallel);
-        return (model.numLayers() * perLayer + lmHead) * weightBytes / bytesPerSecond;
+        return model.numLayers() * (perLayer + bf16 * 2 / bytesPerSecond) + lmHead * 2 / bytesPerSecond;
     }
 
     /** A {@code k × n} matrix's elements over its shape's relative streaming rate (seconds per byte at rate 1). */
@@ -248,6 +278,18 @@ public final class RooflineTiming implements TimingModel {
             return hi * Math.cbrt(1 + ratio * ratio * ratio); // the default, without two pow calls per operation
         }
         return hi * Math.pow(1 + Math.pow(ratio, knee), 1 / knee);
+    }
+
+    /**
+     * One all-reduce of {@code elements} BF16 elements over the TP group: the measured latency at that size over
+     * {@code collective_efficiency} plus {@code collective_overhead_us}, else the link model's ring.
+     */
+    private double allReduceSeconds(double elements) {
+        if (allReduce != null) {
+            return allReduce.seconds(tensorParallel, elements) * collectiveSlowdown + allReduceOverheadSeconds;
+        }
+        double ring = 2.0 * (tensorParallel - 1) / tensorParallel * elements * 2.0 / linkBytesPerSecond;
+        return collectiveLatencySeconds + ring;
     }
 
     /** The dense (non-expert) layers and the LM head for {@code tokens} new tokens over {@code n} sequences. */
@@ -382,16 +424,12 @@ public final class RooflineTiming implements TimingModel {
         }
         double collectives = 0;
         if (tensorParallel > 1) {
-            double elements = tokens * model.hiddenSize();
-            double perAllReduce;
-            if (allReduce != null) {
-                perAllReduce =
-                        allReduce.seconds(tensorParallel, elements) * collectiveSlowdown + allReduceOverheadSeconds;
-            } else {
-                double ring = 2.0 * (tensorParallel - 1) / tensorParallel * elements * 2.0 / linkBytesPerSecond;
-                perAllReduce = collectiveLatencySeconds + ring;
+            collectives += 2.0 * model.numLayers() * allReduceSeconds(tokens * model.hiddenSize());
+            if (model.qkNormAllReduce()) {
+                // MiniMax-M2's QK norm spans every head: each layer all-reduces the TP ranks' partial variances, two
+                // FP32 values per token (ModelSpec.qkNormAllReduce), the size of 4 BF16 elements per token
+                collectives += model.numLayers() * allReduceSeconds(4 * tokens);
             }
-            collectives += 2.0 * model.numLayers() * perAllReduce;
         }
         if (dataParallel > 1) {
             /*

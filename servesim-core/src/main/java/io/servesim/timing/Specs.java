@@ -34,7 +34,8 @@ public final class Specs {
             "Phi3ForCausalLM",
             "MixtralForCausalLM",
             "Qwen3MoeForCausalLM",
-            "GptOssForCausalLM");
+            "GptOssForCausalLM",
+            "MiniMaxM2ForCausalLM");
 
     /** One YAML reader for the bundled files (building a mapper per file cost a cold start a few milliseconds). */
     private static final YAMLMapper YAML = YAMLMapper.builder().build();
@@ -185,7 +186,7 @@ public final class Specs {
         int perToken = 0;
         int expertWidth = 0;
         switch (arch) {
-            case "MixtralForCausalLM", "GptOssForCausalLM" -> {
+            case "MixtralForCausalLM", "GptOssForCausalLM", "MiniMaxM2ForCausalLM" -> {
                 experts = required(c, "num_local_experts", name, field);
                 perToken = c.has("num_experts_per_tok")
                         ? positive(c, "num_experts_per_tok", name, field)
@@ -218,6 +219,16 @@ public final class Specs {
                         && "mxfp4".equals(quant.get("quant_method").asString())
                 ? TimingConfig.Dtype.MXFP4
                 : null;
+        // vLLM's fp8 method on a checkpoint quantized ahead: 128 x 128 block scales when weight_block_size is stated
+        // (Qwen3, DeepSeek, MiniMax FP8 checkpoints), else per-tensor scales
+        TimingConfig.Dtype checkpointDtype = quant != null
+                        && quant.has("quant_method")
+                        && "fp8".equals(quant.get("quant_method").asString())
+                ? quant.has("weight_block_size")
+                                && !quant.get("weight_block_size").isNull()
+                        ? TimingConfig.Dtype.FP8_BLOCK
+                        : TimingConfig.Dtype.FP8
+                : null;
         return new ModelSpec(
                 name,
                 arch,
@@ -234,7 +245,8 @@ public final class Specs {
                 tied,
                 window,
                 maxPos,
-                expertDtype);
+                expertDtype,
+                checkpointDtype);
     }
 
     private static int required(JsonNode c, String key, String name, String field) {
@@ -593,7 +605,8 @@ public final class Specs {
                 collective(m, name, "reducescatter"),
                 io.servesim.config.AttentionKernel.of(g.get("attention_kernel").asString()),
                 mxfp4Moe(name, null),
-                fusedMoe(name, null));
+                fusedMoe(name, null),
+                blockFp8Gemm(name, null));
     }
 
     /** A measured collective's table of {@code measured-kernels.yaml}, or null when the GPU has none. */
@@ -692,7 +705,56 @@ public final class Specs {
     }
 
     /**
-     * One dtype's fits of a fused-MoE kernel by version (each with its backend where named): the newest version not
+     * vLLM's block-scaled FP8 GEMM on a GPU preset for a vLLM version ({@code measured-kernels.yaml} {@code
+     * fp8_block_gemm}, one fit per version measured, with the GPU's {@code fp8_block_tflops}): of the versions measured
+     * up to {@code version} (all of them when it is null; the oldest when it predates them all), the fit that is
+     * fastest on a 4,096 × 4,096 weight, the middle of a decode step's matrices; null when the GPU has none.
+     *
+     * <p>Not simply the newest at or below the version, as for the other tables: AIConfigurator's collections of this
+     * kernel differ by up to four times between neighbouring versions (the H200: 26 µs per call in vLLM 0.14, 66 in
+     * 0.18, 13 in 0.19, 49 in 0.22; the B200: 12 in 0.19, 159–175 in 0.22 and 0.24, where the table names DeepGEMM),
+     * and the measured serving runs do not follow the slow ones: MiniMax-M2.5 on eight H200s under vLLM 0.18 is +50 %
+     * TPOT with 0.18's fit and −2 % with a faster one (docs/accuracy.md item 21). vLLM keeps a kernel that was
+     * faster, so a collection slower than an earlier version's is taken to have measured another path than the one
+     * serving runs.
+     */
+    public static GpuSpec.BlockFp8Gemm blockFp8Gemm(String gpu, VllmVersion version) {
+        JsonNode m = MEASURED.get(gpu);
+        if (m == null || !m.has("fp8_block_gemm") || !m.has("fp8_block_tflops")) {
+            return null;
+        }
+        double tflops = m.get("fp8_block_tflops").asDouble();
+        TreeMap<VllmVersion, GpuSpec.BlockFp8Gemm> byVersion = new TreeMap<>();
+        for (JsonNode fit : m.get("fp8_block_gemm")) {
+            JsonNode v = fit.get("version");
+            try {
+                byVersion.put(
+                        tableVersion(gpu, v == null ? null : v.asString()),
+                        new GpuSpec.BlockFp8Gemm(
+                                fit.get("call_us").asDouble(),
+                                fit.get("gbytes_per_s").asDouble(),
+                                tflops));
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw new IllegalStateException(
+                        "measured-kernels.yaml " + gpu + " fp8_block_gemm: " + e.getMessage(), e);
+            }
+        }
+        Map<VllmVersion, GpuSpec.BlockFp8Gemm> upTo = version == null ? byVersion : byVersion.headMap(version, true);
+        if (upTo.isEmpty()) {
+            return byVersion.firstEntry().getValue();
+        }
+        GpuSpec.BlockFp8Gemm fastest = null;
+        for (GpuSpec.BlockFp8Gemm g : upTo.values()) { // oldest first: a tie keeps the older
+            if (fastest == null || g.seconds(4096.0 * 4096, 1) < fastest.seconds(4096.0 * 4096, 1)) {
+                fastest = g;
+            }
+        }
+        return fastest;
+    }
+
+    /**
+     * One dtype's fits of a fused-MoE kernel (or another call-plus-bytes kernel) by version (each with its backend where
+     * named): the newest version not
      * newer than {@code version}, else the oldest; the newest when {@code version} is null; null without fits.
      */
     private static GpuSpec.MoeKernel moeFit(String gpu, String key, JsonNode fits, VllmVersion version) {

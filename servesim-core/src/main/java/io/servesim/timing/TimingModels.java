@@ -55,9 +55,9 @@ public final class TimingModels {
                         d.gpu(),
                         t.tensorParallel(),
                         attentionDp,
-                        t.weightDtype(),
+                        d.model().weightDtype(t.weightDtype()),
                         t.expertDtype(),
-                        t.weightBytes(),
+                        (int) d.model().weightDtype(t.weightDtype()).bytes(),
                         t.kvBytes(),
                         d.roofline(),
                         engine == EngineKind.VLLM);

@@ -135,13 +135,14 @@ class RooflineTimingTest {
                     .as(g[0])
                     .isEqualTo(Math.round((weightBytes / bw + kvBytes / bw) * 1e9));
         }
-        // FP8 weights run at the measured FP8 GEMM rate (1,155.2 TFLOP/s on the H100), not the 1,978.9 datasheet
+        // FP8 weights run at the measured FP8 GEMM rate (1,155.2 TFLOP/s on the H100), not the 1,978.9 datasheet;
+        // the LM head, which vLLM's FP8 methods leave in BF16, at the BF16 rate (843.8)
         StepBatch prefill = new StepBatch();
         prefill.reset(1 << 20);
         prefill.add(8192, 0, false);
         RooflineTiming fp8 = new RooflineTiming(m, gpu("h100-sxm"), 1, 1, Dtype.FP8, null, 1, 2, BARE, true);
         double lmHead = 128256.0 * 4096;
-        double linear = (2 * (7_504_658_432.0 - lmHead) * 8192 + 2 * lmHead) / (1155.2e12 * 0.6);
+        double linear = 2 * (7_504_658_432.0 - lmHead) * 8192 / (1155.2e12 * 0.6) + 2 * lmHead / (843.8e12 * 0.6);
         // attention runs on BF16 activations whatever the weights: the same measured attention rate
         double attention = 4.0 * 32 * 4096 * 8192 * (8192 + 1) / 2.0 / 627.6e12;
         assertThat(fp8.stepNanos(prefill)).isEqualTo(Math.round((linear + attention) * 1e9));
@@ -640,5 +641,83 @@ class RooflineTimingTest {
         assertThat((double) (b - a))
                 .isCloseTo(
                         8 * 50 * perToken / (3022e9 * 0.8) * 1e9, org.assertj.core.data.Percentage.withPercentage(1));
+    }
+
+    @Test
+    void blockFp8Weights_payTheMeasuredBlockGemmsCallPerMatrixPlusTheirBytes_andTheLmHeadStaysBf16() {
+        // a measured block-FP8 GEMM of 20 us per call plus 1,000 GB/s (x mbu 0.8): Llama-3.1-8B's four matrices per
+        // layer (QKV 4,096 x 6,144, output 4,096 x 4,096, gate/up 4,096 x 28,672, down 14,336 x 4,096) each pay the
+        // call and their bytes at that rate; the LM head (4,096 x 128,256) streams as BF16 at the GPU's rate
+        GpuSpec h100 = gpu("h100-sxm").withBlockFp8Gemm(new GpuSpec.BlockFp8Gemm(20, 1000, 800));
+        ModelSpec m = Specs.model("llama-3.1-8b", "t");
+        double bw = 3022e9 * 0.8;
+        double perLayer = 4096.0 * (6144 + 4096 + 28672) + 14336.0 * 4096;
+        double lmHead = 4096.0 * 128256 * 2 / bw;
+        double kv = 131072.0 / bw;
+        double block = 32 * (4 * 20e-6 + perLayer / (1000e9 * 0.8)) + lmHead;
+        assertThat(new RooflineTiming(m, h100, 1, 1, Dtype.FP8_BLOCK, null, 1, 2, BARE, true).stepNanos(decodes(1, 0)))
+                .isEqualTo(Math.round((block + kv) * 1e9)); // 2.56 ms of calls: more than the bytes (4.1 ms at BF16)
+        // per-tensor FP8: one byte per weight at the GPU's rate; the LM head still two
+        double perTensor = 32 * perLayer / bw + lmHead;
+        assertThat(new RooflineTiming(m, h100, 1, 1, Dtype.FP8, null, 1, 2, BARE, true).stepNanos(decodes(1, 0)))
+                .isEqualTo(Math.round((perTensor + kv) * 1e9));
+        // without a measured block-FP8 GEMM, block-scaled weights are priced as per-tensor FP8
+        assertThat(new RooflineTiming(m, h100.withBlockFp8Gemm(null), 1, 1, Dtype.FP8_BLOCK, null, 1, 2, BARE, true)
+                        .stepNanos(decodes(1, 0)))
+                .isEqualTo(Math.round((perTensor + kv) * 1e9));
+    }
+
+    @Test
+    void blockFp8Weights_computeAtTheBlockGemmsMeasuredRate_theLmHeadAtTheBf16One() {
+        // a compute-bound prefill of 4,096 tokens (one sequence): the dense FLOPs at the block GEMM's 800 TFLOP/s
+        // x mfu 0.6, the LM head's (one position) at the BF16 rate, 843.8 TFLOP/s x 0.6
+        GpuSpec h100 = gpu("h100-sxm").withBlockFp8Gemm(new GpuSpec.BlockFp8Gemm(0, 1e9, 800));
+        ModelSpec m = Specs.model("llama-3.1-8b", "t");
+        StepBatch b = new StepBatch();
+        b.reset(1 << 20);
+        b.add(4096, 0, false);
+        RooflineTiming block = new RooflineTiming(m, h100, 1, 1, Dtype.FP8_BLOCK, null, 1, 2, BARE, true);
+        double lmHead = 2.0 * 4096 * 128256 / (843.8e12 * 0.6);
+        double dense = 2.0 * (m.linearParamsPerToken() - 4096.0 * 128256) * 4096 / (800e12 * 0.6);
+        double attention = 4.0 * 32 * 4096 * (4096 * 2048.5) / 627.6e12; // causal pairs at the measured rate
+        assertThat(block.stepNanos(b) / 1e9)
+                .isCloseTo(dense + lmHead + attention, org.assertj.core.data.Offset.offset(1e-6));
+    }
+
+    @Test
+    void minimaxM2_allReducesItsQkNormsVariancesOncePerLayer_onTopOfTheTwoHiddenStateAllReduces() {
+        // MiniMax-M2 normalizes q and k over all heads: with TP 4 each of its 62 layers all-reduces two FP32
+        // values per token (4 BF16 elements' worth), below the smallest measured size: 4.59 us on 4 H100s
+        ModelSpec m = Specs.model("minimax-m2.5", "t");
+        ModelSpec perHeadNorms = new ModelSpec(
+                m.name(),
+                "MixtralForCausalLM",
+                m.hiddenSize(),
+                m.numLayers(),
+                m.numHeads(),
+                m.numKvHeads(),
+                m.headDim(),
+                m.intermediateSize(),
+                m.vocabSize(),
+                m.numExperts(),
+                m.expertsPerToken(),
+                m.expertIntermediateSize(),
+                m.tiedEmbeddings(),
+                m.slidingWindow(),
+                m.maxPositionEmbeddings(),
+                m.checkpointExpertDtype(),
+                m.checkpointDtype());
+        GpuSpec h100 = gpu("h100-sxm");
+        long minimax =
+                new RooflineTiming(m, h100, 4, 1, Dtype.FP8_BLOCK, null, 1, 2, BARE, true).stepNanos(decodes(1, 100));
+        long without = new RooflineTiming(perHeadNorms, h100, 4, 1, Dtype.FP8_BLOCK, null, 1, 2, BARE, true)
+                .stepNanos(decodes(1, 100));
+        assertThat(minimax - without)
+                .isCloseTo(Math.round(62 * 4.59e-6 * 1e9), org.assertj.core.data.Offset.offset(1L));
+        // one GPU: no all-reduce at all
+        assertThat(new RooflineTiming(m, h100, 1, 1, Dtype.FP8_BLOCK, null, 1, 2, BARE, true)
+                        .stepNanos(decodes(1, 100)))
+                .isEqualTo(new RooflineTiming(perHeadNorms, h100, 1, 1, Dtype.FP8_BLOCK, null, 1, 2, BARE, true)
+                        .stepNanos(decodes(1, 100)));
     }
 }

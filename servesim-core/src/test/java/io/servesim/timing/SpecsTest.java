@@ -16,6 +16,8 @@ import org.assertj.core.data.Offset;
 import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /** Model and GPU specs: derived parameter counts, config.json loading, vLLM's KV capacity by hand. */
 class SpecsTest {
@@ -56,7 +58,8 @@ class SpecsTest {
                         "mistral-7b",
                         "llama-2-13b",
                         "codellama-7b",
-                        "codellama-13b");
+                        "codellama-13b",
+                        "minimax-m2.5");
         for (String name : Specs.modelPresets()) {
             ModelSpec m = Specs.model(name, "timing.model");
             assertThat(m.totalParams() / 1e9)
@@ -777,7 +780,7 @@ class SpecsTest {
     void mxfp4_isRefusedForAnythingButAMoeModelsExperts_namingTheKey() {
         assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("timing.weight_dtype=mxfp4")))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("timing.weight_dtype: expected bf16 or fp8, got mxfp4")
+                .hasMessageStartingWith("timing.weight_dtype: expected bf16, fp8 or fp8_block, got mxfp4")
                 .hasMessageContaining("timing.expert_dtype");
         assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("timing.kv_dtype=mxfp4")))
                 .isInstanceOf(ConfigException.class)
@@ -790,6 +793,62 @@ class SpecsTest {
         assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("timing.expert_dtype=fp4")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("timing.expert_dtype");
+    }
+
+    @Test
+    void anFp8Checkpoint_isServedInItsOwnType_blockScaledWithAWeightBlockSize_perTensorWithout() {
+        // MiniMax-M2.5's config.json: quant_method fp8 with weight_block_size [128, 128]; every layer MoE (256 experts
+        // of 3,072 x 1,536, 8 per token), the projections' width 48 x 128 = 6,144 for a 3,072-wide model
+        ModelSpec minimax = Specs.model("minimax-m2.5", "timing.model");
+        assertThat(minimax.checkpointDtype()).isEqualTo(TimingConfig.Dtype.FP8_BLOCK);
+        assertThat(minimax.weightDtype(TimingConfig.Dtype.BF16)).isEqualTo(TimingConfig.Dtype.FP8_BLOCK);
+        assertThat(minimax.expertDtype(null, TimingConfig.Dtype.BF16)).isEqualTo(TimingConfig.Dtype.FP8_BLOCK);
+        assertThat(minimax.expertDtype(TimingConfig.Dtype.BF16, TimingConfig.Dtype.BF16))
+                .isEqualTo(TimingConfig.Dtype.BF16); // a stated expert type still wins
+        assertThat(minimax.numExperts()).isEqualTo(256);
+        assertThat(minimax.expertsPerToken()).isEqualTo(8);
+        assertThat(minimax.expertIntermediateSize()).isEqualTo(1536);
+        assertThat(minimax.qkNormAllReduce()).isTrue();
+        assertThat(Specs.model("mixtral-8x7b", "t").qkNormAllReduce()).isFalse();
+        // 62 x (attention 3,072 x (6,144 + 2 x 1,024) + 6,144 x 3,072, experts 256 x 3 x 3,072 x 1,536, router
+        // 3,072 x 256) + two 200,064 x 3,072 embeddings: 228.7 B (published: 229 B)
+        assertThat(minimax.totalParams())
+                .isEqualTo(
+                        62L * (3072 * 8192 + 6144 * 3072 + 256L * 3 * 3072 * 1536 + 3072 * 256) + 2L * 200064 * 3072);
+        // per-tensor scales (no weight_block_size), e.g. a ModelOpt FP8 checkpoint; no quantization: the stated type
+        ObjectNode c = (ObjectNode) JsonMapper.builder()
+                .build()
+                .readTree("{\"architectures\": [\"LlamaForCausalLM\"],"
+                        + " \"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"intermediate_size\": 128,"
+                        + " \"vocab_size\": 1000, \"quantization_config\": {\"quant_method\": \"fp8\"}}");
+        assertThat(Specs.fromHfConfig("c", c, "timing.model").weightDtype(TimingConfig.Dtype.BF16))
+                .isEqualTo(TimingConfig.Dtype.FP8);
+        c.remove("quantization_config");
+        assertThat(Specs.fromHfConfig("c", c, "timing.model").weightDtype(TimingConfig.Dtype.FP8_BLOCK))
+                .isEqualTo(TimingConfig.Dtype.FP8_BLOCK);
+    }
+
+    @Test
+    void blockFp8Gemm_isTheFastestFitMeasuredUpToTheDeploymentsVersion() {
+        // AIConfigurator's block-FP8 GEMM on the H200 (measured-kernels.yaml fp8_block_gemm): vLLM 0.14 25.9 us per
+        // call + 2,328 GB/s, 0.18 66.2 + 4,148, 0.19 13.0 + 2,577, 0.22 48.9 + 4,148, 0.24 55.9 + 4,148
+        assertThat(Specs.blockFp8Gemm("h200-sxm", VllmVersion.find("0.16.0")).callUs())
+                .isEqualTo(25.9); // 0.14 only
+        assertThat(Specs.blockFp8Gemm("h200-sxm", VllmVersion.find("0.18.0")).callUs())
+                .isEqualTo(25.9); // 0.18's own fit is slower than 0.14's: 66.2 + 4 against 25.9 + 7.2 us at 4,096^2
+        assertThat(Specs.blockFp8Gemm("h200-sxm", VllmVersion.find("0.19.0")).gbytesPerS())
+                .isEqualTo(2577);
+        assertThat(Specs.blockFp8Gemm("h200-sxm", VllmVersion.find("0.24.0")).callUs())
+                .isEqualTo(13.0);
+        assertThat(Specs.blockFp8Gemm("h200-sxm", null).callUs()).isEqualTo(13.0); // unstated: every version
+        assertThat(Specs.blockFp8Gemm("h200-sxm", VllmVersion.find("0.10.0")).callUs())
+                .isEqualTo(25.9); // the oldest
+        assertThat(Specs.blockFp8Gemm("h200-sxm", null).tflops()).isEqualTo(1246.4); // fp8_block_tflops
+        // the B200's DeepGEMM collections (0.22: 158.6 us, 0.24: 175.4) never beat 0.19's 11.7
+        assertThat(Specs.blockFp8Gemm("b200", VllmVersion.find("0.24.0")).callUs())
+                .isEqualTo(11.7);
+        assertThat(Specs.blockFp8Gemm("a100-sxm-80gb", null)).isNull(); // no FP8 tensor cores: not measured
+        assertThat(Specs.gpu("h200-sxm", "t").blockFp8Gemm().callUs()).isEqualTo(13.0); // the preset: unstated
     }
 
     @Test
