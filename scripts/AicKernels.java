@@ -72,6 +72,8 @@ public class AicKernels {
                 .append("#   fp8_block: the FP8 checkpoints of Qwen3, DeepSeek, MiniMax), the newest version with such rows.\n")
                 .append("# fp8_block_gemm: that GEMM at m = 16 per vLLM version: latency = call_us + weight bytes (n*k) /\n")
                 .append("#   gbytes_per_s, Theil-Sen over weights of 1M-256M elements, the rate capped at gbytes_per_s.\n")
+                .append("#   fp8_block_gemm_sglang / _trtllm: the same fit from SGLang's and TensorRT-LLM's own GEMM tables\n")
+                .append("#   (.../<gpu>/gemm/{sglang,trtllm}/<version>/gemm_perf.parquet), per version of that engine.\n")
                 .append("# moe_tflops: 90th percentile of the fused-MoE layer's FLOP/s (2*topk*3*hidden*inter/tp per\n")
                 .append("#   token) over BF16 rows, balanced routing, no EP, >= 4096 tokens, inter/tp >= 1024\n")
                 .append("#   (.../<gpu>/moe/vllm/<version>/moe_perf.parquet; absent: no such rows for the GPU).\n")
@@ -125,6 +127,12 @@ public class AicKernels {
                 out.append(String.format(Locale.ROOT, "  gbytes_per_s: %.0f    # vLLM %s, %d shapes%n", bw[0], bf16, (long) bw[1]));
                 streaming(s, dir, out);
                 fp8Block(s, dir, bw[0], out);
+                for (String[] engine : new String[][] {{"sglang", "SGLang"}, {"trtllm", "TensorRT-LLM"}}) {
+                    Path engineDir = data.resolve(gpu[0]).resolve("gemm").resolve(engine[0]);
+                    if (Files.isDirectory(engineDir)) {
+                        fp8BlockFits(s, engineDir, bw[0], "fp8_block_gemm_" + engine[0], engine[1], out);
+                    }
+                }
                 moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
                 mxfp4Moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), "w4a16_mxfp4", "mxfp4_moe",
                         "MXFP4 x BF16", out);
@@ -224,6 +232,17 @@ public class AicKernels {
         }
         out.append(String.format(Locale.ROOT, "  fp8_block_tflops: %.1f    # vLLM %s, %d shapes%n", f[0], newest,
                 (long) f[1]));
+        fp8BlockFits(s, dir, bf16Rate, "fp8_block_gemm", "vLLM", out);
+    }
+
+    /**
+     * Appends one engine's block-FP8 GEMM fits per version under {@code key}, as {@link #fp8Block} describes: {@code
+     * fp8_block_gemm} from vLLM's tables, {@code fp8_block_gemm_sglang} and {@code fp8_block_gemm_trtllm} from
+     * SGLang's and TensorRT-LLM's own (.../<gpu>/gemm/{sglang,trtllm}/<version>/gemm_perf.parquet), whose kernels
+     * differ from vLLM's.
+     */
+    private static void fp8BlockFits(Statement s, Path dir, double bf16Rate, String key, String engine,
+            StringBuilder out) throws Exception {
         List<String> versions = versionsWith(dir, "gemm_perf.parquet");
         boolean first = true;
         for (int i = versions.size() - 1; i >= 0; i--) {
@@ -238,8 +257,8 @@ public class AicKernels {
                     continue;
                 }
                 if (first) {
-                    out.append("  fp8_block_gemm:       # vLLM's block-scaled FP8 GEMM at m = 16: call_us + weight"
-                            + " bytes / rate\n");
+                    out.append(String.format(Locale.ROOT, "  %-23s # %s's block-scaled FP8 GEMM at m = 16: call_us + weight"
+                            + " bytes / rate%n", key + ":", engine));
                     first = false;
                 }
                 out.append(String.format(Locale.ROOT,

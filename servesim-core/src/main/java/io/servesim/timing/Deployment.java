@@ -96,7 +96,7 @@ public record Deployment(
         EngineConfig e = config.engine();
         KvCacheConfig kv = e.kvCache();
         ModelSpec model = t.model() == null ? null : Specs.model(t.model(), "timing.model", config.baseDir());
-        GpuSpec gpu = gpu(t);
+        GpuSpec gpu = gpu(t, e.kind());
         int[] batch = batchDefaults(gpu);
         int maxNumSeqs = e.scheduler().maxNumSeqs() != null ? e.scheduler().maxNumSeqs() : batch[0];
         int budget = e.scheduler().maxNumBatchedTokens() != null ? e.scheduler().maxNumBatchedTokens() : batch[1];
@@ -335,7 +335,7 @@ public record Deployment(
         return TimingModels.create(t, this, engine, attentionDp, baseDir);
     }
 
-    private static GpuSpec gpu(TimingConfig t) {
+    private static GpuSpec gpu(TimingConfig t, EngineKind engine) {
         GpuSpec g = gpuSpec(t);
         io.servesim.config.VllmVersion version = t.version();
         if (g != null && version != null && !t.gpu().equals("custom")) {
@@ -346,8 +346,10 @@ public record Deployment(
             }
             // and its fused MoE: MXFP4 (Specs.mxfp4Moe), BF16 and FP8 (Specs.fusedMoe)
             g = g.withMxfp4Moe(Specs.mxfp4Moe(t.gpu(), version)).withFusedMoe(Specs.fusedMoe(t.gpu(), version));
-            // and its block-scaled FP8 GEMM (Specs.blockFp8Gemm)
-            g = g.withBlockFp8Gemm(Specs.blockFp8Gemm(t.gpu(), version));
+        }
+        if (g != null && !t.gpu().equals("custom") && (version != null || engine != EngineKind.VLLM)) {
+            // the block-scaled FP8 GEMM this engine runs: vLLM's by version, SGLang's or TensorRT-LLM's own
+            g = g.withBlockFp8Gemm(Specs.blockFp8Gemm(t.gpu(), engine, version));
         }
         if (t.mxfp4Mxfp8()) {
             /*

@@ -719,33 +719,50 @@ public final class Specs {
      * serving runs.
      */
     public static GpuSpec.BlockFp8Gemm blockFp8Gemm(String gpu, VllmVersion version) {
+        return blockFp8Gemm(gpu, "fp8_block_gemm", version);
+    }
+
+    /**
+     * The block-scaled FP8 GEMM an engine runs on a GPU preset: vLLM's by {@link #blockFp8Gemm(String, VllmVersion)};
+     * SGLang's and TensorRT-LLM's from their own tables ({@code fp8_block_gemm_sglang}, {@code
+     * fp8_block_gemm_trtllm}: about 6 µs per call on the Hopper GPUs in every version measured, against vLLM's 13–66),
+     * the fastest of their versions (servesim states no version of those engines); null when not measured.
+     */
+    public static GpuSpec.BlockFp8Gemm blockFp8Gemm(
+            String gpu, io.servesim.config.EngineKind engine, VllmVersion version) {
+        return switch (engine) {
+            case VLLM -> blockFp8Gemm(gpu, "fp8_block_gemm", version);
+            case SGLANG -> blockFp8Gemm(gpu, "fp8_block_gemm_sglang", null);
+            case TRTLLM -> blockFp8Gemm(gpu, "fp8_block_gemm_trtllm", null);
+        };
+    }
+
+    private static GpuSpec.BlockFp8Gemm blockFp8Gemm(String gpu, String key, VllmVersion version) {
         JsonNode m = MEASURED.get(gpu);
-        if (m == null || !m.has("fp8_block_gemm") || !m.has("fp8_block_tflops")) {
+        if (m == null || !m.has(key) || !m.has("fp8_block_tflops")) {
             return null;
         }
         double tflops = m.get("fp8_block_tflops").asDouble();
-        TreeMap<VllmVersion, GpuSpec.BlockFp8Gemm> byVersion = new TreeMap<>();
-        for (JsonNode fit : m.get("fp8_block_gemm")) {
+        // every fit with its version (an engine's patch releases share one major.minor: a list, not a map)
+        List<VllmVersion> versions = new ArrayList<>();
+        List<GpuSpec.BlockFp8Gemm> fits = new ArrayList<>();
+        for (JsonNode fit : m.get(key)) {
             JsonNode v = fit.get("version");
             try {
-                byVersion.put(
-                        tableVersion(gpu, v == null ? null : v.asString()),
-                        new GpuSpec.BlockFp8Gemm(
-                                fit.get("call_us").asDouble(),
-                                fit.get("gbytes_per_s").asDouble(),
-                                tflops));
+                versions.add(tableVersion(gpu, v == null ? null : v.asString()));
+                fits.add(new GpuSpec.BlockFp8Gemm(
+                        fit.get("call_us").asDouble(), fit.get("gbytes_per_s").asDouble(), tflops));
             } catch (IllegalArgumentException | NullPointerException e) {
-                throw new IllegalStateException(
-                        "measured-kernels.yaml " + gpu + " fp8_block_gemm: " + e.getMessage(), e);
+                throw new IllegalStateException("measured-kernels.yaml " + gpu + " " + key + ": " + e.getMessage(), e);
             }
         }
-        Map<VllmVersion, GpuSpec.BlockFp8Gemm> upTo = version == null ? byVersion : byVersion.headMap(version, true);
-        if (upTo.isEmpty()) {
-            return byVersion.firstEntry().getValue();
-        }
+        VllmVersion oldest = versions.stream().min(VllmVersion::compareTo).orElseThrow();
+        VllmVersion upTo = version == null || version.compareTo(oldest) >= 0 ? version : oldest;
         GpuSpec.BlockFp8Gemm fastest = null;
-        for (GpuSpec.BlockFp8Gemm g : upTo.values()) { // oldest first: a tie keeps the older
-            if (fastest == null || g.seconds(4096.0 * 4096, 1) < fastest.seconds(4096.0 * 4096, 1)) {
+        for (int i = 0; i < fits.size(); i++) {
+            GpuSpec.BlockFp8Gemm g = fits.get(i);
+            boolean eligible = upTo == null || versions.get(i).compareTo(upTo) <= 0;
+            if (eligible && (fastest == null || g.seconds(4096.0 * 4096, 1) < fastest.seconds(4096.0 * 4096, 1))) {
                 fastest = g;
             }
         }

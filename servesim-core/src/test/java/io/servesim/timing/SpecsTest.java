@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.servesim.config.ConfigException;
 import io.servesim.config.ConfigLoader;
+import io.servesim.config.EngineKind;
 import io.servesim.config.SimConfig;
 import io.servesim.config.TimingConfig;
 import io.servesim.config.VllmVersion;
@@ -849,6 +850,37 @@ class SpecsTest {
                 .isEqualTo(11.7);
         assertThat(Specs.blockFp8Gemm("a100-sxm-80gb", null)).isNull(); // no FP8 tensor cores: not measured
         assertThat(Specs.gpu("h200-sxm", "t").blockFp8Gemm().callUs()).isEqualTo(13.0); // the preset: unstated
+        // SGLang and TensorRT-LLM run their own kernels (fp8_block_gemm_sglang / _trtllm), about 6 us per call in
+        // every version: the fastest at 4,096 x 4,096 is SGLang 0.5.14's (5.9 + 16.8 MB at 3,661 GB/s) and
+        // TensorRT-LLM 1.2.0rc5's (6.1 + 16.8 MB at 3,916 GB/s)
+        assertThat(Specs.blockFp8Gemm("h200-sxm", EngineKind.SGLANG, VllmVersion.find("0.14.0"))
+                        .callUs())
+                .isEqualTo(5.9);
+        assertThat(Specs.blockFp8Gemm("h200-sxm", EngineKind.TRTLLM, null).gbytesPerS())
+                .isEqualTo(3916);
+        assertThat(Specs.blockFp8Gemm("h200-sxm", EngineKind.VLLM, VllmVersion.find("0.16.0"))
+                        .callUs())
+                .isEqualTo(25.9);
+        // a deployment gets its engine's: a TensorRT-LLM engine whatever timing.vllm_version says
+        SimConfig trt = ConfigLoader.fromYaml(
+                "",
+                "t",
+                List.of(
+                        "engine.kind=trtllm",
+                        "timing.type=roofline",
+                        "timing.model=qwen3-32b",
+                        "timing.gpu=h200-sxm",
+                        "timing.vllm_version=\"0.16.0\""));
+        assertThat(Deployment.resolve(trt).gpu().blockFp8Gemm().callUs()).isEqualTo(6.1);
+        SimConfig vllm = ConfigLoader.fromYaml(
+                "",
+                "t",
+                List.of(
+                        "timing.type=roofline",
+                        "timing.model=qwen3-32b",
+                        "timing.gpu=h200-sxm",
+                        "timing.vllm_version=\"0.16.0\""));
+        assertThat(Deployment.resolve(vllm).gpu().blockFp8Gemm().callUs()).isEqualTo(25.9);
     }
 
     @Test
