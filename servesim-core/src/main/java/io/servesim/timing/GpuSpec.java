@@ -445,22 +445,30 @@ public record GpuSpec(
 
     /** This GPU with its streaming rates by weight shape replaced (e.g. by {@link StreamingShapes#uniform()}). */
     public GpuSpec withStreamingShapes(StreamingShapes shapes) {
-        Achieved a = achieved.with(shapes, achieved.moeMxfp4Tflops());
-        return copy(
-                a,
-                linkGbytesPerS,
-                allReduce,
-                allGather,
-                reduceScatter,
-                attentionKernel,
-                mxfp4Moe,
-                fusedMoe,
-                blockFp8Gemm);
+        return withAchieved(achieved.with(shapes, achieved.moeMxfp4Tflops()));
     }
 
     /** This GPU with another fused-MoE FLOP rate for MXFP4 experts, TFLOP/s (another kernel's). */
     public GpuSpec withMoeMxfp4Tflops(double tflops) {
-        Achieved a = achieved.with(achieved.shapes(), tflops);
+        return withAchieved(achieved.with(achieved.shapes(), tflops));
+    }
+
+    /** This GPU with another measured MXFP4 fused-MoE kernel (null: the roofline prices MXFP4 experts). */
+    public GpuSpec withMxfp4Moe(MoeKernel kernel) {
+        return withKernels(kernel, fusedMoe, blockFp8Gemm);
+    }
+
+    /** This GPU with other measured BF16 / FP8 fused-MoE kernels (null: the roofline prices those experts). */
+    public GpuSpec withFusedMoe(FusedMoe kernels) {
+        return withKernels(mxfp4Moe, kernels, blockFp8Gemm);
+    }
+
+    /** This GPU with another measured block-FP8 GEMM (null: block-scaled FP8 weights priced as per-tensor FP8). */
+    public GpuSpec withBlockFp8Gemm(BlockFp8Gemm gemm) {
+        return withKernels(mxfp4Moe, fusedMoe, gemm);
+    }
+
+    private GpuSpec withAchieved(Achieved a) {
         return copy(
                 a,
                 linkGbytesPerS,
@@ -473,46 +481,9 @@ public record GpuSpec(
                 blockFp8Gemm);
     }
 
-    /** This GPU with another measured MXFP4 fused-MoE kernel (null: the roofline prices MXFP4 experts). */
-    public GpuSpec withMxfp4Moe(MoeKernel kernel) {
+    private GpuSpec withKernels(MoeKernel mxfp4, FusedMoe fused, BlockFp8Gemm block) {
         return copy(
-                achieved,
-                linkGbytesPerS,
-                allReduce,
-                allGather,
-                reduceScatter,
-                attentionKernel,
-                kernel,
-                fusedMoe,
-                blockFp8Gemm);
-    }
-
-    /** This GPU with other measured BF16 / FP8 fused-MoE kernels (null: the roofline prices those experts). */
-    public GpuSpec withFusedMoe(FusedMoe kernels) {
-        return copy(
-                achieved,
-                linkGbytesPerS,
-                allReduce,
-                allGather,
-                reduceScatter,
-                attentionKernel,
-                mxfp4Moe,
-                kernels,
-                blockFp8Gemm);
-    }
-
-    /** This GPU with another measured block-FP8 GEMM (null: block-scaled FP8 weights priced as per-tensor FP8). */
-    public GpuSpec withBlockFp8Gemm(BlockFp8Gemm gemm) {
-        return copy(
-                achieved,
-                linkGbytesPerS,
-                allReduce,
-                allGather,
-                reduceScatter,
-                attentionKernel,
-                mxfp4Moe,
-                fusedMoe,
-                gemm);
+                achieved, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4, fused, block);
     }
 
     /**
