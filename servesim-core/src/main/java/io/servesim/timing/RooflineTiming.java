@@ -97,6 +97,8 @@ public final class RooflineTiming implements TimingModel {
     private final RooflineConfig params;
     private final double slidingShare;
     private final double knee;
+    /** {@link ModelSpec#qkNormAllReduce}, read once (the step loop does not compare architecture names). */
+    private final boolean qkNormAllReduce;
 
     /**
      * How many times a mixed step's decode sequences read their KV: the query heads per KV head (per GPU) under
@@ -202,6 +204,7 @@ public final class RooflineTiming implements TimingModel {
         this.perSequenceSeconds = model.numLayers() * params.attentionOverheadUs() * 1e-6;
         this.slidingShare = model.slidingWindow() > 0 ? 0.5 : 0; // gpt-oss alternates sliding and full layers
         this.knee = params.kneeExponent();
+        this.qkNormAllReduce = model.qkNormAllReduce();
     }
 
     /**
@@ -425,7 +428,7 @@ public final class RooflineTiming implements TimingModel {
         double collectives = 0;
         if (tensorParallel > 1) {
             collectives += 2.0 * model.numLayers() * allReduceSeconds(tokens * model.hiddenSize());
-            if (model.qkNormAllReduce()) {
+            if (qkNormAllReduce) {
                 // MiniMax-M2's QK norm spans every head: each layer all-reduces the TP ranks' partial variances, two
                 // FP32 values per token (ModelSpec.qkNormAllReduce), the size of 4 BF16 elements per token
                 collectives += model.numLayers() * allReduceSeconds(4 * tokens);
