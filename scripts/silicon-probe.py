@@ -7,7 +7,8 @@ concurrency) with the mean TTFT and TPOT its load generator measured. Nothing in
 
 Each row whose model and GPU servesim has presets for is replayed as AIConfigurator's benchmark template runs
 aiperf (src/aiconfigurator/generator/config/backend_templates/benchmark/bench_run.sh.j2): a closed loop of
-`batch_size` clients, fixed ISL and OSL (ignore_eos), 2 x concurrency warm-up requests (not scored) and
+`silicon_concurrency` clients (batch_size x attention DP when unrecorded: batch_size is per attention-DP rank),
+fixed ISL and OSL (ignore_eos), 2 x concurrency warm-up requests (not scored) and
 20 x concurrency scored ones; vLLM's server defaults on GPUs of 70 GiB or more (max_num_seqs 1024,
 max_num_batched_tokens 8192). Two client phasings bracket what the harness did, which the sample does not record:
 `lockstep` (every client starts at t = 0, as the closed loop does by default) and `staggered` (the clients start
@@ -23,7 +24,7 @@ max_batch_size 2048, max_num_tokens 8192, no chunked prefill, 32-token blocks); 
 AIConfigurator's generator writes for an aggregated benchmark worker today (src/aiconfigurator/generator/rule_plugin/
 benchmark/{sglang,trtllm}.rule at 095f58a5; SGLang's mixed chunks and max-prefill-tokens since
 ai-dynamo/aiconfigurator#257, 2026-01-19): SGLang max-running-requests = concurrency, max-prefill-tokens = ISL + 1500,
-mixed chunks on; TensorRT-LLM max_batch_size = concurrency, max_num_tokens = concurrency + ISL + 1500 rounded up to
+mixed chunks on; TensorRT-LLM max_batch_size = batch_size, max_num_tokens = batch_size + ISL + 1500 rounded up to
 the 32-token block. Block reuse stays on (unique synthetic prompts never hit).
 
 usage: python3 scripts/silicon-probe.py SILICON_SAMPLE_CSV OUT_CSV [--match SUBSTRING] [--rounds N] [--limit N]
@@ -177,6 +178,19 @@ def summarize(out):
               f'{statistics.mean(map(abs, le)):14.1f} ({statistics.mean(le):+.1f})')
 
 
+def concurrency(r, batch_size):
+    """The number of clients the load generator ran: the row's recorded `silicon_concurrency`, else its batch size times
+    its attention-DP size.
+
+    `batch_size` is per attention-DP rank: every row with attention DP above 1 that records its concurrency ran
+    batch_size x attention_dp clients (97 vLLM and 71 TensorRT-LLM rows at 095f58a5; MiniMax-M2.5 at TP 4, DP 4 with
+    8 per rank has the TPOT of TP 4, DP 1 with 32 clients), and a few TensorRT-LLM rows ran more than that."""
+    m = re.search(r'silicon_concurrency=(\d+)', r.get('silicon_data_source', ''))
+    if m:
+        return int(m.group(1))
+    return batch_size * (int(r['attention_dp_size'] or 0) or 1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('silicon_csv')
@@ -219,7 +233,7 @@ def main():
     out = []
     for i, r in enumerate(rows):
         try:
-            c, isl, osl, tp = int(r['batch_size']), int(r['isl']), int(r['osl']), int(r['tp_size'])
+            bs, isl, osl, tp = int(r['batch_size']), int(r['isl']), int(r['osl']), int(r['tp_size'])
             float(r['silicon_ttft_ms']), float(r['silicon_tpot_ms'])
         except ValueError:
             print(f'{r["id"]}: skipped: batch_size, isl, osl, tp_size or the measured latencies are not numbers',
@@ -229,6 +243,7 @@ def main():
         dp = 1
         if model in ('qwen3-235b-a22b', 'minimax-m2.5'):  # experts over moe_tp x moe_ep GPUs: the attention-DP ranks are the rest
             dp = int(r['attention_dp_size'] or 0) or max(1, int(r['moe_tp_size'] or 1) * int(r['moe_ep_size'] or 1) // tp)
+        c = concurrency(r, bs)
         sets = ['workload.type=synthetic', f'workload.synthetic.requests={(a.rounds + 2) * c}',
                 f'workload.synthetic.input_tokens={{type: fixed, value: {isl}}}',
                 f'workload.synthetic.output_tokens={{type: fixed, value: {osl}}}',
@@ -245,8 +260,8 @@ def main():
         else:
             sets += ['engine.kind=trtllm', 'engine.kv_cache.block_size=32']
             if a.launch == 'generator':  # rule_plugin/benchmark/trtllm.rule (agg)
-                sets += [f'engine.trtllm.max_batch_size={c}',
-                         f'engine.trtllm.max_num_tokens={(c + isl + 1500 + 31) // 32 * 32}']
+                sets += [f'engine.trtllm.max_batch_size={bs}',
+                         f'engine.trtllm.max_num_tokens={(bs + isl + 1500 + 31) // 32 * 32}']
         if dp > 1:
             sets.append('cluster.dp_mode=lockstep')
         if r['precision'] == 'fp8':
