@@ -95,7 +95,10 @@ public class AicKernels {
                 .append("#   least-squares fit latency = call_us + expert bytes / gbytes_per_s per MoE shape (hidden, inter,\n")
                 .append("#   experts, topk) over its balanced rows without EP, TP <= 8, <= 8 tokens per expert, shapes with\n")
                 .append("#   >= 10 rows over >= 2 TP sizes; call_us and gbytes_per_s are the medians over the shapes (call_us\n")
-                .append("#   floored at 0); versions with >= 3 such shapes. shapes: how many.\n")
+                .append("#   floored at 0); versions with >= 3 such shapes. shapes: how many. backend: the kernel the rows\n")
+                .append("#   timed (triton: vLLM's Triton kernel, called directly before vLLM 0.24's collection or picked by\n")
+                .append("#   vLLM's MoE oracle; flashinfer_trtllm / flashinfer_cutlass: the oracle's FlashInfer pick), when\n")
+                .append("#   all rows name one.\n")
                 .append("# attention_tflops: 90th percentile of vLLM's context (prefill) attention FLOP/s, causal\n")
                 .append("#   (4*heads*head_dim*isl*(isl+1)/2 per sequence), head_dim 128, BF16 queries and KV, no window,\n")
                 .append("#   isl >= 4096 (.../<gpu>/attention/vllm/<version>/context_attention_perf.parquet).\n")
@@ -393,13 +396,14 @@ public class AicKernels {
                 String file = dir.resolve(versions.get(i)).resolve("moe_perf.parquet").toString().replace("'", "''");
                 try (ResultSet r = s.executeQuery("with r as (select hidden_size, inter_size, num_experts, topk,"
                         + " least(num_experts, num_tokens * topk) * 3.0 * hidden_size * inter_size * " + dtype[2]
-                        + " / moe_tp_size as bytes, latency * 1000 as us, moe_tp_size from '" + file + "'"
+                        + " / moe_tp_size as bytes, latency * 1000 as us, moe_tp_size, kernel_source from '" + file + "'"
                         + " where moe_dtype = '" + dtype[1] + "' and distribution = 'balanced' and moe_ep_size = 1"
                         + " and moe_tp_size <= 8 and num_tokens * topk <= 8 * num_experts and latency > 0),"
                         + " f as (select regr_intercept(us, bytes) as call_us, 1e-3 / regr_slope(us, bytes) as rate"
                         + " from r group by hidden_size, inter_size, num_experts, topk"
                         + " having count(*) >= 10 and count(distinct moe_tp_size) >= 2)"
-                        + " select greatest(0, median(call_us)), median(rate), count(*) from f")) {
+                        + " select greatest(0, median(call_us)), median(rate), count(*),"
+                        + " (select min(kernel_source) from r), (select max(kernel_source) from r) from f")) {
                     r.next();
                     if (r.getLong(3) < 3) {
                         continue;
@@ -412,12 +416,42 @@ public class AicKernels {
                         out.append("    ").append(dtype[0]).append(":\n");
                         firstOfDtype = false;
                     }
+                    String backend = fusedMoeBackend(r.getString(4), r.getString(5));
                     out.append(String.format(Locale.ROOT,
-                            "      - {version: %s, call_us: %.1f, gbytes_per_s: %.0f, shapes: %d}%n",
-                            versions.get(i), r.getDouble(1), r.getDouble(2), r.getLong(3)));
+                            "      - {version: %s, call_us: %.1f, gbytes_per_s: %.0f, shapes: %d%s}%n",
+                            versions.get(i), r.getDouble(1), r.getDouble(2), r.getLong(3),
+                            backend == null ? "" : ", backend: " + backend));
                 }
             }
         }
+    }
+
+    /**
+     * The kernel a fused-MoE fit timed, from its rows' kernel sources (the first and last in order): {@code triton}
+     * for vLLM's Triton kernel, whether called directly ({@code vllm_fused_moe}, every collection before vLLM 0.24) or
+     * picked by vLLM's MoE oracle ({@code vllm_fp8moe_triton_...}, {@code vllm_unquantizedfusedmoe_triton_...});
+     * {@code flashinfer_trtllm} or {@code flashinfer_cutlass} when the oracle picked that FlashInfer kernel for every
+     * row; null when the rows name more than one kernel.
+     */
+    static String fusedMoeBackend(String first, String last) {
+        String a = moeKernelOf(first);
+        return a != null && a.equals(moeKernelOf(last)) ? a : null;
+    }
+
+    private static String moeKernelOf(String source) {
+        if (source == null) {
+            return null;
+        }
+        if (source.equals("vllm_fused_moe") || source.contains("_triton_")) {
+            return "triton";
+        }
+        if (source.contains("_flashinfer_trtllm_")) {
+            return "flashinfer_trtllm";
+        }
+        if (source.contains("_flashinfer_cutlass_")) {
+            return "flashinfer_cutlass";
+        }
+        return null;
     }
 
     /**

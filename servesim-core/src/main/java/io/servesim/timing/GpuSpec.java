@@ -49,6 +49,7 @@ public record GpuSpec(
      * vLLM's MXFP4 fused-MoE backends and how each pads the experts' weights when it loads them (vLLM's {@code
      * mxfp4_round_up_hidden_size_and_intermediate_size}, {@code fused_moe/oracle/mxfp4.py} at the pinned commit
      * 28be48fa9): the hidden size and each GPU's slice of the intermediate size are rounded up to these multiples.
+     * A {@code fused_moe} fit names its kernel with the same constants (only to choose it; nothing is padded).
      */
     public enum Mxfp4Backend {
         /** OpenAI's Triton kernels (Hopper): the intermediate slice to 64. */

@@ -691,7 +691,17 @@ public final class Specs {
      * vLLM's fused MoE with BF16 and with FP8 (128 x 128 block-scaled) experts on a GPU preset as measured for a vLLM
      * version ({@code measured-kernels.yaml} {@code fused_moe}, one fit per dtype and version measured): per dtype
      * the newest version not newer than {@code version}, else the oldest; the newest when {@code version} is null;
-     * null when the GPU has neither.
+     * null when the GPU has neither. One exception, for FP8 experts from {@link #FP8_MOE_ORACLE} on: when the GPU's
+     * tables measured FlashInfer's TRT-LLM kernel (the newest such fit).
+     *
+     * <p>Why: from vLLM 0.15 (the FP8 MoE oracle, vllm-project/vllm#32414, 2026-01-21) vLLM runs block-scaled FP8
+     * experts on Blackwell data-centre GPUs (compute capability 10.x) through FlashInfer's TRT-LLM kernel, first in its
+     * priority list (`fused_moe/oracle/fp8.py`, `TrtLlmFp8ExpertsBase._supports_current_device`); on Hopper it picks
+     * Triton. AIConfigurator timed that kernel only in its vLLM 0.24 collection; its 0.19 and 0.22 collections call
+     * vLLM's Triton `fused_moe` directly (kernel source {@code vllm_fused_moe}), a kernel a Blackwell server of those
+     * versions does not run: on the B200 it streams 4,290–4,448 GB/s against 7,239, and at 128 tokens MiniMax-M2.5's
+     * layer (TP 2) takes 576 µs in the 0.19 collection, 36 ms for 62 layers, where vLLM 0.19 serving measured a whole
+     * step of 28 ms (docs/accuracy.md item 22).
      */
     public static GpuSpec.FusedMoe fusedMoe(String gpu, VllmVersion version) {
         JsonNode m = MEASURED.get(gpu);
@@ -699,10 +709,19 @@ public final class Specs {
             return null;
         }
         JsonNode fused = m.get("fused_moe");
-        return new GpuSpec.FusedMoe(
-                moeFit(gpu, "fused_moe bf16", fused.get("bf16"), version),
-                moeFit(gpu, "fused_moe fp8", fused.get("fp8"), version));
+        GpuSpec.MoeKernel fp8 = moeFit(gpu, "fused_moe fp8", fused.get("fp8"), version);
+        if (version == null || version.compareTo(FP8_MOE_ORACLE) >= 0) {
+            GpuSpec.MoeKernel oracle =
+                    moeFit(gpu, "fused_moe fp8", fused.get("fp8"), null, GpuSpec.Mxfp4Backend.FLASHINFER_TRTLLM);
+            if (oracle != null) {
+                fp8 = oracle;
+            }
+        }
+        return new GpuSpec.FusedMoe(moeFit(gpu, "fused_moe bf16", fused.get("bf16"), version), fp8);
     }
+
+    /** The first vLLM version whose FP8 MoE oracle runs FlashInfer's TRT-LLM kernel on Blackwell (vllm#32414). */
+    public static final VllmVersion FP8_MOE_ORACLE = new VllmVersion(0, 15);
 
     /**
      * vLLM's block-scaled FP8 GEMM on a GPU preset for a vLLM version ({@code measured-kernels.yaml} {@code
@@ -775,6 +794,12 @@ public final class Specs {
      * newer than {@code version}, else the oldest; the newest when {@code version} is null; null without fits.
      */
     private static GpuSpec.MoeKernel moeFit(String gpu, String key, JsonNode fits, VllmVersion version) {
+        return moeFit(gpu, key, fits, version, null);
+    }
+
+    /** As {@link #moeFit(String, String, JsonNode, VllmVersion)} over the fits of one backend (all when null). */
+    private static GpuSpec.MoeKernel moeFit(
+            String gpu, String key, JsonNode fits, VllmVersion version, GpuSpec.Mxfp4Backend only) {
         if (fits == null) {
             return null;
         }
@@ -782,18 +807,22 @@ public final class Specs {
         for (JsonNode fit : fits) {
             JsonNode v = fit.get("version");
             try {
-                byVersion.put(
-                        tableVersion(gpu, v == null ? null : v.asString()),
-                        new GpuSpec.MoeKernel(
-                                fit.get("call_us").asDouble(),
-                                fit.get("gbytes_per_s").asDouble(),
-                                fit.has("backend")
-                                        ? GpuSpec.Mxfp4Backend.valueOf(
-                                                fit.get("backend").asString().toUpperCase(Locale.ROOT))
-                                        : null));
+                GpuSpec.MoeKernel kernel = new GpuSpec.MoeKernel(
+                        fit.get("call_us").asDouble(),
+                        fit.get("gbytes_per_s").asDouble(),
+                        fit.has("backend")
+                                ? GpuSpec.Mxfp4Backend.valueOf(
+                                        fit.get("backend").asString().toUpperCase(Locale.ROOT))
+                                : null);
+                if (only == null || kernel.backend() == only) {
+                    byVersion.put(tableVersion(gpu, v == null ? null : v.asString()), kernel);
+                }
             } catch (IllegalArgumentException | NullPointerException e) {
                 throw new IllegalStateException("measured-kernels.yaml " + gpu + " " + key + ": " + e.getMessage(), e);
             }
+        }
+        if (byVersion.isEmpty()) {
+            return null;
         }
         if (version == null) {
             return byVersion.lastEntry().getValue();

@@ -884,6 +884,40 @@ class SpecsTest {
     }
 
     @Test
+    void fusedMoeFp8_onBlackwellFromVllm015_isFlashInfersTrtllmKernel_whichTheFp8MoeOracleRunsThere() {
+        // the B200's block-FP8 fits: 0.19 and 0.22 timed vLLM's Triton kernel directly (15.9 us + 4,448 GB/s, 18.2 us
+        // + 4,290 GB/s), 0.24 the oracle's pick, FlashInfer's TRT-LLM kernel (38.2 us + 7,239 GB/s)
+        GpuSpec.MoeKernel at019 =
+                Specs.fusedMoe("b200", VllmVersion.find("0.19.0")).fp8();
+        assertThat(at019.callUs()).isEqualTo(38.2);
+        assertThat(at019.gbytesPerS()).isEqualTo(7239);
+        assertThat(at019.backend()).isEqualTo(GpuSpec.Mxfp4Backend.FLASHINFER_TRTLLM);
+        assertThat(Specs.fusedMoe("b200", VllmVersion.find("0.15.0")).fp8().gbytesPerS())
+                .isEqualTo(7239);
+        // before the oracle (vLLM 0.14): the version rule, here the oldest fit (0.19's Triton kernel)
+        GpuSpec.MoeKernel at014 =
+                Specs.fusedMoe("b200", VllmVersion.find("0.14.0")).fp8();
+        assertThat(at014.gbytesPerS()).isEqualTo(4448);
+        assertThat(at014.backend()).isEqualTo(GpuSpec.Mxfp4Backend.TRITON);
+        // BF16 experts keep the version rule (0.19's Triton fit), and Hopper, whose oracle picks Triton, too
+        assertThat(Specs.fusedMoe("b200", VllmVersion.find("0.19.0")).bf16().gbytesPerS())
+                .isEqualTo(6619);
+        assertThat(Specs.fusedMoe("h200-sxm", VllmVersion.find("0.19.0")).fp8().gbytesPerS())
+                .isEqualTo(4022);
+        // a deployment reaches it through its stated version
+        SimConfig c = ConfigLoader.fromYaml(
+                "workload:\n  seed: 1\n",
+                "t",
+                List.of(
+                        "timing.type=roofline",
+                        "timing.model=minimax-m2.5",
+                        "timing.gpu=b200",
+                        "timing.tensor_parallel=2",
+                        "timing.vllm_version=\"0.19.0\""));
+        assertThat(Deployment.resolve(c).gpu().fusedMoe().fp8().gbytesPerS()).isEqualTo(7239);
+    }
+
+    @Test
     void fusedMoe_isTheDeploymentsVllmVersions_perDtype_theNewestMeasuredNotNewer_elseTheOldest() {
         // AIConfigurator measured vLLM's BF16 fused MoE on the H200 for vLLM 0.14, 0.18, 0.19, 0.22 and 0.24, its
         // block-scaled FP8 one for the same versions (measured-kernels.yaml fused_moe)
