@@ -594,11 +594,11 @@ public record Deployment(
         TimingConfig.Dtype expertDtype = m.expertDtype(t.expertDtype(), t.weightDtype());
         int shards = Math.max(tp, expertShards);
         double expertWeights = experts / shards * expertDtype.bytes();
-        GpuSpec.Mxfp4Backend backend =
+        GpuSpec.MoeBackend backend =
                 gpu.mxfp4Moe() == null ? null : gpu.mxfp4Moe().backend();
         if (expertDtype == TimingConfig.Dtype.MXFP4 && backend != null) {
             /*
-             * vLLM's MXFP4 backends store each expert padded (GpuSpec.Mxfp4Backend): the hidden size and each
+             * vLLM's MXFP4 backends store each expert padded (GpuSpec.MoeBackend): the hidden size and each
              * GPU's intermediate slice rounded up. Experts are sliced along the intermediate size over the
              * shards, or split whole under expert parallelism.
              */

@@ -46,13 +46,14 @@ public record GpuSpec(
         BlockFp8Gemm blockFp8Gemm) {
 
     /**
-     * vLLM's MXFP4 fused-MoE backends and how each pads the experts' weights when it loads them (vLLM's {@code
-     * mxfp4_round_up_hidden_size_and_intermediate_size}, {@code fused_moe/oracle/mxfp4.py} at the pinned commit
-     * 28be48fa9): the hidden size and each GPU's slice of the intermediate size are rounded up to these multiples.
-     * A {@code fused_moe} fit names its kernel with the same constants (only to choose it; nothing is padded).
+     * The fused-MoE kernel families vLLM picks among ({@code measured-kernels.yaml} {@code backend}), with how each
+     * pads MXFP4 experts' weights when it loads them (vLLM's {@code mxfp4_round_up_hidden_size_and_intermediate_size},
+     * {@code fused_moe/oracle/mxfp4.py} at the pinned commit 28be48fa9): the hidden size and each GPU's slice of the
+     * intermediate size are rounded up to these multiples. Only MXFP4 experts are padded; a BF16 or FP8 {@code
+     * fused_moe} fit names its kernel only so that {@link Specs#fusedMoe} can choose it.
      */
-    public enum Mxfp4Backend {
-        /** OpenAI's Triton kernels (Hopper): the intermediate slice to 64. */
+    public enum MoeBackend {
+        /** Triton kernels (MXFP4: OpenAI's, on Hopper): the intermediate slice to 64. */
         TRITON(1, 64),
         /** Marlin (Ampere, Ada, RTX PRO 6000): the hidden size to 256, the intermediate slice to 128. */
         MARLIN(256, 128),
@@ -64,7 +65,7 @@ public record GpuSpec(
         private final int hiddenMultiple;
         private final int intermediateMultiple;
 
-        Mxfp4Backend(int hiddenMultiple, int intermediateMultiple) {
+        MoeBackend(int hiddenMultiple, int intermediateMultiple) {
             this.hiddenMultiple = hiddenMultiple;
             this.intermediateMultiple = intermediateMultiple;
         }
@@ -93,7 +94,7 @@ public record GpuSpec(
      * @param gbytesPerS the touched experts' weights streamed per second, GB/s
      * @param backend the kernel family vLLM picked on this GPU, or null when the tables do not name it
      */
-    public record MoeKernel(double callUs, double gbytesPerS, Mxfp4Backend backend) {
+    public record MoeKernel(double callUs, double gbytesPerS, MoeBackend backend) {
         /** Validates the fit. */
         public MoeKernel {
             if (!(callUs >= 0 && gbytesPerS > 0 && Double.isFinite(callUs) && Double.isFinite(gbytesPerS))) {

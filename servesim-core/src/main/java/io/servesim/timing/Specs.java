@@ -712,7 +712,7 @@ public final class Specs {
         GpuSpec.MoeKernel fp8 = moeFit(gpu, "fused_moe fp8", fused.get("fp8"), version);
         if (version == null || version.compareTo(FP8_MOE_ORACLE) >= 0) {
             GpuSpec.MoeKernel oracle =
-                    moeFit(gpu, "fused_moe fp8", fused.get("fp8"), null, GpuSpec.Mxfp4Backend.FLASHINFER_TRTLLM);
+                    moeFit(gpu, "fused_moe fp8", fused.get("fp8"), null, GpuSpec.MoeBackend.FLASHINFER_TRTLLM);
             if (oracle != null) {
                 fp8 = oracle;
             }
@@ -799,7 +799,7 @@ public final class Specs {
 
     /** As {@link #moeFit(String, String, JsonNode, VllmVersion)} over the fits of one backend (all when null). */
     private static GpuSpec.MoeKernel moeFit(
-            String gpu, String key, JsonNode fits, VllmVersion version, GpuSpec.Mxfp4Backend only) {
+            String gpu, String key, JsonNode fits, VllmVersion version, GpuSpec.MoeBackend only) {
         if (fits == null) {
             return null;
         }
@@ -811,7 +811,7 @@ public final class Specs {
                         fit.get("call_us").asDouble(),
                         fit.get("gbytes_per_s").asDouble(),
                         fit.has("backend")
-                                ? GpuSpec.Mxfp4Backend.valueOf(
+                                ? GpuSpec.MoeBackend.valueOf(
                                         fit.get("backend").asString().toUpperCase(Locale.ROOT))
                                 : null);
                 if (only == null || kernel.backend() == only) {

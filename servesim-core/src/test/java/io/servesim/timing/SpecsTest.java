@@ -742,9 +742,9 @@ class SpecsTest {
     void mxfp4Experts_occupyTheWeightsTheirBackendPadsThemTo_asVllmLoadsThem() {
         // vLLM pads each MXFP4 expert for its backend: Marlin (the RTX PRO 6000, AIConfigurator's kernel source) the
         // hidden size to 256 and each GPU's intermediate slice to 128; Triton (Hopper) the slice to 64
-        assertThat(Specs.gpu("rtx-pro-6000", "t").mxfp4Moe().backend()).isEqualTo(GpuSpec.Mxfp4Backend.MARLIN);
-        assertThat(Specs.gpu("h100-sxm", "t").mxfp4Moe().backend()).isEqualTo(GpuSpec.Mxfp4Backend.TRITON);
-        assertThat(Specs.gpu("b200", "t").mxfp4Moe().backend()).isEqualTo(GpuSpec.Mxfp4Backend.FLASHINFER_TRTLLM);
+        assertThat(Specs.gpu("rtx-pro-6000", "t").mxfp4Moe().backend()).isEqualTo(GpuSpec.MoeBackend.MARLIN);
+        assertThat(Specs.gpu("h100-sxm", "t").mxfp4Moe().backend()).isEqualTo(GpuSpec.MoeBackend.TRITON);
+        assertThat(Specs.gpu("b200", "t").mxfp4Moe().backend()).isEqualTo(GpuSpec.MoeBackend.FLASHINFER_TRTLLM);
         double experts = 36.0 * 128 * 3 * 2880 * 2880;
         double others = (116_788_838_400.0 - experts) * 2;
         double gib = 1L << 30;
@@ -891,14 +891,14 @@ class SpecsTest {
                 Specs.fusedMoe("b200", VllmVersion.find("0.19.0")).fp8();
         assertThat(at019.callUs()).isEqualTo(38.2);
         assertThat(at019.gbytesPerS()).isEqualTo(7239);
-        assertThat(at019.backend()).isEqualTo(GpuSpec.Mxfp4Backend.FLASHINFER_TRTLLM);
+        assertThat(at019.backend()).isEqualTo(GpuSpec.MoeBackend.FLASHINFER_TRTLLM);
         assertThat(Specs.fusedMoe("b200", VllmVersion.find("0.15.0")).fp8().gbytesPerS())
                 .isEqualTo(7239);
         // before the oracle (vLLM 0.14): the version rule, here the oldest fit (0.19's Triton kernel)
         GpuSpec.MoeKernel at014 =
                 Specs.fusedMoe("b200", VllmVersion.find("0.14.0")).fp8();
         assertThat(at014.gbytesPerS()).isEqualTo(4448);
-        assertThat(at014.backend()).isEqualTo(GpuSpec.Mxfp4Backend.TRITON);
+        assertThat(at014.backend()).isEqualTo(GpuSpec.MoeBackend.TRITON);
         // BF16 experts keep the version rule (0.19's Triton fit), and Hopper, whose oracle picks Triton, too
         assertThat(Specs.fusedMoe("b200", VllmVersion.find("0.19.0")).bf16().gbytesPerS())
                 .isEqualTo(6619);
@@ -992,7 +992,7 @@ class SpecsTest {
                 .gpu();
         assertThat(mxfp8.mxfp4Moe().callUs()).isEqualTo(48.1);
         assertThat(mxfp8.mxfp4Moe().gbytesPerS()).isEqualTo(7054);
-        assertThat(mxfp8.mxfp4Moe().backend()).isEqualTo(GpuSpec.Mxfp4Backend.FLASHINFER_TRTLLM);
+        assertThat(mxfp8.mxfp4Moe().backend()).isEqualTo(GpuSpec.MoeBackend.FLASHINFER_TRTLLM);
         assertThat(mxfp8.achievedMoeFlopsPerSecond(io.servesim.config.TimingConfig.Dtype.MXFP4))
                 .isEqualTo(1897.9e12);
         // the other expert types keep their rates
