@@ -696,9 +696,9 @@ public final class Specs {
      *
      * <p>Why: from vLLM 0.15 (the FP8 MoE oracle, vllm-project/vllm#32414, 2026-01-21) vLLM runs block-scaled FP8
      * experts on Blackwell data-centre GPUs (compute capability 10.x) through FlashInfer's TRT-LLM kernel, first in its
-     * priority list (`fused_moe/oracle/fp8.py`, `TrtLlmFp8ExpertsBase._supports_current_device`); on Hopper it picks
+     * priority list ({@code fused_moe/oracle/fp8.py}, {@code TrtLlmFp8ExpertsBase._supports_current_device}); on Hopper it picks
      * Triton. AIConfigurator timed that kernel only in its vLLM 0.24 collection; its 0.19 and 0.22 collections call
-     * vLLM's Triton `fused_moe` directly (kernel source {@code vllm_fused_moe}), a kernel a Blackwell server of those
+     * vLLM's Triton {@code fused_moe} directly (kernel source {@code vllm_fused_moe}), a kernel a Blackwell server of those
      * versions does not run: on the B200 it streams 4,290–4,448 GB/s against 7,239, and at 128 tokens MiniMax-M2.5's
      * layer (TP 2) takes 576 µs in the 0.19 collection, 36 ms for 62 layers, where vLLM 0.19 serving measured a whole
      * step of 28 ms (docs/accuracy.md item 22).
