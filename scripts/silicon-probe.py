@@ -159,13 +159,17 @@ def score(rows, warmup):
 
 
 def summarize(out):
-    """Prints mean |error| (median, signed mean) per model, GPU, precision and TP for both client phasings."""
+    """Prints mean |error| (median, signed mean) per model, GPU, precision, TP and attention DP for both client
+    phasings, and over all rows."""
     groups = {}
     for line in out:
-        groups.setdefault((line['model'], line['gpu'], line['precision'], line['tp']), []).append(line)
+        groups.setdefault((line['model'], line['gpu'], line['precision'], f'tp{line["tp"]}', f'dp{line["dp"]}'),
+                          []).append(line)
+    if out:
+        groups[('all',)] = out
     print('group                                   rows  TPOT stag |e| (med; signed)  TTFT stag |e|  TTFT lock |e|'
           '  E2E stag |e| (signed)  E2E lock |e| (signed)')
-    for key in sorted(groups):
+    for key in sorted(groups, key=lambda k: (k == ('all',), k)):
         g = groups[key]
         tp = [x['staggered_tpot_err_pct'] for x in g]
         se = [x['staggered_e2e_err_pct'] for x in g]
