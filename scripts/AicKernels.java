@@ -107,6 +107,10 @@ public class AicKernels {
                 .append("#   in elements. allreduce_older: the table of each older vLLM version whose latencies differ from\n")
                 .append("#   the newest's by more than 10 % (median over the sizes and groups both measure), for\n")
                 .append("#   deployments that state their version (timing.vllm_version).\n")
+                .append("# allreduce_fused: TensorRT-LLM's all-reduce (AUTO strategy, no fusion, CUDA graph, BF16; the newest\n")
+                .append("#   TensorRT-LLM version measured, .../<gpu>/comm/trtllm/<version>/custom_allreduce_perf.parquet), the\n")
+                .append("#   kernels FlashInfer's fused all-reduce + RMSNorm ports: vLLM's all-reduce from 0.16 on Hopper and\n")
+                .append("#   Blackwell below its fusion size limit (io.servesim.timing.Specs.fusedAllReduce).\n")
                 .append("# allgather / reducescatter: NCCL's (nccl-tests, FP16; .../<gpu>/comm/nccl/<version>/nccl_perf.parquet),\n")
                 .append("#   the same layout; a message size is the whole gathered (scattered) buffer in elements.\n")
                 .append("# Read by io.servesim.timing.Specs.\n");
@@ -144,6 +148,7 @@ public class AicKernels {
                 fusedMoe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
                 attention(s, data.resolve(gpu[0]).resolve("attention").resolve("vllm"), out);
                 allReduce(s, data.resolve(gpu[0]).resolve("comm").resolve("vllm"), out);
+                fusedAllReduce(s, data.resolve(gpu[0]).resolve("comm").resolve("trtllm"), out);
                 nccl(s, data.resolve(gpu[0]).resolve("comm").resolve("nccl"), "all_gather", "allgather", out);
                 nccl(s, data.resolve(gpu[0]).resolve("comm").resolve("nccl"), "reduce_scatter", "reducescatter", out);
             }
@@ -548,6 +553,24 @@ public class AicKernels {
             out.append("    \"").append(versions.get(i)).append("\":\n");
             older.append(out, "      ");
         }
+    }
+
+    /**
+     * Appends {@code allreduce_fused}, when the GPU has a TensorRT-LLM collection: TensorRT-LLM's all-reduce (its
+     * AUTO strategy, no fusion, captured in a CUDA graph, BF16) of the newest version measured. FlashInfer's fused
+     * all-reduce + RMSNorm ({@code trtllm_allreduce_fusion}), which vLLM runs by default from 0.16 on Hopper and
+     * Blackwell, is a port of TensorRT-LLM's kernels; no collection times FlashInfer's own.
+     */
+    private static void fusedAllReduce(Statement s, Path dir, StringBuilder out) throws Exception {
+        if (!Files.isDirectory(dir) || versionsWith(dir, "custom_allreduce_perf.parquet").isEmpty()) {
+            return;
+        }
+        String newest = newest(dir, "custom_allreduce_perf.parquet");
+        out.append(String.format(
+                Locale.ROOT, "  %-22s# TensorRT-LLM %s, AUTO strategy, no fusion, CUDA graph, BF16%n",
+                "allreduce_fused:", newest));
+        out.append("    version: \"").append(newest).append("\"\n");
+        latencyTable(s, allReduceFile(dir, newest), "allreduce_dtype = 'bfloat16'").append(out, "    ");
     }
 
     /** How much (relative, median over the table) an older version's all-reduce latencies must differ to be kept. */

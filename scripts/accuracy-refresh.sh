@@ -29,7 +29,9 @@ servesim="$root/servesim"
 corpus="$root/../shared/traces/measured"
 
 echo "== the shared corpus, in sample" >&2
-"$servesim" validate --corpus "$corpus" --out "$out/corpus" --threads 2 "${sets[@]}" | grep -v -E "^(validated|wrote) "
+# the BLIS runs state no vLLM version; they ran inference-sim/vllm, a fork based on vLLM 0.15.1 (docs/accuracy.md)
+"$servesim" validate --corpus "$corpus" --out "$out/corpus" --threads 2 --meta 'blis_*:vllm_version=0.15.1' \
+    "${sets[@]}" | grep -v -E "^(validated|wrote) "
 
 echo "== three LLMServingSim runs nothing was fitted on" >&2
 rm -rf "$out/ood-runs"

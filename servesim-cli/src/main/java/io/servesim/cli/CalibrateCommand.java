@@ -87,6 +87,14 @@ public final class CalibrateCommand implements Callable<Integer> {
     @Option(names = "--set", paramLabel = "PATH=VALUE", description = "Override a config key.")
     List<String> overrides = new ArrayList<>();
 
+    @Option(
+            names = "--meta",
+            paramLabel = "RUN:FIELD=VALUE",
+            description = "With --corpus: a fact a run's meta.json lacks, read in place of its FIELD, for the run named"
+                    + " RUN (or every run whose name starts with RUN's text before a final *), e.g."
+                    + " 'blis_*:vllm_version=0.15.1' (repeatable).")
+    List<String> meta = new ArrayList<>();
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -109,6 +117,10 @@ public final class CalibrateCommand implements Callable<Integer> {
         }
         if (!hold.isEmpty()) {
             err.println("error: --hold applies to --corpus fits only");
+            return Main.USAGE;
+        }
+        if (!meta.isEmpty()) {
+            err.println("error: --meta applies to --corpus fits only");
             return Main.USAGE;
         }
         if (config == null || measured == null) {

@@ -35,7 +35,7 @@ final class CorpusCalibration {
         }
         List<CorpusFit.Case> cases = ValidateCommand.reportingUserErrors(err, () -> {
             List<CorpusFit.Case> out = new ArrayList<>();
-            for (RunFolder r : RunFolder.corpus(c.corpus)) {
+            for (RunFolder r : RunFolder.corpus(c.corpus, ValidateCommand.facts(c.meta))) {
                 out.add(CorpusFit.caseOf(r, c.config, c.overrides));
             }
             return out;

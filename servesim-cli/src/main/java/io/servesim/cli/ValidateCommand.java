@@ -95,6 +95,19 @@ public final class ValidateCommand implements Callable<Integer> {
     List<String> overrides = new ArrayList<>();
 
     @Option(
+            names = "--meta",
+            paramLabel = "RUN:FIELD=VALUE",
+            description = "With --run or --corpus: a fact a run's meta.json lacks, read in place of its FIELD, for the"
+                    + " run named RUN (or every run whose name starts with RUN's text before a final *), e.g."
+                    + " 'blis_*:vllm_version=0.15.1' (repeatable).")
+    List<String> meta = new ArrayList<>();
+
+    /** {@code --meta} parsed (a malformed one is a config error naming the option). */
+    static List<RunFolder.MetaFact> facts(List<String> meta) {
+        return meta.stream().map(RunFolder.MetaFact::parse).toList();
+    }
+
+    @Option(
             names = "--window-s",
             paramLabel = "SECONDS",
             description = "Also compare the means of each window of this many seconds of arrivals (a table, and"
@@ -238,8 +251,17 @@ public final class ValidateCommand implements Callable<Integer> {
     private int run(Map<String, Double> limits) {
         PrintWriter o = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Corpus.Result r = reportingUserErrors(
-                err, () -> Corpus.evaluate(RunFolder.read(run), config, overrides, windowS == null ? 0 : windowS));
+        Corpus.Result r = reportingUserErrors(err, () -> {
+            List<RunFolder.MetaFact> facts = facts(meta);
+            RunFolder folder = RunFolder.read(run, facts);
+            for (RunFolder.MetaFact f : facts) {
+                if (!f.matches(folder.name())) {
+                    throw new io.servesim.config.ConfigException(
+                            "--meta", "the run is " + folder.name() + ", not " + f.run() + " (" + f.field() + ")");
+                }
+            }
+            return Corpus.evaluate(folder, config, overrides, windowS == null ? 0 : windowS);
+        });
         if (r == null) {
             return Main.USAGE;
         }
@@ -259,7 +281,7 @@ public final class ValidateCommand implements Callable<Integer> {
     private int corpus(Map<String, Double> limits) {
         PrintWriter o = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        List<RunFolder> runs = reportingUserErrors(err, () -> RunFolder.corpus(corpus));
+        List<RunFolder> runs = reportingUserErrors(err, () -> RunFolder.corpus(corpus, facts(meta)));
         if (runs == null) {
             return Main.USAGE;
         }

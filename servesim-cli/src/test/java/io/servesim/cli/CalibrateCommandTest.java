@@ -157,6 +157,16 @@ class CalibrateCommandTest {
                 tmp.resolve("p").toString());
         assertThat(kind.exit()).isEqualTo(2);
         assertThat(kind.err()).contains("--leave-out: unknown kind 'node'");
+        CliRun meta = CliRun.of(
+                "calibrate",
+                "--corpus",
+                CORPUS.toString(),
+                "--meta",
+                "nope*:vllm_version=0.15.1",
+                "--out",
+                tmp.resolve("p").toString());
+        assertThat(meta.exit()).isEqualTo(2);
+        assertThat(meta.err()).contains("--meta").contains("no run of corpus");
         CliRun prior = CliRun.of(
                 "calibrate",
                 "--corpus",

@@ -194,6 +194,74 @@ class ValidateCommandTest {
     }
 
     @Test
+    void meta_givesARunAFactItsMetaJsonLacks_inACorpusOrOneRun_andAFactAboutNoRunIsAUsageError() throws IOException {
+        // vLLM 0.15 runs the unfused all-reduce: a TP-1 run's replay does not change, but the fact reaches the run
+        Path plain = tmp.resolve("plain");
+        Path stated = tmp.resolve("stated");
+        CliRun a = CliRun.of("validate", "--corpus", CORPUS.toString(), "--out", plain.toString());
+        CliRun b = CliRun.of(
+                "validate",
+                "--corpus",
+                CORPUS.toString(),
+                "--out",
+                stated.toString(),
+                "--meta",
+                "blis_*:vllm_version=0.15.1");
+        assertThat(b.exit()).as(b.err()).isZero();
+        assertThat(Files.readString(stated.resolve("corpus.csv")))
+                .isEqualTo(Files.readString(plain.resolve("corpus.csv")));
+        assertThat(a.exit()).isZero();
+        Path blis = CORPUS.resolve("blis_H100_Llama-2-7b_tp1_codegen");
+        CliRun one = CliRun.of(
+                "validate",
+                "--run",
+                blis.toString(),
+                "--out",
+                tmp.resolve("one").toString(),
+                "--meta",
+                "blis_H100_Llama-2-7b_tp1_codegen:max_num_seqs=1");
+        assertThat(one.exit()).as(one.err()).isZero();
+        assertThat(one.out())
+                .isNotEqualTo(CliRun.of(
+                                "validate",
+                                "--run",
+                                blis.toString(),
+                                "--out",
+                                tmp.resolve("two").toString())
+                        .out()); // one sequence at a time: another replay
+        CliRun other = CliRun.of(
+                "validate",
+                "--run",
+                blis.toString(),
+                "--out",
+                tmp.resolve("x").toString(),
+                "--meta",
+                "other:max_num_seqs=1");
+        assertThat(other.exit()).isEqualTo(Main.USAGE);
+        assertThat(other.err()).contains("--meta").contains("not other");
+        CliRun none = CliRun.of(
+                "validate",
+                "--corpus",
+                CORPUS.toString(),
+                "--out",
+                tmp.resolve("y").toString(),
+                "--meta",
+                "nope*:dtype=fp8");
+        assertThat(none.exit()).isEqualTo(Main.USAGE);
+        assertThat(none.err()).contains("no run of corpus").contains("nope*");
+        CliRun malformed = CliRun.of(
+                "validate",
+                "--corpus",
+                CORPUS.toString(),
+                "--out",
+                tmp.resolve("z").toString(),
+                "--meta",
+                "dtype=fp8");
+        assertThat(malformed.exit()).isEqualTo(Main.USAGE);
+        assertThat(malformed.err()).contains("expected RUN:FIELD=VALUE").doesNotContain("Exception");
+    }
+
+    @Test
     void aCorpusDirectory_isOneValidationExactlyWhenItsManifestMatches_andStaleRunFoldersGo() throws IOException {
         Path out = tmp.resolve("corpus-manifest");
         // an earlier validation of a run folder that is no longer in the corpus, and a write it left unfinished

@@ -347,6 +347,10 @@ public record Deployment(
             // and its fused MoE: MXFP4 (Specs.mxfp4Moe), BF16 and FP8 (Specs.fusedMoe)
             g = g.withMxfp4Moe(Specs.mxfp4Moe(t.gpu(), version)).withFusedMoe(Specs.fusedMoe(t.gpu(), version));
         }
+        if (g != null && !t.gpu().equals("custom") && engine == EngineKind.VLLM) {
+            // vLLM's fused all-reduce + RMSNorm for this TP group, where its version runs it (Specs.fusedAllReduce)
+            g = g.withFusedAllReduce(Specs.fusedAllReduce(t.gpu(), version, t.tensorParallel()));
+        }
         if (g != null && !t.gpu().equals("custom") && (version != null || engine != EngineKind.VLLM)) {
             // the block-scaled FP8 GEMM this engine runs: vLLM's by version, SGLang's or TensorRT-LLM's own
             g = g.withBlockFp8Gemm(Specs.blockFp8Gemm(t.gpu(), engine, version));
@@ -439,6 +443,7 @@ public record Deployment(
                 null,
                 null,
                 c.attentionKernel(),
+                null,
                 null,
                 null,
                 null);

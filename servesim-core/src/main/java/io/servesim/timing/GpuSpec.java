@@ -26,6 +26,8 @@ import io.servesim.config.TimingConfig;
  *     them)
  * @param blockFp8Gemm vLLM's GEMM with 128 × 128 block-scaled FP8 weights as measured on this GPU, or null (then such
  *     weights are priced as per-tensor FP8)
+ * @param fusedAllReduce the fused all-reduce + RMSNorm vLLM runs on this GPU for a TP group ({@link
+ *     Specs#fusedAllReduce}), or null when it runs none (then {@code allReduce} prices every all-reduce)
  */
 public record GpuSpec(
         String name,
@@ -43,7 +45,20 @@ public record GpuSpec(
         AttentionKernel attentionKernel,
         MoeKernel mxfp4Moe,
         FusedMoe fusedMoe,
-        BlockFp8Gemm blockFp8Gemm) {
+        BlockFp8Gemm blockFp8Gemm,
+        FusedAllReduce fusedAllReduce) {
+
+    /**
+     * vLLM's fused all-reduce + RMSNorm for one tensor-parallel group: FlashInfer's {@code trtllm_allreduce_fusion},
+     * which replaces the all-reduce of a step's hidden states (and the RMSNorm after it) for steps whose input tensor
+     * is at most {@code maxBytes} ({@link Specs#fusedAllReduce} says when vLLM runs it).
+     *
+     * @param table the kernel's measured latency per group and message size (TensorRT-LLM's all-reduce, whose kernels
+     *     FlashInfer's fusion ports)
+     * @param maxBytes vLLM's size limit for the group, bytes of BF16 hidden states (tokens × hidden × 2)
+     * @param withAttentionDp whether that vLLM version keeps the fusion when attention DP is above 1
+     */
+    public record FusedAllReduce(CollectiveTable table, long maxBytes, boolean withAttentionDp) {}
 
     /**
      * The fused-MoE kernel families vLLM picks among ({@code measured-kernels.yaml} {@code backend}), with how each
@@ -413,7 +428,18 @@ public record GpuSpec(
             CollectiveTable allGather,
             CollectiveTable reduceScatter,
             AttentionKernel kernel) {
-        return copy(achieved, link, allReduce, allGather, reduceScatter, kernel, mxfp4Moe, fusedMoe, blockFp8Gemm);
+        // without measured all-reduce tables (the link model) there is no measured fused one either
+        return copy(
+                achieved,
+                link,
+                allReduce,
+                allGather,
+                reduceScatter,
+                kernel,
+                mxfp4Moe,
+                fusedMoe,
+                blockFp8Gemm,
+                allReduce == null ? null : fusedAllReduce);
     }
 
     private GpuSpec copy(
@@ -425,7 +451,8 @@ public record GpuSpec(
             AttentionKernel kernel,
             MoeKernel mxfp4,
             FusedMoe fused,
-            BlockFp8Gemm block) {
+            BlockFp8Gemm block,
+            FusedAllReduce fusedAr) {
         return new GpuSpec(
                 name,
                 memoryGib,
@@ -442,7 +469,8 @@ public record GpuSpec(
                 kernel,
                 mxfp4,
                 fused,
-                block);
+                block,
+                fusedAr);
     }
 
     /** This GPU with its streaming rates by weight shape replaced (e.g. by {@link StreamingShapes#uniform()}). */
@@ -470,6 +498,21 @@ public record GpuSpec(
         return withKernels(mxfp4Moe, fusedMoe, gemm);
     }
 
+    /** This GPU with vLLM's fused all-reduce + RMSNorm as the deployment runs it (null: none). */
+    public GpuSpec withFusedAllReduce(FusedAllReduce fused) {
+        return copy(
+                achieved,
+                linkGbytesPerS,
+                allReduce,
+                allGather,
+                reduceScatter,
+                attentionKernel,
+                mxfp4Moe,
+                fusedMoe,
+                blockFp8Gemm,
+                fused);
+    }
+
     private GpuSpec withAchieved(Achieved a) {
         return copy(
                 a,
@@ -480,12 +523,22 @@ public record GpuSpec(
                 attentionKernel,
                 mxfp4Moe,
                 fusedMoe,
-                blockFp8Gemm);
+                blockFp8Gemm,
+                fusedAllReduce);
     }
 
     private GpuSpec withKernels(MoeKernel mxfp4, FusedMoe fused, BlockFp8Gemm block) {
         return copy(
-                achieved, linkGbytesPerS, allReduce, allGather, reduceScatter, attentionKernel, mxfp4, fused, block);
+                achieved,
+                linkGbytesPerS,
+                allReduce,
+                allGather,
+                reduceScatter,
+                attentionKernel,
+                mxfp4,
+                fused,
+                block,
+                fusedAllReduce);
     }
 
     /**

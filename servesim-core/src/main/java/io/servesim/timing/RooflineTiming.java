@@ -40,7 +40,10 @@ import io.servesim.config.TimingConfig;
  *       corpus run measures the in-pass slowdown there) — from the table of the deployment's vLLM version where the
  *       versions' tables differ ({@code timing.vllm_version}; on the RTX PRO 6000 vLLM 0.19's takes 2–4 times vLLM
  *       0.24's); elsewhere the link model: ring cost {@code 2 (TP − 1) / TP × bytes} over the GPU link plus
- *       {@code log2(TP)} link latencies (NVLink or PCIe). With expert parallelism over DP ranks, an all-gather and a reduce-scatter of the
+ *       {@code log2(TP)} link latencies (NVLink or PCIe). Where vLLM fuses the all-reduce with the RMSNorm after it
+ *       (from 0.16 on Hopper and Blackwell data centre, steps up to its size limit: {@link Specs#fusedAllReduce}), the
+ *       hidden states' all-reduces cost the fused kernel's measured latency instead, with the same efficiency.
+ *       With expert parallelism over DP ranks, an all-gather and a reduce-scatter of the
  *       gathered hidden states per MoE layer over the DP group (NCCL's measured latencies, else the link model).
  *   <li><b>Per-sequence attention overhead</b>: {@code attention_overhead_us} per sequence in the batch per decoder
  *       layer (the paged kernel's per-sequence work beyond streaming its KV: block-table walk, split-KV reduction),
@@ -86,6 +89,11 @@ public final class RooflineTiming implements TimingModel {
     private final double collectiveLatencySeconds;
     private final double dpLatencySeconds;
     private final GpuSpec.CollectiveTable allReduce;
+    /** vLLM's fused all-reduce + RMSNorm for the hidden states' all-reduces, or null ({@link GpuSpec#fusedAllReduce}). */
+    private final GpuSpec.CollectiveTable fusedAllReduce;
+    /** The most tokens a step may have for the fused all-reduce (vLLM's compile range bound), or -1. */
+    private final long fusedMaxTokens;
+
     private final GpuSpec.CollectiveTable allGather;
     private final GpuSpec.CollectiveTable reduceScatter;
     private final int dataParallel;
@@ -189,6 +197,19 @@ public final class RooflineTiming implements TimingModel {
         double linkLatencyUs = gpu.hasNvlink() ? params.collectiveLatencyUs() : params.pcieCollectiveLatencyUs();
         this.collectiveLatencySeconds = tensorParallel > 1 ? linkLatencyUs * 1e-6 * log2(tensorParallel) : 0;
         this.allReduce = gpu.allReduce() != null && gpu.allReduce().covers(tensorParallel) ? gpu.allReduce() : null;
+        GpuSpec.FusedAllReduce fused = gpu.fusedAllReduce();
+        if (allReduce != null
+                && fused != null
+                && fused.table().covers(tensorParallel)
+                && (dataParallel == 1 || fused.withAttentionDp())) {
+            // vLLM bounds the fused graph by max_token_num = max size // (hidden size x 2 bytes) (VllmConfig's
+            // compile ranges), and steps of more tokens run the unfused all-reduce
+            this.fusedAllReduce = fused.table();
+            this.fusedMaxTokens = fused.maxBytes() / (2L * model.hiddenSize());
+        } else {
+            this.fusedAllReduce = null;
+            this.fusedMaxTokens = -1;
+        }
         // expert parallelism spans TP x DP; the dispatch and combine collectives run over the DP group
         this.dpLatencySeconds = dataParallel > 1 ? linkLatencyUs * 1e-6 * log2(dataParallel) : 0;
         boolean measured = gpu.allGather() != null
@@ -293,6 +314,19 @@ public final class RooflineTiming implements TimingModel {
         }
         double ring = 2.0 * (tensorParallel - 1) / tensorParallel * elements * 2.0 / linkBytesPerSecond;
         return collectiveLatencySeconds + ring;
+    }
+
+    /**
+     * One fused all-reduce + RMSNorm of {@code elements} BF16 hidden-state elements: the fused kernel's measured
+     * latency, but never more than the unfused all-reduce's. vLLM set its fusion size limits by benchmarking the fused
+     * kernel against the unfused all-reduce and RMSNorm (vllm-project/vllm#24248), so within them the fusion does not
+     * lose; the measured stand-in (TensorRT-LLM's AUTO strategy) may pick another algorithm at large sizes (on four
+     * H100s at 1,048,576 elements 26.1 µs, where vLLM's custom all-reduce takes 18.6).
+     */
+    private double fusedAllReduceSeconds(double elements) {
+        double us =
+                Math.min(fusedAllReduce.seconds(tensorParallel, elements), allReduce.seconds(tensorParallel, elements));
+        return us * collectiveSlowdown + allReduceOverheadSeconds;
     }
 
     /** The dense (non-expert) layers and the LM head for {@code tokens} new tokens over {@code n} sequences. */
@@ -427,7 +461,12 @@ public final class RooflineTiming implements TimingModel {
         }
         double collectives = 0;
         if (tensorParallel > 1) {
-            collectives += 2.0 * model.numLayers() * allReduceSeconds(tokens * model.hiddenSize());
+            double hiddenElements = tokens * model.hiddenSize();
+            collectives += 2.0
+                    * model.numLayers()
+                    * (tokens <= fusedMaxTokens
+                            ? fusedAllReduceSeconds(hiddenElements)
+                            : allReduceSeconds(hiddenElements));
             if (qkNormAllReduce) {
                 // MiniMax-M2's QK norm spans every head: each layer all-reduces the TP ranks' partial variances, two
                 // FP32 values per token (ModelSpec.qkNormAllReduce), the size of 4 BF16 elements per token

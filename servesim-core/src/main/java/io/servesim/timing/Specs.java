@@ -606,7 +606,8 @@ public final class Specs {
                 io.servesim.config.AttentionKernel.of(g.get("attention_kernel").asString()),
                 mxfp4Moe(name, null),
                 fusedMoe(name, null),
-                blockFp8Gemm(name, null));
+                blockFp8Gemm(name, null),
+                null);
     }
 
     /** A measured collective's table of {@code measured-kernels.yaml}, or null when the GPU has none. */
@@ -719,6 +720,57 @@ public final class Specs {
         }
         return new GpuSpec.FusedMoe(moeFit(gpu, "fused_moe bf16", fused.get("bf16"), version), fp8);
     }
+
+    /**
+     * The fused all-reduce + RMSNorm vLLM runs for a TP group of {@code tensorParallel} GPUs of a preset, or null when
+     * it runs none: from vLLM {@link #FUSED_ALLREDUCE} on, at its default optimisation level (-O2), vLLM's compiler
+     * replaces each all-reduce of the hidden states and the residual add + RMSNorm after it with FlashInfer's fused
+     * kernel ({@code trtllm_allreduce_fusion}; {@code compilation/passes/fusion/allreduce_rms_fusion.py}) when TP is
+     * 2, 4 or 8, the GPU is Hopper (compute capability 9.0) or Blackwell data centre (10.x) and FlashInfer is
+     * installed (a dependency of vLLM's CUDA wheels), for steps whose BF16 input is at most {@code
+     * FI_ALLREDUCE_FUSION_MAX_SIZE_MB} (9.0: 64 / 2 / 0.5 MB at TP 2 / 4 / 8; 10.x: 64 / 32 / 1 MB); larger steps
+     * keep the unfused all-reduce (vllm-project/vllm#34299, 2026-02-11, {@code enable_allreduce_rms_fusion}). With
+     * attention DP above 1 the fusion was off (#34392, 2026-02-15) until {@link #FUSED_ALLREDUCE_WITH_DP} (#41458,
+     * 2026-05-02). The presets' {@code attention_kernel} tells the architecture ({@code fa3}: 9.0, {@code
+     * flashinfer}: 10.x; gpus.yaml).
+     *
+     * <p>The kernel is priced with TensorRT-LLM's measured all-reduce ({@code measured-kernels.yaml} {@code
+     * allreduce_fused}: AIConfigurator's TensorRT-LLM collection, AUTO strategy, no fusion): FlashInfer's fusion is
+     * a port of TensorRT-LLM's one-shot and two-shot kernels, and no collection times FlashInfer's own. On the B200
+     * it is 5–6 µs at decode sizes where vLLM's custom all-reduce takes 7–9 µs, and 7.9 µs at 131,072 elements (eight
+     * GPUs) where the custom all-reduce's two-stage kernel takes 25.8. A version unstated is the newest.
+     */
+    public static GpuSpec.FusedAllReduce fusedAllReduce(String gpu, VllmVersion version, int tensorParallel) {
+        if (version != null && version.compareTo(FUSED_ALLREDUCE) < 0) {
+            return null;
+        }
+        JsonNode m = MEASURED.get(gpu);
+        JsonNode g = GPU_PRESETS.get(gpu);
+        if (m == null || g == null || !m.has("allreduce_fused")) {
+            return null;
+        }
+        double maxMb = switch (io.servesim.config.AttentionKernel.of(
+                g.get("attention_kernel").asString())) {
+            case FA3 -> tensorParallel == 2 ? 64 : tensorParallel == 4 ? 2 : tensorParallel == 8 ? 0.5 : 0;
+            case FLASHINFER -> tensorParallel == 2 ? 64 : tensorParallel == 4 ? 32 : tensorParallel == 8 ? 1 : 0;
+            default -> 0;
+        };
+        GpuSpec.CollectiveTable table = collective(m, gpu, "allreduce_fused");
+        if (maxMb == 0 || !table.covers(tensorParallel)) {
+            return null;
+        }
+        boolean withDp = version == null || version.compareTo(FUSED_ALLREDUCE_WITH_DP) >= 0;
+        return new GpuSpec.FusedAllReduce(table, (long) (maxMb * 1024 * 1024), withDp);
+    }
+
+    /** The first vLLM version that fuses the all-reduce with the RMSNorm by default (vllm-project/vllm#34299). */
+    public static final VllmVersion FUSED_ALLREDUCE = new VllmVersion(0, 16);
+
+    /**
+     * The first vLLM version that keeps that fusion with attention DP (vllm-project/vllm#41458, merged 2026-05-02;
+     * vLLM 0.22.0 was released 2026-05-30, so it has it, and 0.21 may).
+     */
+    public static final VllmVersion FUSED_ALLREDUCE_WITH_DP = new VllmVersion(0, 22);
 
     /** The first vLLM version whose FP8 MoE oracle runs FlashInfer's TRT-LLM kernel on Blackwell (vllm#32414). */
     public static final VllmVersion FP8_MOE_ORACLE = new VllmVersion(0, 15);

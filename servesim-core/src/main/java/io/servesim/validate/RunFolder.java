@@ -90,6 +90,43 @@ public record RunFolder(
         SharedPrefixConfig sharedPrefix,
         boolean tokenIds) {
 
+    /**
+     * A fact a run folder's meta.json lacks or states wrongly, given on the command line ({@code --meta
+     * RUN:FIELD=VALUE}): {@code field} of every run named {@code run} (or, when it ends in {@code *}, every run whose
+     * name starts with what precedes it) reads as {@code value}.
+     *
+     * @param run a run folder's name, or a name prefix followed by {@code *}
+     * @param field a top-level meta.json field
+     * @param value the field's value: JSON (a number, {@code true}, {@code null}, a quoted string), else a string
+     */
+    public record MetaFact(String run, String field, JsonNode value) {
+        /** Parses {@code RUN:FIELD=VALUE}; a malformed one is a {@link ConfigException} saying what was expected. */
+        public static MetaFact parse(String text) {
+            int colon = text.indexOf(':');
+            int eq = colon < 0 ? -1 : text.indexOf('=', colon);
+            if (colon <= 0 || eq <= colon + 1) {
+                throw new ConfigException(
+                        "--meta", "expected RUN:FIELD=VALUE (e.g. 'blis_*:vllm_version=0.15.1'), got \"" + text + "\"");
+            }
+            String raw = text.substring(eq + 1);
+            JsonNode value;
+            try {
+                value = JSON.readTree(raw);
+            } catch (JacksonException e) {
+                value = null;
+            }
+            if (value == null || value.isMissingNode() || value.isContainer()) {
+                value = JSON.getNodeFactory().stringNode(raw);
+            }
+            return new MetaFact(text.substring(0, colon), text.substring(colon + 1, eq), value);
+        }
+
+        /** Whether this fact is about the run named {@code name}. */
+        public boolean matches(String name) {
+            return run.endsWith("*") ? name.startsWith(run.substring(0, run.length() - 1)) : name.equals(run);
+        }
+    }
+
     /** The deployment file of a run folder. */
     public static final String META = "meta.json";
 
@@ -129,6 +166,14 @@ public record RunFolder(
 
     /** Every subfolder of {@code dir} holding a meta.json, read, sorted by name; none is an error. */
     public static List<RunFolder> corpus(Path dir) {
+        return corpus(dir, List.of());
+    }
+
+    /**
+     * Every subfolder of {@code dir} holding a meta.json, read with {@code facts} over their meta.json, sorted by
+     * name; none is an error, and so is a fact about no run of the corpus.
+     */
+    public static List<RunFolder> corpus(Path dir, List<MetaFact> facts) {
         if (!Files.isDirectory(dir)) {
             throw new ConfigException("", "corpus " + dir + ": no such directory");
         }
@@ -146,17 +191,33 @@ public record RunFolder(
         }
         List<RunFolder> runs = new ArrayList<>();
         for (Path f : folders) {
-            runs.add(read(f));
+            runs.add(read(f, facts));
+        }
+        for (MetaFact fact : facts) {
+            if (runs.stream().noneMatch(r -> fact.matches(r.name()))) {
+                throw new ConfigException(
+                        "--meta", "no run of corpus " + dir + " is named " + fact.run() + " (" + fact.field() + ")");
+            }
         }
         return runs;
     }
 
     /** Reads and checks a run folder's meta.json and the presence of its workload and measured files. */
     public static RunFolder read(Path dir) {
+        return read(dir, List.of());
+    }
+
+    /** {@link #read(Path)} with the {@code facts} about this run taking the place of its meta.json's fields. */
+    public static RunFolder read(Path dir, List<MetaFact> facts) {
         Path abs = dir.toAbsolutePath().normalize();
         String name =
                 abs.getFileName() == null ? abs.toString() : abs.getFileName().toString();
         Meta m = new Meta(name, abs.resolve(META));
+        for (MetaFact fact : facts) {
+            if (fact.matches(name)) {
+                m.set(fact.field(), fact.value());
+            }
+        }
         for (String f : List.of(WORKLOAD, MEASURED)) {
             if (!Files.isRegularFile(abs.resolve(f))) {
                 throw new ConfigException("", "run " + name + ": " + f + ": missing");
@@ -464,6 +525,10 @@ public record RunFolder(
 
         ConfigException error(String field, String problem) {
             return new ConfigException("", "run " + run + ": " + META + ": " + field + ": " + problem);
+        }
+
+        void set(String field, JsonNode value) {
+            ((tools.jackson.databind.node.ObjectNode) root).set(field, value);
         }
 
         <T> T wrap(String field, java.util.function.Supplier<T> body) {

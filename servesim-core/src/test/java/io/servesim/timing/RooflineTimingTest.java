@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.servesim.config.RooflineConfig;
 import io.servesim.config.TimingConfig.Dtype;
+import io.servesim.config.VllmVersion;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -719,5 +720,36 @@ class RooflineTimingTest {
                         .stepNanos(decodes(1, 100)))
                 .isEqualTo(new RooflineTiming(perHeadNorms, h100, 1, 1, Dtype.FP8_BLOCK, null, 1, 2, BARE, true)
                         .stepNanos(decodes(1, 100)));
+    }
+
+    @Test
+    void fusedAllReduce_pricesTheHiddenStatesAllReduces_upToVllmsTokenBound_thenTheUnfusedOne() {
+        // Llama-3.1-70B (hidden 8,192) on eight B200s: vLLM fuses each all-reduce with its RMSNorm for steps of at
+        // most 1 MiB / (8,192 x 2 bytes) = 64 tokens. At 16 tokens (131,072 elements) the fused kernel takes
+        // 7.93 us (TensorRT-LLM's measured all-reduce), vLLM's custom all-reduce 25.80 (its two-stage kernel)
+        ModelSpec m = Specs.model("llama-3.1-70b", "t");
+        GpuSpec b200 = gpu("b200");
+        GpuSpec fused = b200.withFusedAllReduce(Specs.fusedAllReduce("b200", null, 8));
+        long unfused16 =
+                new RooflineTiming(m, b200, 8, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(decodes(16, 100));
+        long fused16 =
+                new RooflineTiming(m, fused, 8, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(decodes(16, 100));
+        assertThat(unfused16 - fused16)
+                .isCloseTo(Math.round(2 * 80 * (25.80e-6 - 7.93e-6) * 1e9), org.assertj.core.data.Offset.offset(1L));
+        // 64 tokens still fuse, 65 do not: the unfused all-reduce prices them
+        long unfused64 =
+                new RooflineTiming(m, b200, 8, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(decodes(64, 100));
+        long fused64 =
+                new RooflineTiming(m, fused, 8, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(decodes(64, 100));
+        assertThat(fused64).isLessThan(unfused64);
+        assertThat(new RooflineTiming(m, fused, 8, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(decodes(65, 100)))
+                .isEqualTo(new RooflineTiming(m, b200, 8, 1, Dtype.BF16, null, 2, 2, BARE, true)
+                        .stepNanos(decodes(65, 100)));
+        // a vLLM version that turns the fusion off under attention DP (0.16-0.21) runs the unfused all-reduce there
+        GpuSpec noDp = b200.withFusedAllReduce(Specs.fusedAllReduce("b200", new VllmVersion(0, 19), 8));
+        assertThat(new RooflineTiming(m, noDp, 8, 2, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(decodes(16, 100)))
+                .isEqualTo(unfused16);
+        assertThat(new RooflineTiming(m, noDp, 8, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(decodes(16, 100)))
+                .isEqualTo(fused16);
     }
 }

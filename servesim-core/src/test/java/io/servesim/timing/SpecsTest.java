@@ -647,6 +647,52 @@ class SpecsTest {
     }
 
     @Test
+    void fusedAllReduce_fromVllm016_onHopperAndBlackwellDataCentre_upToVllmsSizeLimit() {
+        // vLLM's FI_ALLREDUCE_FUSION_MAX_SIZE_MB: compute capability 9.0 64 / 2 / 0.5 MB, 10.x 64 / 32 / 1 MB (TP
+        // 2/4/8)
+        long mib = 1024 * 1024;
+        assertThat(Specs.fusedAllReduce("h100-sxm", null, 2).maxBytes()).isEqualTo(64 * mib);
+        assertThat(Specs.fusedAllReduce("h200-sxm", null, 4).maxBytes()).isEqualTo(2 * mib);
+        assertThat(Specs.fusedAllReduce("h100-sxm", null, 8).maxBytes()).isEqualTo(mib / 2);
+        assertThat(Specs.fusedAllReduce("b200", null, 4).maxBytes()).isEqualTo(32 * mib);
+        assertThat(Specs.fusedAllReduce("b200", null, 8).maxBytes()).isEqualTo(mib);
+        // priced with TensorRT-LLM's measured all-reduce: 6.34 us at 65,536 elements over eight B200s
+        assertThat(Specs.fusedAllReduce("b200", null, 8).table().seconds(8, 65536))
+                .isCloseTo(6.34e-6, Offset.offset(1e-15));
+        // not before vLLM 0.16, not for one GPU or a group FlashInfer does not fuse, not on other architectures
+        assertThat(Specs.fusedAllReduce("b200", new VllmVersion(0, 15), 8)).isNull();
+        assertThat(Specs.fusedAllReduce("b200", new VllmVersion(0, 16), 8)).isNotNull();
+        assertThat(Specs.fusedAllReduce("b200", null, 1)).isNull();
+        assertThat(Specs.fusedAllReduce("b200", null, 16)).isNull();
+        assertThat(Specs.fusedAllReduce("rtx-pro-6000", null, 2)).isNull(); // Blackwell workstation (12.0)
+        assertThat(Specs.fusedAllReduce("a100-sxm-80gb", null, 2)).isNull(); // Ampere
+        assertThat(Specs.fusedAllReduce("h20", null, 2)).isNull(); // Hopper, but nobody measured the kernel on it
+        // attention DP turned it off from 0.16 until vLLM 0.22
+        assertThat(Specs.fusedAllReduce("h100-sxm", new VllmVersion(0, 19), 4).withAttentionDp())
+                .isFalse();
+        assertThat(Specs.fusedAllReduce("h100-sxm", new VllmVersion(0, 22), 4).withAttentionDp())
+                .isTrue();
+        assertThat(Specs.fusedAllReduce("h100-sxm", null, 4).withAttentionDp()).isTrue();
+        // a deployment gets it for vLLM, by its version (unstated: the newest), and not for SGLang or TensorRT-LLM
+        List<String> tp8 = List.of("timing.model=llama-3.1-70b", "timing.gpu=b200", "timing.tensor_parallel=8");
+        assertThat(Deployment.resolve(ConfigLoader.fromYaml("", "t", tp8)).gpu().fusedAllReduce())
+                .isNotNull();
+        assertThat(Deployment.resolve(ConfigLoader.fromYaml("", "t", concat(tp8, "timing.vllm_version=0.15.1")))
+                        .gpu()
+                        .fusedAllReduce())
+                .isNull();
+        assertThat(Deployment.resolve(ConfigLoader.fromYaml("", "t", concat(tp8, "engine.kind=sglang")))
+                        .gpu()
+                        .fusedAllReduce())
+                .isNull();
+        // a stated link bandwidth prices every collective with the link model: no measured fused kernel either
+        assertThat(Deployment.resolve(ConfigLoader.fromYaml("", "t", concat(tp8, "timing.link_gbytes_per_s=100")))
+                        .gpu()
+                        .fusedAllReduce())
+                .isNull();
+    }
+
+    @Test
     void gptOss_loadsItsCheckpointsMxfp4Experts_andFitsOneH100_asItsReleaseSays() {
         // gpt-oss's config.json: quantization_config.quant_method mxfp4, which vLLM applies to the routed experts only
         assertThat(Specs.model("gpt-oss-120b", "t").checkpointExpertDtype()).isEqualTo(TimingConfig.Dtype.MXFP4);

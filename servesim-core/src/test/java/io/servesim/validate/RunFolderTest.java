@@ -393,4 +393,42 @@ class RunFolderTest {
         run("a", Map.of("gpu", "Foo"));
         assertThatThrownBy(() -> RunFolder.corpus(tmp)).hasMessageStartingWith("run a: meta.json: gpu: unknown GPU");
     }
+
+    @Test
+    void metaFacts_takeThePlaceOfTheirFieldsInTheRunsTheyName_andAFactAboutNoRunIsAnError() {
+        List<RunFolder.MetaFact> facts = List.of(RunFolder.MetaFact.parse("blis_*:vllm_version=0.15.1"));
+        List<RunFolder> runs = RunFolder.corpus(Path.of(CORPUS), facts);
+        // the BLIS run states no version; the fact gives it one, and with it vLLM 0.15's defaults
+        assertThat(runs.get(0).vllmVersion()).isEqualTo(new io.servesim.config.VllmVersion(0, 15));
+        assertThat(runs.get(0).config(null, List.of()).timing().version())
+                .isEqualTo(new io.servesim.config.VllmVersion(0, 15));
+        assertThat(runs.get(1).vllmVersion()).isEqualTo(new io.servesim.config.VllmVersion(0, 19)); // not named
+        // an exact name; JSON values (a number) and plain strings
+        RunFolder one = RunFolder.corpus(
+                        Path.of(CORPUS),
+                        List.of(RunFolder.MetaFact.parse(
+                                "llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1:gpu_memory_utilization=0.8")))
+                .get(1);
+        assertThat(one.gpuMemoryUtilization()).isEqualTo(0.8);
+        assertThat(RunFolder.MetaFact.parse("a:vllm_version=0.12.0").value().asString())
+                .isEqualTo("0.12.0");
+        assertThat(RunFolder.MetaFact.parse("a:max_num_seqs=64").value().asInt())
+                .isEqualTo(64);
+        assertThatThrownBy(() -> RunFolder.corpus(
+                        Path.of(CORPUS), List.of(RunFolder.MetaFact.parse("bils_*:vllm_version=0.15.1"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("--meta")
+                .hasMessageContaining("no run of corpus")
+                .hasMessageContaining("bils_*");
+        for (String bad : List.of("vllm_version=0.15.1", ":vllm_version=1", "a:=1", "a:vllm_version")) {
+            assertThatThrownBy(() -> RunFolder.MetaFact.parse(bad))
+                    .as(bad)
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("expected RUN:FIELD=VALUE");
+        }
+        // a bad value is the field's own error, naming the run
+        assertThatThrownBy(() -> RunFolder.corpus(
+                        Path.of(CORPUS), List.of(RunFolder.MetaFact.parse("blis_*:vllm_version=banana"))))
+                .hasMessageStartingWith("run blis_H100_Llama-2-7b_tp1_codegen: meta.json: vllm_version:");
+    }
 }
