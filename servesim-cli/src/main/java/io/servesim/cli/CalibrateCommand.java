@@ -90,9 +90,7 @@ public final class CalibrateCommand implements Callable<Integer> {
     @Option(
             names = "--meta",
             paramLabel = "RUN:FIELD=VALUE",
-            description = "With --corpus: a fact a run's meta.json lacks, read in place of its FIELD, for the run named"
-                    + " RUN (or every run whose name starts with RUN's text before a final *), e.g."
-                    + " 'blis_*:vllm_version=0.15.1' (repeatable).")
+            description = "With --corpus: " + ValidateCommand.META_FACT)
     List<String> meta = new ArrayList<>();
 
     @picocli.CommandLine.Spec

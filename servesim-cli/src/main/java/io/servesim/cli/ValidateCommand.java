@@ -94,12 +94,12 @@ public final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--set", paramLabel = "PATH=VALUE", description = "Override a config key.")
     List<String> overrides = new ArrayList<>();
 
-    @Option(
-            names = "--meta",
-            paramLabel = "RUN:FIELD=VALUE",
-            description = "With --run or --corpus: a fact a run's meta.json lacks, read in place of its FIELD, for the"
-                    + " run named RUN (or every run whose name starts with RUN's text before a final *), e.g."
-                    + " 'blis_*:vllm_version=0.15.1' (repeatable).")
+    /** What {@code --meta} does (validate and calibrate). */
+    static final String META_FACT = "a fact a run's meta.json lacks, read in place of its FIELD, for the run named RUN"
+            + " (or every run whose name starts with RUN's text before a final *), e.g."
+            + " 'blis_*:vllm_version=0.15.1' (repeatable).";
+
+    @Option(names = "--meta", paramLabel = "RUN:FIELD=VALUE", description = "With --run or --corpus: " + META_FACT)
     List<String> meta = new ArrayList<>();
 
     /** {@code --meta} parsed (a malformed one is a config error naming the option). */
