@@ -500,17 +500,7 @@ public record GpuSpec(
 
     /** This GPU with vLLM's fused all-reduce + RMSNorm as the deployment runs it (null: none). */
     public GpuSpec withFusedAllReduce(FusedAllReduce fused) {
-        return copy(
-                achieved,
-                linkGbytesPerS,
-                allReduce,
-                allGather,
-                reduceScatter,
-                attentionKernel,
-                mxfp4Moe,
-                fusedMoe,
-                blockFp8Gemm,
-                fused);
+        return withKernels(mxfp4Moe, fusedMoe, blockFp8Gemm, fused);
     }
 
     private GpuSpec withAchieved(Achieved a) {
@@ -528,6 +518,10 @@ public record GpuSpec(
     }
 
     private GpuSpec withKernels(MoeKernel mxfp4, FusedMoe fused, BlockFp8Gemm block) {
+        return withKernels(mxfp4, fused, block, fusedAllReduce);
+    }
+
+    private GpuSpec withKernels(MoeKernel mxfp4, FusedMoe fused, BlockFp8Gemm block, FusedAllReduce ar) {
         return copy(
                 achieved,
                 linkGbytesPerS,
@@ -538,7 +532,7 @@ public record GpuSpec(
                 mxfp4,
                 fused,
                 block,
-                fusedAllReduce);
+                ar);
     }
 
     /**
