@@ -118,7 +118,14 @@ public record RunFolder(
             if (value == null || value.isMissingNode() || value.isContainer()) {
                 value = JSON.getNodeFactory().stringNode(raw);
             }
-            return new MetaFact(text.substring(0, colon), text.substring(colon + 1, eq), value);
+            String field = text.substring(colon + 1, eq);
+            if (!FIELDS.contains(field)) {
+                throw new ConfigException(
+                        "--meta",
+                        "unknown meta.json field '" + field + "' in \"" + text + "\" (known: "
+                                + String.join(", ", FIELDS) + ")");
+            }
+            return new MetaFact(text.substring(0, colon), field, value);
         }
 
         /** Whether this fact is about the run named {@code name}. */
@@ -126,6 +133,31 @@ public record RunFolder(
             return run.endsWith("*") ? name.startsWith(run.substring(0, run.length() - 1)) : name.equals(run);
         }
     }
+
+    /** The meta.json fields a run folder's replay reads, in the layout's order: the ones {@code --meta} may give. */
+    public static final List<String> FIELDS = List.of(
+            "gpu",
+            "model",
+            "dtype",
+            "kv_cache_dtype",
+            "vllm_version",
+            "tensor_parallel",
+            "pipeline_parallel",
+            "data_parallel",
+            "expert_parallel",
+            "max_num_seqs",
+            "max_num_batched_tokens",
+            "max_model_len",
+            "block_size",
+            "enable_prefix_caching",
+            "enable_chunked_prefill",
+            "num_gpu_blocks",
+            "gpu_memory_utilization",
+            "gpu_p2p",
+            "link_gbytes_per_s",
+            "async_scheduling",
+            "measured_definitions",
+            "workload_profile");
 
     /** The deployment file of a run folder. */
     public static final String META = "meta.json";

@@ -420,6 +420,11 @@ class RunFolderTest {
                 .hasMessageContaining("--meta")
                 .hasMessageContaining("no run of corpus")
                 .hasMessageContaining("bils_*");
+        // a field the replay does not read (a misspelling) would be ignored silently: refused, with the known ones
+        assertThatThrownBy(() -> RunFolder.MetaFact.parse("blis_*:vllm_verison=0.15.1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("unknown meta.json field 'vllm_verison'")
+                .hasMessageContaining("vllm_version");
         for (String bad : List.of("vllm_version=0.15.1", ":vllm_version=1", "a:=1", "a:vllm_version")) {
             assertThatThrownBy(() -> RunFolder.MetaFact.parse(bad))
                     .as(bad)
