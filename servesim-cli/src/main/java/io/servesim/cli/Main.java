@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
             SweepCommand.class,
             ValidateCommand.class,
             CalibrateCommand.class,
+            StepCommand.class,
             io.servesim.cli.bench.BenchCommand.class
         })
 public final class Main implements Runnable {

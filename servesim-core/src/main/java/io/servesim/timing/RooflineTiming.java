@@ -3,6 +3,8 @@ package io.servesim.timing;
 import io.servesim.config.AttentionKernel;
 import io.servesim.config.RooflineConfig;
 import io.servesim.config.TimingConfig;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Step time from first principles: the batch's work on one GPU of a TP group, each operation bounded by compute
@@ -354,7 +356,25 @@ public final class RooflineTiming implements TimingModel {
 
     @Override
     public long stepNanos(StepBatch batch) {
-        return gpuNanos(batch);
+        return gpuNanos(batch, null);
+    }
+
+    /** The names of {@link #stepTerms}' parts, in order. */
+    static final List<String> TERMS = List.of("dense", "experts", "attention", "collectives", "fixed");
+
+    /**
+     * The GPU part split as {@link #gpuNanos} sums it: the dense layers and LM head (weights and GEMMs), the routed
+     * experts, attention, the TP and DP collectives, and the fixed per-layer (and per-sequence) time.
+     */
+    @Override
+    public List<StepTerm> stepTerms(StepBatch batch) {
+        double[] seconds = new double[TERMS.size()];
+        gpuNanos(batch, seconds);
+        List<StepTerm> out = new ArrayList<>(seconds.length);
+        for (int i = 0; i < seconds.length; i++) {
+            out.add(new StepTerm(TERMS.get(i), seconds[i] * 1e9));
+        }
+        return out;
     }
 
     /**
@@ -370,7 +390,8 @@ public final class RooflineTiming implements TimingModel {
         return Math.round((params.stepOverheadUs() + batch.size() * params.perSequenceOverheadUs()) * 1e3);
     }
 
-    private long gpuNanos(StepBatch batch) {
+    /** The GPU part; {@code terms}, when not null, receives its parts in seconds ({@link #TERMS}' order). */
+    private long gpuNanos(StepBatch batch, double[] terms) {
         int n = batch.size();
         if (n == 0) {
             return 1;
@@ -498,6 +519,13 @@ public final class RooflineTiming implements TimingModel {
             collectives += model.numLayers() * perLayer;
         }
         double fixed = fixedSeconds + n * perSequenceSeconds;
+        if (terms != null) {
+            terms[0] = linear;
+            terms[1] = experts;
+            terms[2] = attention;
+            terms[3] = collectives;
+            terms[4] = fixed;
+        }
         long nanos = Math.round((linear + experts + attention + collectives + fixed) * 1e9);
         return Math.max(1, nanos);
     }

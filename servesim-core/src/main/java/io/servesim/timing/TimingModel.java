@@ -17,4 +17,15 @@ public interface TimingModel {
     default long cpuNanos(StepBatch batch) {
         return 0;
     }
+
+    /**
+     * The GPU part split into named terms that sum to it (before rounding), for explaining a price ({@code servesim
+     * step}); a model without parts gives one term, {@code step}.
+     */
+    default java.util.List<StepTerm> stepTerms(StepBatch batch) {
+        return java.util.List.of(new StepTerm("step", stepNanos(batch)));
+    }
+
+    /** One named part of a step's GPU time, in nanoseconds. */
+    record StepTerm(String name, double nanos) {}
 }

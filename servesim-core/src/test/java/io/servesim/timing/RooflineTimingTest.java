@@ -752,4 +752,22 @@ class RooflineTimingTest {
         assertThat(new RooflineTiming(m, noDp, 8, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(decodes(16, 100)))
                 .isEqualTo(fused16);
     }
+
+    @Test
+    void stepTerms_splitTheGpuPartIntoItsTerms_whichSumToIt() {
+        // Mixtral at TP 2 with a layer overhead: every term is present in a decode step
+        RooflineTiming t = timing("mixtral-8x7b", "h100-sxm", 2, BARE.with("layer_overhead_us", 5));
+        StepBatch b = decodes(16, 1024);
+        java.util.List<TimingModel.StepTerm> terms = t.stepTerms(b);
+        assertThat(terms)
+                .extracting(TimingModel.StepTerm::name)
+                .containsExactly("dense", "experts", "attention", "collectives", "fixed");
+        assertThat(terms).allSatisfy(x -> assertThat(x.nanos()).isPositive());
+        double sum = terms.stream().mapToDouble(TimingModel.StepTerm::nanos).sum();
+        assertThat(Math.round(sum)).isEqualTo(t.stepNanos(b));
+        assertThat(terms.get(4).nanos()).isCloseTo(32 * 5e3, org.assertj.core.data.Offset.offset(1e-6)); // 32 layers
+        // a model without parts gives one term, the GPU part itself
+        FixedTiming fixed = new FixedTiming(4, 6, 0, 0.5);
+        assertThat(fixed.stepTerms(b)).containsExactly(new TimingModel.StepTerm("step", 14e6));
+    }
 }
