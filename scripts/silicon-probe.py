@@ -13,7 +13,10 @@ fixed ISL and OSL (ignore_eos), 2 x concurrency warm-up requests (not scored) an
 max_num_batched_tokens 8192). Two client phasings bracket what the harness did, which the sample does not record:
 `lockstep` (every client starts at t = 0, as the closed loop does by default) and `staggered` (the clients start
 evenly over one simulated request lifetime, workload.arrival.ramp_s). Scored like aiperf: TTFT mean plus servesim's
-client frontend term, TPOT = mean over requests of (E2E - TTFT) / (output tokens - 1).
+client frontend term, TPOT = mean over requests of (E2E - TTFT) / (output tokens - 1). A vLLM row replays as the
+version it records (timing.vllm_version: that version's kernel tables, rules and engine loop); one that records none
+but a measurement date, as the newest version that date allows under servesim's version rules (dated_version; the
+output's replayed_as column).
 
 SGLang and TensorRT-LLM rows (`--backend sglang` / `trtllm`) replay on servesim's engine of that kind, in its
 overlapped loop (both engines' default), priced by servesim's one roofline (vLLM's measured kernel tables; no
@@ -61,6 +64,12 @@ ASYNC_DEFAULT_SINCE = (0, 14)  # vLLM v0.14.0 turned async scheduling on by defa
 
 
 ASYNC_DEFAULT_MERGED = '2025-12-29'  # the day vllm-project/vllm#27614 reached main
+# servesim's vLLM version rules, each with the day its change reached vLLM's main branch: async scheduling by default
+# (vllm-project/vllm#27614, v0.14), the FP8 MoE oracle's FlashInfer TRT-LLM kernel on Blackwell (#32414, v0.15), the
+# all-reduce fused with the RMSNorm (#34299, v0.16). A row that records no version but a measurement date cannot have
+# run a change merged after that date (dated_version). The later rules are not listed: v0.19's full-sequence admission
+# (#37307) has no merge date recorded here, so a date after the last one listed cannot bound the version.
+VERSION_RULES_MERGED = [((0, 14), ASYNC_DEFAULT_MERGED), ((0, 15), '2026-01-21'), ((0, 16), '2026-02-11')]
 
 
 def shipped_default(relative_path, pattern):
@@ -80,6 +89,23 @@ CLIENT_OVERHEAD_MS = shipped_default('servesim-core/src/main/java/io/servesim/va
 _REFERENCE = 'servesim-core/src/main/resources/io/servesim/config/reference.yaml'
 CPU_DEFAULTS_US = (shipped_default(_REFERENCE, r'^\s+step_overhead_us: ([0-9.]+)'),
                    shipped_default(_REFERENCE, r'^\s+per_sequence_overhead_us: ([0-9.]+)'))
+
+
+def dated_version(version, source):
+    """The vLLM version to replay a row as: its recorded one, else the version just below the first of servesim's
+    version rules whose change reached vLLM's main branch after the row's measurement date (as far as those rules can
+    tell, the newest vLLM it can have run: a row measured on 2025-10-29 replays as 0.13, so synchronously, with the
+    oldest kernel tables and no fused all-reduce); '' (servesim's newest) when it records neither, or when its date
+    follows every dated rule."""
+    if re.fullmatch(r'v?\d+\.\d+(\..*)?', version):
+        return version.lstrip('v')
+    m = re.search(r'measured=(\d{4}-\d{2}-\d{2})', source)
+    if not m:
+        return ''
+    for (major, minor), merged in VERSION_RULES_MERGED:
+        if m.group(1) < merged:
+            return f'{major}.{minor - 1}'
+    return ''
 
 
 def synchronous(version, source):
@@ -273,8 +299,9 @@ def main():
         sync = a.backend == 'vllm' and synchronous(r.get('backend_version', ''), r.get('silicon_data_source', ''))
         if sync:
             sets.append('engine.scheduler.async_scheduling=false')
-        if a.backend == 'vllm' and re.fullmatch(r'v?\d+\.\d+(\..*)?', r.get('backend_version', '')):
-            sets.append(f'timing.vllm_version="{r["backend_version"]}"')  # kernel tables of that vLLM version
+        version = dated_version(r.get('backend_version', ''), r.get('silicon_data_source', '')) if a.backend == 'vllm' else ''
+        if version:
+            sets.append(f'timing.vllm_version="{version}"')  # kernel tables and version rules of that vLLM version
         sets += a.set
         try:
             lock = replay(sets, os.path.join(work, str(i)))
@@ -289,7 +316,8 @@ def main():
         # request throughput, so it does not depend on how the engine splits a request's time between TTFT and TPOT
         # nor on how the clients were phased
         me = mt + (osl - 1) * mp
-        line = {'id': r['id'], 'backend': a.backend, 'version': r.get('backend_version', ''), 'model': model, 'gpu': GPUS[r['system']], 'precision': r['precision'] or 'bf16',
+        line = {'id': r['id'], 'backend': a.backend, 'version': r.get('backend_version', ''), 'replayed_as': version,
+                'model': model, 'gpu': GPUS[r['system']], 'precision': r['precision'] or 'bf16',
                 'tp': tp, 'dp': dp, 'sync': sync, 'isl': isl, 'osl': osl, 'concurrency': c,
                 'ttft_ms': round(mt, 1), 'tpot_ms': round(mp, 2),
                 'lockstep_ttft_err_pct': round(100 * (lt - mt) / mt, 1),
