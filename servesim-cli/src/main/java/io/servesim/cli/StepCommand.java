@@ -70,6 +70,8 @@ public final class StepCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    private String poolLabel = "";
+
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
@@ -89,6 +91,14 @@ public final class StepCommand implements Callable<Integer> {
             }
             if (pools > 0) {
                 int p = pool == null ? 0 : pool;
+                io.servesim.config.PoolConfig pc = cfg.cluster().pools().get(p);
+                poolLabel = String.format(
+                        Locale.ROOT,
+                        "pool %d of %d, '%s'%s (--pool picks another): ",
+                        p,
+                        pools,
+                        pc.name(),
+                        pc.role() != null ? ", " + pc.role().configName() : "");
                 try {
                     cfg = cfg.forPool(p);
                 } catch (ConfigException e) {
@@ -193,7 +203,7 @@ public final class StepCommand implements Callable<Integer> {
     }
 
     private String header(SimConfig c, Deployment d, boolean overlapped) {
-        StringBuilder sb = new StringBuilder("servesim step: ");
+        StringBuilder sb = new StringBuilder("servesim step: ").append(poolLabel);
         var t = c.timing();
         if (d.timingType() == TimingType.ROOFLINE) {
             sb.append(String.format(

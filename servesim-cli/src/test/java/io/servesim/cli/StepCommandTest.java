@@ -94,4 +94,18 @@ class StepCommandTest {
                 .containsPattern("decode 8 .*over the KV pool; over max_num_seqs 4")
                 .doesNotContainPattern("decode 2 .*over");
     }
+
+    @Test
+    void aDisaggregatedCluster_pricesThePoolItNames() {
+        Path pd = Path.of("..", "examples", "pd-disagg.yaml");
+        CliRun prefill = CliRun.of("step", pd.toString(), "--batch", "8");
+        assertThat(prefill.exit()).isEqualTo(Main.OK);
+        assertThat(prefill.out()).startsWith("servesim step: pool 0 of 2, 'prefill', prefill (--pool picks another): ");
+        assertThat(CliRun.of("step", pd.toString(), "--batch", "8", "--pool", "1")
+                        .out())
+                .startsWith("servesim step: pool 1 of 2, 'decode', decode (--pool picks another): ");
+        CliRun bad = CliRun.of("step", pd.toString(), "--pool", "2");
+        assertThat(bad.exit()).isEqualTo(Main.USAGE);
+        assertThat(bad.err()).contains("--pool must be between 0 and 1, got 2");
+    }
 }
