@@ -119,12 +119,13 @@ public final class StepCommand implements Callable<Integer> {
         }
         boolean overlapped = cfg.engine().scheduler().asyncScheduling();
         out.print(header(cfg, d, overlapped));
-        long kvTokens = (long) d.numGpuBlocks() * cfg.engine().kvCache().blockSize();
+        // what a rank's scheduler gives the timing model: its usable blocks (vLLM keeps one as the null block)
+        long kvTokens = (long) (d.numGpuBlocks() - 1) * cfg.engine().kvCache().blockSize();
         List<String> names = null;
         List<String[]> rows = new ArrayList<>();
         StepBatch batch = new StepBatch();
         for (int n : batches) {
-            batch.reset(Long.MAX_VALUE);
+            batch.reset(kvTokens);
             for (int i = 0; i < n; i++) {
                 batch.addDecode(contextTokens);
             }
@@ -135,7 +136,7 @@ public final class StepCommand implements Callable<Integer> {
             names = addRow(rows, "decode " + n, n, timing, batch, overlapped, note);
         }
         if (prefillTokens > 0) {
-            batch.reset(Long.MAX_VALUE);
+            batch.reset(kvTokens);
             batch.add(prefillTokens, 0, false);
             String note = prefillTokens > d.maxNumBatchedTokens()
                     ? "over max_num_batched_tokens " + d.maxNumBatchedTokens() + " (vLLM chunks it)"

@@ -88,7 +88,7 @@ class StepCommandTest {
                 timing:
                   type: fixed
                 """);
-        // 8 x 1,025 tokens > 257 x 16 = 4,112
+        // 8 x 1,025 tokens > 256 usable blocks x 16 = 4,096
         assertThat(CliRun.of("step", c.toString(), "--batch", "2,8", "--context", "1024")
                         .out())
                 .containsPattern("decode 8 .*over the KV pool; over max_num_seqs 4")
@@ -107,5 +107,27 @@ class StepCommandTest {
         CliRun bad = CliRun.of("step", pd.toString(), "--pool", "2");
         assertThat(bad.exit()).isEqualTo(Main.USAGE);
         assertThat(bad.err()).contains("--pool must be between 0 and 1, got 2");
+    }
+
+    @Test
+    void polynomialTiming_readsTheKvUseOfTheRanksUsablePool() throws IOException {
+        // 256 usable blocks x 16 = 4,096 tokens; two decodes holding 1,023 tokens each use 2 x 1,024 of them: u = 0.5,
+        // so the decode term is 1 + 10 x 0.5 = 6 ms (no CPU part), 2 tokens per 6 ms
+        Path c = config("""
+                engine:
+                  max_model_len: 2048
+                  kv_cache:
+                    num_gpu_blocks: 257
+                    block_size: 16
+                timing:
+                  type: polynomial
+                  polynomial:
+                    decode_d2: 0
+                    decode_d1: 10
+                    decode_d0: 1
+                """);
+        assertThat(CliRun.of("step", c.toString(), "--batch", "2", "--context", "1023")
+                        .out())
+                .containsPattern("decode 2 +6\\.000 +0\\.000 +6\\.000 +333 *\\R");
     }
 }
