@@ -17,7 +17,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code servesim replay CONFIG [--set k=v]... [--out DIR]}: runs one simulation and writes its reports. */
 @Command(
@@ -26,14 +25,8 @@ import picocli.CommandLine.Parameters;
         description = "Replay a workload through a simulated cluster and write summary.json, requests.csv and"
                 + " canonical.json.")
 public final class ReplayCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "CONFIG", description = "YAML configuration (see docs/config.md).")
-    Path config;
-
-    @Option(
-            names = "--set",
-            paramLabel = "PATH=VALUE",
-            description = "Override a config key (YAML value), e.g. --set cluster.workers=8; applied in order.")
-    List<String> overrides = new ArrayList<>();
+    @CommandLine.Mixin
+    ConfigArgs args = new ConfigArgs();
 
     @Option(
             names = "--out",
@@ -73,7 +66,7 @@ public final class ReplayCommand implements Callable<Integer> {
         preloadPresets();
         SimConfig cfg;
         try {
-            List<String> all = new ArrayList<>(overrides);
+            List<String> all = new ArrayList<>(args.overrides);
             if (skipBadLines) {
                 all.add("workload.trace.skip_bad_lines=true");
             }
@@ -84,14 +77,14 @@ public final class ReplayCommand implements Callable<Integer> {
                 err.println("error: --progress must be auto, always or never, got '" + progress + "'");
                 return Main.USAGE;
             }
-            ConfigLoader.Loaded loaded = ConfigLoader.loadWithWarnings(config, all);
+            ConfigLoader.Loaded loaded = ConfigLoader.loadWithWarnings(args.config, all);
             Main.warn(err, loaded.warnings());
             cfg = loaded.config();
         } catch (ConfigException e) {
             err.println("config error: " + e.getMessage());
             return Main.USAGE;
         }
-        Path dir = out != null ? out : Path.of("out", stem(config));
+        Path dir = out != null ? out : Path.of("out", stem(args.config));
         String unusable = Main.unusableOutputDirectory(dir);
         if (unusable != null) {
             err.println("error: --out " + unusable); // found before simulating, not after

@@ -8,7 +8,6 @@ import io.servesim.timing.Deployment;
 import io.servesim.timing.StepBatch;
 import io.servesim.timing.TimingModel;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -16,7 +15,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /**
  * {@code servesim step CONFIG}: prices engine steps of the config's deployment the way a replay does, split by term,
@@ -30,14 +28,8 @@ import picocli.CommandLine.Parameters;
                 + " the GPU part's terms, the CPU part, and the step period under the engine loop (synchronous: GPU +"
                 + " CPU; async or overlapped: the larger), which is a decode's TPOT at that batch.")
 public final class StepCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "CONFIG", description = "YAML configuration (see docs/config.md).")
-    Path config;
-
-    @Option(
-            names = "--set",
-            paramLabel = "PATH=VALUE",
-            description = "Override a config key (YAML value), e.g. --set timing.tensor_parallel=4; applied in order.")
-    List<String> overrides = new ArrayList<>();
+    @CommandLine.Mixin
+    ConfigArgs args = new ConfigArgs();
 
     @Option(
             names = "--batch",
@@ -80,7 +72,7 @@ public final class StepCommand implements Callable<Integer> {
         Deployment d;
         TimingModel timing;
         try {
-            ConfigLoader.Loaded loaded = ConfigLoader.loadWithWarnings(config, overrides);
+            ConfigLoader.Loaded loaded = ConfigLoader.loadWithWarnings(args.config, args.overrides);
             Main.warn(err, loaded.warnings());
             cfg = loaded.config();
             int pools = cfg.cluster().pools().size();
