@@ -60,7 +60,7 @@ final class CorpusCalibration {
         }
         // held coefficients keep the base config's values (defaults or --set) in every start, fit and fold
         List<CorpusFit.Profile> start =
-                CorpusFit.starts(base.timing().roofline(), CorpusFit.clientOverheadMs(base), List.copyOf(c.hold));
+                CorpusFit.starts(base.timing().roofline(), CorpusFit.clientFrontend(base), List.copyOf(c.hold));
         fit.onProgress(line -> {
             err.println("calibrate: " + line);
             err.flush();

@@ -468,7 +468,8 @@ public final class ValidateCommand implements Callable<Integer> {
             run.put("data_parallel", folder.dataParallel());
             run.put("expert_parallel", folder.expertParallel());
             run.put("client_side", folder.clientSide());
-            run.put("client_overhead_ms", Numbers.fixed(r.clientOverheadMs(), 6));
+            run.put("client_overhead_ms", Numbers.fixed(r.client().overheadMs(), 6));
+            run.put("client_per_request_us", Numbers.fixed(r.client().perRequestUs(), 6));
             run.put("measured_failed", r.measuredFailed());
             if (folder.sharedPrefix() != null && !folder.tokenIds()) {
                 ObjectNode sp = run.putObject("shared_prefix");

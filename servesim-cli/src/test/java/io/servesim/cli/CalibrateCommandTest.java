@@ -40,12 +40,17 @@ class CalibrateCommandTest {
         assertThat(r.out()).containsPattern("fitted in these folds \\(full fit\\):  mfu [0-9.]+-[0-9.]+ \\([0-9.]+\\)");
         String yaml = Files.readString(profile);
         assertThat(yaml)
-                .contains("roofline:", "frontend:", "client_overhead_ms:", "leave_one_gpu_out_mean_abs_error_pct");
+                .contains(
+                        "roofline:",
+                        "frontend:",
+                        "client_overhead_ms:",
+                        "client_per_request_us:",
+                        "leave_one_gpu_out_mean_abs_error_pct");
         List<String> folds = Files.readAllLines(tmp.resolve("profile.yaml.folds.csv"));
         assertThat(folds.get(0))
                 .isEqualTo("fold,held_out,run,ttft_mean_err_pct,tpot_mean_err_pct,e2e_mean_err_pct,"
                         + "ttft_p99_err_pct,tpot_p99_err_pct,e2e_p99_err_pct,mfu,mbu,kv_mbu,layer_overhead_us,"
-                        + "collective_efficiency,moe_efficiency,client_overhead_ms");
+                        + "collective_efficiency,moe_efficiency,client_overhead_ms,client_per_request_us");
         // two runs in sample, then each GPU held out once (one run per GPU here)
         assertThat(folds).hasSize(5);
         assertThat(folds.get(3)).startsWith("leave_one_gpu_out,h100-sxm,blis_H100_Llama-2-7b_tp1_codegen,");
@@ -54,7 +59,7 @@ class CalibrateCommandTest {
         // each row ends with the coefficients its fold fitted: the in-sample rows the profile's, the folds their own
         String[] inSample = folds.get(1).split(",", -1);
         String[] heldH100 = folds.get(3).split(",", -1);
-        assertThat(inSample).hasSize(16);
+        assertThat(inSample).hasSize(17);
         assertThat(yaml).contains("  mbu: " + inSample[10] + "\n");
         assertThat(heldH100[10])
                 .as("the fold without the H100 run fits its own mbu")

@@ -30,7 +30,7 @@ public final class Corpus {
      * @param numGpuBlocks stated, derived and used KV pool sizes
      * @param measuredFailed requests the measurement marks failed (left out of the measured samples)
      * @param warnings the config loader's warnings (e.g. a deprecated key in the base config)
-     * @param clientOverheadMs the frontend time added to the simulated TTFT and E2E (client-side runs; else 0)
+     * @param client the frontend time added to the simulated tokens (client-side runs; else {@link ClientFrontend#NONE})
      * @param windows the run cut into arrival windows, each compared on its own (empty unless asked for)
      */
     public record Result(
@@ -40,7 +40,7 @@ public final class Corpus {
             RunFolder.NumGpuBlocksCheck numGpuBlocks,
             int measuredFailed,
             List<String> warnings,
-            double clientOverheadMs,
+            ClientFrontend client,
             List<Window> windows) {
         /** Defensive copies. */
         public Result {
@@ -88,11 +88,11 @@ public final class Corpus {
         } catch (RuntimeException e) {
             throw run.named(e);
         }
-        double client = run.clientSide() ? CorpusFit.clientOverheadMs(config) : 0;
+        ClientFrontend client = run.clientSide() ? CorpusFit.clientFrontend(config) : ClientFrontend.NONE;
         return new Result(
                 run,
                 config,
-                Validation.of(measured, sim, client),
+                Validation.of(measured, sim, client, Long.MIN_VALUE, Long.MAX_VALUE),
                 blocks,
                 measured.failedRequests(),
                 loaded.warnings(),
@@ -100,10 +100,10 @@ public final class Corpus {
                 windowS > 0 ? windows(run, sim, client, windowS) : List.of());
     }
 
-    private static List<Window> windows(RunFolder run, RunResult sim, double clientOverheadMs, double windowS) {
+    private static List<Window> windows(RunFolder run, RunResult sim, ClientFrontend client, double windowS) {
         double[] arrival = LayoutRows.arrivals(run.dir().resolve(RunFolder.WORKLOAD));
         LayoutRows rows = LayoutRows.read(run.dir().resolve(RunFolder.MEASURED), arrival.length);
-        return windows(arrival, rows, sim, clientOverheadMs, windowS);
+        return windows(arrival, rows, sim, client, windowS);
     }
 
     /**
@@ -117,11 +117,11 @@ public final class Corpus {
         }
         it.unimi.dsi.fastutil.doubles.DoubleArrayList arrival = new it.unimi.dsi.fastutil.doubles.DoubleArrayList();
         LayoutRows rows = LayoutRows.readTimestamps(measuredTimestamps, arrival);
-        return windows(arrival.toDoubleArray(), rows, sim, 0, windowS);
+        return windows(arrival.toDoubleArray(), rows, sim, ClientFrontend.NONE, windowS);
     }
 
     private static List<Window> windows(
-            double[] arrival, LayoutRows rows, RunResult sim, double clientOverheadMs, double windowS) {
+            double[] arrival, LayoutRows rows, RunResult sim, ClientFrontend client, double windowS) {
         double first = Double.POSITIVE_INFINITY;
         double last = Double.NEGATIVE_INFINITY;
         for (double a : arrival) {
@@ -137,8 +137,7 @@ public final class Corpus {
             if (m.ttftMs().length == 0) {
                 continue; // no successful measured request arrived in it
             }
-            out.add(new Window(
-                    from, to, Validation.of(m, sim, clientOverheadMs, Math.round(from * 1e9), Math.round(to * 1e9))));
+            out.add(new Window(from, to, Validation.of(m, sim, client, Math.round(from * 1e9), Math.round(to * 1e9))));
         }
         return out;
     }

@@ -62,11 +62,27 @@ public final class CorpusFit {
      * The frontend time servesim assumes for client-side measurements when no profile gives one: the corpus fit
      * (docs/accuracy.md).
      */
-    public static final double DEFAULT_CLIENT_OVERHEAD_MS = 8.160;
+    public static final double DEFAULT_CLIENT_OVERHEAD_MS = 5.992;
+
+    /** The frontend's time per request in a token's step ({@link ClientFrontend#perRequestUs}). */
+    public static final String CLIENT_PER_REQUEST = "client_per_request_us";
+
+    /**
+     * The frontend time per request in a token's step servesim assumes for client-side measurements when no profile
+     * gives one: the corpus fit (docs/accuracy.md).
+     */
+    public static final double DEFAULT_CLIENT_PER_REQUEST_US = 66.50;
 
     /** Coefficients fitted, in order; all but the last are {@link RooflineConfig} keys. */
     public static final List<String> FITTED = List.of(
-            "mfu", "mbu", "kv_mbu", "layer_overhead_us", "collective_efficiency", "moe_efficiency", CLIENT_OVERHEAD);
+            "mfu",
+            "mbu",
+            "kv_mbu",
+            "layer_overhead_us",
+            "collective_efficiency",
+            "moe_efficiency",
+            CLIENT_OVERHEAD,
+            CLIENT_PER_REQUEST);
 
     private static final double CAP = 3.0;
     private static final int RESIDUALS = 3;
@@ -118,7 +134,8 @@ public final class CorpusFit {
                         .with("collective_overhead_us", 0)
                         .with("collective_efficiency", 0.7)
                         .with("moe_efficiency", 0.95),
-                5.0);
+                5.0,
+                20.0);
     }
 
     /**
@@ -131,7 +148,7 @@ public final class CorpusFit {
      */
     public static Profile kernelStart(RooflineConfig base) {
         Profile p = prior(base);
-        return new Profile(p.roofline().with("mfu", 0.95), p.clientOverheadMs());
+        return p.with("mfu", 0.95);
     }
 
     /** Where every fit starts: {@link #prior} (also the centre of {@link #priorWeight}) and {@link #kernelStart}. */
@@ -141,12 +158,12 @@ public final class CorpusFit {
 
     /**
      * {@link #starts(RooflineConfig)} with each of {@code held} at {@code base}'s value instead of the start's (the
-     * coefficients a fitter {@link #hold holds}; {@link #CLIENT_OVERHEAD} is {@code clientOverheadMs}). Starts that
+     * coefficients a fitter {@link #hold holds}; the frontend's are {@code frontend}'s). Starts that
      * become equal are kept once: with {@code mfu} held the two starts differ in nothing else, and a second fit from
      * the same point would only repeat the first.
      */
-    public static List<Profile> starts(RooflineConfig base, double clientOverheadMs, List<String> held) {
-        Profile given = new Profile(base, clientOverheadMs);
+    public static List<Profile> starts(RooflineConfig base, ClientFrontend frontend, List<String> held) {
+        Profile given = new Profile(base, frontend.overheadMs(), frontend.perRequestUs());
         List<Profile> out = new ArrayList<>();
         for (Profile p : starts(base)) {
             for (String k : held) {
@@ -224,22 +241,39 @@ public final class CorpusFit {
     }
 
     /**
-     * A parameter set: the roofline coefficients and the client-side frontend time.
+     * A parameter set: the roofline coefficients and the client-side frontend's two terms ({@link ClientFrontend}).
      *
      * @param roofline roofline coefficients
-     * @param clientOverheadMs frontend time added to client-measured TTFT and E2E
+     * @param clientOverheadMs frontend time added to every client-measured token (so to TTFT and E2E)
+     * @param clientPerRequestUs frontend time per request in a client-measured token's step
      */
-    public record Profile(RooflineConfig roofline, double clientOverheadMs) {
+    public record Profile(RooflineConfig roofline, double clientOverheadMs, double clientPerRequestUs) {
+        /** A profile without the frontend's time per request in a step. */
+        public Profile(RooflineConfig roofline, double clientOverheadMs) {
+            this(roofline, clientOverheadMs, 0);
+        }
+
         /** The value of a {@link #FITTED} name. */
         public double get(String key) {
-            return key.equals(CLIENT_OVERHEAD) ? clientOverheadMs : roofline.get(key);
+            return switch (key) {
+                case CLIENT_OVERHEAD -> clientOverheadMs;
+                case CLIENT_PER_REQUEST -> clientPerRequestUs;
+                default -> roofline.get(key);
+            };
         }
 
         /** A copy with one {@link #FITTED} value replaced. */
         public Profile with(String key, double value) {
-            return key.equals(CLIENT_OVERHEAD)
-                    ? new Profile(roofline, value)
-                    : new Profile(roofline.with(key, value), clientOverheadMs);
+            return switch (key) {
+                case CLIENT_OVERHEAD -> new Profile(roofline, value, clientPerRequestUs);
+                case CLIENT_PER_REQUEST -> new Profile(roofline, clientOverheadMs, value);
+                default -> new Profile(roofline.with(key, value), clientOverheadMs, clientPerRequestUs);
+            };
+        }
+
+        /** The frontend this profile gives client-side runs. */
+        public ClientFrontend frontend() {
+            return new ClientFrontend(clientOverheadMs, clientPerRequestUs);
         }
     }
 
@@ -295,7 +329,7 @@ public final class CorpusFit {
     /**
      * Holds {@code keys} (names of {@link #FITTED}) where the starts put them: they are not fitted, so every fit and
      * fold keeps them at one value (a kernel fact from outside the corpus, say). The starts must carry that value
-     * ({@link #starts(RooflineConfig, double, List)}).
+     * ({@link #starts(RooflineConfig, ClientFrontend, List)}).
      */
     public CorpusFit hold(List<String> keys) {
         for (String k : keys) {
@@ -497,7 +531,11 @@ public final class CorpusFit {
             simulations++;
         }
         return Validation.of(
-                measured, Servesim.run(cfg).raw(), c.clientSide() ? p.clientOverheadMs() : 0, scoredFromNanos);
+                measured,
+                Servesim.run(cfg).raw(),
+                c.clientSide() ? p.frontend() : ClientFrontend.NONE,
+                scoredFromNanos,
+                Long.MAX_VALUE);
     }
 
     private <T> List<T> parallel(List<Case> runs, java.util.function.Function<Case, T> f) {
@@ -541,6 +579,7 @@ public final class CorpusFit {
             case "collective_overhead_us" -> new double[] {0, 50};
             case "per_sequence_overhead_us" -> new double[] {0, 200};
             case CLIENT_OVERHEAD -> new double[] {0, 30};
+            case CLIENT_PER_REQUEST -> new double[] {0, 300};
             default -> throw new IllegalArgumentException(key);
         };
     }
@@ -572,24 +611,41 @@ public final class CorpusFit {
      * when {@code timing.calibration} names one that has it, else {@link #DEFAULT_CLIENT_OVERHEAD_MS}.
      */
     public static double clientOverheadMs(SimConfig config) {
+        return clientFrontend(config).overheadMs();
+    }
+
+    /**
+     * The client-side frontend a config implies: its calibration profile's {@code frontend} section's
+     * {@code client_overhead_ms} and {@code client_per_request_us} when {@code timing.calibration} names one that has
+     * them, else {@link #DEFAULT_CLIENT_OVERHEAD_MS} and {@link #DEFAULT_CLIENT_PER_REQUEST_US}.
+     */
+    public static ClientFrontend clientFrontend(SimConfig config) {
         String path = config.timing().calibration();
         if (path == null) {
-            return DEFAULT_CLIENT_OVERHEAD_MS;
+            return new ClientFrontend(DEFAULT_CLIENT_OVERHEAD_MS, DEFAULT_CLIENT_PER_REQUEST_US);
         }
         try {
-            JsonNode root = YAMLMapper.builder().build().readTree(Files.readString(config.resolve(path)));
-            JsonNode v = root.path("frontend").get(CLIENT_OVERHEAD);
-            if (v == null) {
-                return DEFAULT_CLIENT_OVERHEAD_MS;
-            }
-            if (!v.isNumber() || !(v.asDouble() >= 0)) {
-                throw new ConfigException(
-                        "timing.calibration", path + ": frontend." + CLIENT_OVERHEAD + ": expected a number >= 0");
-            }
-            return v.asDouble();
+            JsonNode frontend = YAMLMapper.builder()
+                    .build()
+                    .readTree(Files.readString(config.resolve(path)))
+                    .path("frontend");
+            return new ClientFrontend(
+                    frontendTerm(frontend, path, CLIENT_OVERHEAD, DEFAULT_CLIENT_OVERHEAD_MS),
+                    frontendTerm(frontend, path, CLIENT_PER_REQUEST, DEFAULT_CLIENT_PER_REQUEST_US));
         } catch (IOException | JacksonException e) {
             throw new ConfigException("timing.calibration", path + " is not a calibration profile: " + e.getMessage());
         }
+    }
+
+    private static double frontendTerm(JsonNode frontend, String path, String key, double missing) {
+        JsonNode v = frontend.get(key);
+        if (v == null) {
+            return missing;
+        }
+        if (!v.isNumber() || !(v.asDouble() >= 0) || !Double.isFinite(v.asDouble())) {
+            throw new ConfigException("timing.calibration", path + ": frontend." + key + ": expected a number >= 0");
+        }
+        return v.asDouble();
     }
 
     /** The calibration profile YAML ({@code timing.calibration} loads its {@code roofline} section). */
@@ -610,6 +666,11 @@ public final class CorpusFit {
         }
         sb.append("frontend:                 # added to TTFT and E2E of client-side (HTTP) measurements only\n");
         sb.append(String.format(Locale.ROOT, "  %s: %.4f%n", CLIENT_OVERHEAD, p.clientOverheadMs()));
+        sb.append(String.format(
+                Locale.ROOT,
+                "  %s: %.4f   # per request in the token's engine step%n",
+                CLIENT_PER_REQUEST,
+                p.clientPerRequestUs()));
         sb.append("fit:\n");
         sb.append("  corpus: \"").append(corpus.replace("\"", "'")).append("\"\n");
         sb.append("  fitted: ").append(fitted).append('\n');

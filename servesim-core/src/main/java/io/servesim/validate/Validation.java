@@ -76,7 +76,18 @@ public record Validation(Map<String, Metric> metrics, double measuredOutputTokS,
      */
     public static Validation of(
             MeasuredRun measured, RunResult sim, double clientOverheadMs, long fromArrivalNanos, long toArrivalNanos) {
+        return of(measured, sim, ClientFrontend.constant(clientOverheadMs), fromArrivalNanos, toArrivalNanos);
+    }
+
+    /**
+     * As {@link #of(MeasuredRun, RunResult, double, long, long)} with both parts of a client-side frontend: each
+     * simulated first and last token gains {@link ClientFrontend#delayMs} of the requests its rank was serving then
+     * ({@link StepOccupancy}), and TPOT is derived from them as the measurement derives it.
+     */
+    public static Validation of(
+            MeasuredRun measured, RunResult sim, ClientFrontend frontend, long fromArrivalNanos, long toArrivalNanos) {
         RequestLog log = sim.log();
+        StepOccupancy occupancy = frontend.perRequestUs() > 0 ? StepOccupancy.of(log) : null;
         int n = log.size();
         double[] ttft = new double[n];
         double[] tpot = new double[n];
@@ -89,12 +100,19 @@ public record Validation(Map<String, Metric> metrics, double measuredOutputTokS,
             if (!r.completed() || r.arrivalNanos() < fromArrivalNanos || r.arrivalNanos() >= toArrivalNanos) {
                 continue;
             }
-            ttft[nc] = r.ttftNanos() / 1e6 + clientOverheadMs;
-            e2e[nc] = r.e2eNanos() / 1e6 + clientOverheadMs;
+            double firstMs = frontend.overheadMs();
+            double lastMs = frontend.overheadMs();
+            if (occupancy != null) {
+                firstMs = frontend.delayMs(occupancy.requestsAt(r.worker(), r.rank(), r.firstTokenNanos()));
+                lastMs = frontend.delayMs(occupancy.requestsAt(r.worker(), r.rank(), r.lastTokenNanos()));
+            }
+            ttft[nc] = r.ttftNanos() / 1e6 + firstMs;
+            e2e[nc] = r.e2eNanos() / 1e6 + lastMs;
             nc++;
             outputs += r.outputTokens();
             if (r.outputTokens() >= 2) {
-                tpot[nt++] = r.tpotMs();
+                // (E2E − TTFT) / (outputs − 1), as a client derives it: the frontend's two delays may differ
+                tpot[nt++] = r.tpotMs() + (lastMs - firstMs) / (r.outputTokens() - 1);
             }
         }
         Map<String, Metric> metrics = new LinkedHashMap<>();

@@ -38,12 +38,14 @@ import org.junit.jupiter.api.Test;
  * two keys equal on every bundled example); all three again when the roofline defaults were refitted on the corpus
  * with vLLM's measured BF16 and FP8 fused-MoE kernels (docs/accuracy.md item 19: {@code mbu}, {@code kv_mbu}, {@code
  * layer_overhead_us}, {@code collective_efficiency} and {@code moe_efficiency} changed; the canonical config echoes
- * them, and the quickstart's roofline steps take the new values).
+ * them, and the quickstart's roofline steps take the new values); and all three when the corpus fit gained the
+ * client frontend's time per request in a token's step (docs/accuracy.md item 25: the same five coefficients were
+ * refitted with it; the canonical config echoes them).
  */
 class DeterminismTest {
     /** SHA-256 of canonical.json for examples/quickstart.yaml (defaults: vLLM's async engine loop). */
     static final String QUICKSTART_CANONICAL_SHA256 =
-            "18addbccf77b1e81e2c7b186dc6eb968e80ed8c0080fec7d3579feb5bad86516";
+            "afa782b98303b1ff1a887caea7b3ccfbdcfdd22973eda703b8a4a68bb6a47bbc";
 
     static String canonical(Path config, List<String> overrides) throws IOException {
         SimConfig c = ConfigLoader.load(config, overrides);
@@ -80,7 +82,7 @@ class DeterminismTest {
 
     /** SHA-256 of canonical.json for examples/quickstart.yaml with the synchronous engine loop. */
     static final String QUICKSTART_SYNC_CANONICAL_SHA256 =
-            "58099c28b301bbf5a491e696ec0d5e04335d1f520cd0dc332895ba4844ae8668";
+            "63600c6b4602af2582145ce73f1450a5dc3897208f506027b22ad8ad7e7d6038";
 
     @Test
     void quickstartSyncCanonicalDigest_isPinned() throws Exception {
@@ -99,7 +101,7 @@ class DeterminismTest {
     }
 
     /** SHA-256 of canonical.json for examples/kvcr-sessions.yaml with 300 sessions (KVCR pulls and G2 on). */
-    static final String KVCR_CANONICAL_SHA256 = "5aa1d583b802cf4049cd9143b0018c87a5321ec02d12b57af3535738ae6ada24";
+    static final String KVCR_CANONICAL_SHA256 = "a81a1222b15b9b6013999b7ee013ef0f56542a7115ab93d43d5791200dd477fd";
 
     @Test
     void kvcrCanonicalDigest_isPinned() throws Exception {

@@ -35,7 +35,8 @@ class CorpusFitTest {
 
     /** The defaults at 0.4 of the memory efficiency: every decode step about twice as slow as it should be. */
     private static CorpusFit.Profile poorStart(RooflineConfig defaults, double clientOverheadMs) {
-        return new CorpusFit.Profile(defaults.with("mbu", 0.4).with("kv_mbu", 0.4), clientOverheadMs);
+        // the frontend's time per request inside its range, not at a bound (where its search coordinate saturates)
+        return new CorpusFit.Profile(defaults.with("mbu", 0.4).with("kv_mbu", 0.4), clientOverheadMs, 20);
     }
 
     private static double cost(CorpusFit fit, CorpusFit.Profile p) {
@@ -107,14 +108,15 @@ class CorpusFitTest {
     void hold_keepsAHeldCoefficientAtItsGivenValue_inEveryStartAndFit_andFitsTheRest() throws IOException {
         List<CorpusFit.Case> cases = cases();
         RooflineConfig given = defaults().with("mfu", 0.95);
-        List<CorpusFit.Profile> starts = CorpusFit.starts(given, 6.5, List.of("mfu", CorpusFit.CLIENT_OVERHEAD));
+        List<CorpusFit.Profile> starts =
+                CorpusFit.starts(given, new ClientFrontend(6.5, 40), List.of("mfu", CorpusFit.CLIENT_OVERHEAD));
         // the starts carry the given values (the plain starts put mfu at 0.7 and 0.95, the frontend at 5 ms); they
         // differed only in mfu, so one is left
         assertThat(starts).hasSize(1);
         assertThat(starts.get(0).get("mfu")).isEqualTo(0.95);
         assertThat(starts.get(0).clientOverheadMs()).isEqualTo(6.5);
         assertThat(starts.get(0).get("mbu")).isEqualTo(CorpusFit.prior(given).get("mbu"));
-        assertThat(CorpusFit.starts(given, 6.5, List.of(CorpusFit.CLIENT_OVERHEAD)))
+        assertThat(CorpusFit.starts(given, new ClientFrontend(6.5, 40), List.of(CorpusFit.CLIENT_OVERHEAD)))
                 .as("holding the frontend alone keeps both mfu starts")
                 .extracting(p -> p.get("mfu"))
                 .containsExactly(0.7, 0.95);
@@ -172,7 +174,7 @@ class CorpusFitTest {
                 .with("mbu", 0.77)
                 .with("layer_overhead_us", 12.5)
                 .with("kv_mbu", 0.61);
-        CorpusFit.Profile p = new CorpusFit.Profile(r, 4.25);
+        CorpusFit.Profile p = new CorpusFit.Profile(r, 4.25, 35.5);
         Path file = tmp.resolve("profile.yaml");
         Files.writeString(file, CorpusFit.profileYaml(p, "corpus", 0.05, List.of(), List.of()));
         SimConfig c = ConfigLoader.fromYaml(
@@ -182,7 +184,16 @@ class CorpusFitTest {
             assertThat(loaded.get(k)).as(k).isCloseTo(r.get(k), org.assertj.core.data.Percentage.withPercentage(1e-4));
         }
         assertThat(CorpusFit.clientOverheadMs(c)).isEqualTo(4.25);
+        assertThat(CorpusFit.clientFrontend(c)).isEqualTo(new ClientFrontend(4.25, 35.5));
         SimConfig noProfile = ConfigLoader.fromYaml("", "t", List.of());
         assertThat(CorpusFit.clientOverheadMs(noProfile)).isEqualTo(CorpusFit.DEFAULT_CLIENT_OVERHEAD_MS);
+        assertThat(CorpusFit.clientFrontend(noProfile))
+                .isEqualTo(new ClientFrontend(
+                        CorpusFit.DEFAULT_CLIENT_OVERHEAD_MS, CorpusFit.DEFAULT_CLIENT_PER_REQUEST_US));
+        Path negative = tmp.resolve("negative.yaml");
+        Files.writeString(negative, "frontend:\n  client_per_request_us: -3\n");
+        assertThatThrownBy(() -> CorpusFit.clientFrontend(
+                        ConfigLoader.fromYaml("", "t", List.of("timing.calibration=" + negative))))
+                .hasMessageContaining("frontend.client_per_request_us: expected a number >= 0");
     }
 }

@@ -117,6 +117,53 @@ class ValidationTest {
         return m;
     }
 
+    /**
+     * The client-side frontend's two terms by hand: three requests arriving together share every step (each of
+     * their first and last tokens comes from a step serving three), a fourth arrives alone a minute later (one).
+     * With 2 ms plus 100 µs per request in the step, the first three gain 2.3 ms on TTFT and E2E, the fourth 2.1,
+     * and TPOT — derived from the two as a client derives it — moves by nothing, as both delays are equal.
+     */
+    @Test
+    void clientFrontend_addsItsConstantAndItsTimePerRequestInTheTokensStep() throws IOException {
+        Path trace = dir.resolve("f.jsonl");
+        Files.writeString(trace, """
+                {"arrival_ms": 0, "input_length": 64, "output_length": 5}
+                {"arrival_ms": 0, "input_length": 64, "output_length": 5}
+                {"arrival_ms": 0, "input_length": 64, "output_length": 5}
+                {"arrival_ms": 60000, "input_length": 64, "output_length": 5}
+                """);
+        SimConfig c = ConfigLoader.fromYaml(
+                "",
+                "t",
+                List.of("workload.type=trace", "workload.trace.format=servesim", "workload.trace.path=" + trace));
+        RunResult r = Simulation.run(c);
+        MeasuredRun m = MeasuredRun.read(measuredFrom(r));
+        Validation none = Validation.of(m, r, ClientFrontend.NONE, Long.MIN_VALUE, Long.MAX_VALUE);
+        Validation with = Validation.of(m, r, new ClientFrontend(2, 100), Long.MIN_VALUE, Long.MAX_VALUE);
+        double shift = (3 * 2.3 + 2.1) / 4;
+        for (String metric : List.of("ttft_ms", "e2e_ms")) {
+            assertThat(with.metrics().get(metric).simulated().mean()
+                            - none.metrics().get(metric).simulated().mean())
+                    .as(metric)
+                    .isCloseTo(shift, Offset.offset(1e-9));
+            assertThat(with.metrics().get(metric).simulated().max()
+                            - none.metrics().get(metric).simulated().max())
+                    .as(metric + " of a request of the three (the slowest)")
+                    .isCloseTo(2.3, Offset.offset(1e-9));
+        }
+        assertThat(with.metrics().get("tpot_ms").simulated().mean())
+                .isCloseTo(none.metrics().get("tpot_ms").simulated().mean(), Offset.offset(1e-12));
+        assertThat(Validation.of(m, r, ClientFrontend.constant(2), Long.MIN_VALUE, Long.MAX_VALUE)
+                        .metrics()
+                        .get("ttft_ms")
+                        .simulated()
+                        .mean())
+                .isCloseTo(none.metrics().get("ttft_ms").simulated().mean() + 2, Offset.offset(1e-9));
+        assertThatThrownBy(() -> new ClientFrontend(1, -1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("per request");
+    }
+
     @Test
     void validatingASimulatedRunAgainstItself_hasZeroErrorAndZeroKs() throws IOException {
         SimConfig c = config();

@@ -41,19 +41,21 @@ class FixtureTest {
      * deployment.max_num_seqs} and {@code max_num_batched_tokens}, the vLLM limits in effect (the canonical output
      * without those two keys is equal on every bundled example, the pd and KVCR ones included). Then by the defaults
      * refitted with vLLM's measured BF16 and FP8 fused-MoE kernels (docs/accuracy.md item 19; echo only: every cell's
-     * canonical output without the config is equal before and after).
+     * canonical output without the config is equal before and after). Then by the defaults refitted with the client
+     * frontend's time per request in a token's step (docs/accuracy.md item 25; echo only: the fixture's timing is
+     * fixed).
      */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "f09361fc47517e304f24944213af4b864ac57bb3da42fe4154a960b939cf0d75",
-            "1/kvcr-off", "1bcd5e4f5c46d9a7894d78c6764355fbd1b5e49a8da6f37c1e72aa95a10453d3",
-            "1/kvcr-idle", "9c1c826e09586f2fba8a1f111693707c7e920a6d821ae80d44240f6828aa358b",
-            "1/kvcr-hinted", "349b0828d4b58a8c558f6697dbc4831589ff3265b509bd2bea779b145ae49194",
-            "8/g2-only", "97be1a21d6de3f7c8d07c86738ca6c2950195f0f7a5fe7d12430e992c50e790c",
-            "8/kvcr-off", "8fd12e59a1322898bfbae567864161ffc57ab01ab32e3ea782c0675390174f5d",
-            "8/kvcr-idle", "b42e732f0006bde38e421eb177d78f253ce60e377abc96bf65757c05600f8f56",
-            "8/kvcr-hinted", "8d414da17f1c0aa8aa719d16ea3d0505e76eda81245760148d1c9416ecdeaa84",
-            "1/pd", "6e04cb595f06ad3f028eabcbeb79e57f3f52468b328698dc72f6152306d5ca26",
-            "8/pd", "f64a9defe5156ed220321dff2ba7647701dfab145be96a1244a7829c4f5140f7");
+            "1/g2-only", "873344cf891b46d2b47610bd038f1df5cfc3a9c330258de4b43eea2e91b54a5c",
+            "1/kvcr-off", "4e6e1964fbac07f969bdc81ac18606c0383d7e6084f157bac9a0716b7ddcddd2",
+            "1/kvcr-idle", "12a81641bdeaee3d02fced06d37285ad5579866b24a715082a1f640131a56ec8",
+            "1/kvcr-hinted", "f38642e95fd229970ffb5a4eb4b92e3b50e86c4924b9490957f2fd828da1eb69",
+            "8/g2-only", "b1df6d2e1c574fb8b7c24dcf81c03ae336a22451de662e7de0ab696accfa52e7",
+            "8/kvcr-off", "f86cbe708e8cefe038183843e703fa20a36be1e1a7f27546689aa164a7d09f14",
+            "8/kvcr-idle", "ffd2a93452d9fc36ff17790f1e01ebfbd36a86800822a323906399ab6afab288",
+            "8/kvcr-hinted", "54dda114464fdee8d2d09c538209135943124d7ba1e92f4c88ab5a234409d7c4",
+            "1/pd", "bc37efed831782681e49dcfa54e8f6df64416e85bd8143f5b1e4c6321fdb372f",
+            "8/pd", "70a8838144a11e2a936d087385a93ba94e74915e7c66f31c5d07e5fd1dcc23dd");
 
     @Test
     void w8CellDigests_arePinned() {
