@@ -44,7 +44,9 @@ class DocCodeNamesTest {
             "GiB", "a unit",
             "DPEngineCoreProc", "vLLM's Python class",
             "AgRsAll2AllManager", "vLLM's Python class",
-            "FusedMoEParallelConfig", "vLLM's Python class");
+            "FusedMoEParallelConfig", "vLLM's Python class",
+            "AsyncLLM", "vLLM's Python class",
+            "OutputProcessor", "vLLM's Python class");
 
     /** File extensions: {@code Name.ext} is a file name, not a member. */
     static final Set<String> FILE_EXTENSIONS =
