@@ -272,7 +272,8 @@ public final class ValidateCommand implements Callable<Integer> {
         List<String> exceeded = exceeded(r.validation(), limits);
         Path dir = out == null ? DEFAULT_OUT : out;
         AtomicFiles.writeString(dir.resolve("validation.json"), json(r.validation(), limits, exceeded, r));
-        o.println("wrote " + dir.resolve("validation.json").toAbsolutePath().normalize());
+        AtomicFiles.writeString(dir.resolve("requests.csv"), r.requestsCsv());
+        o.println("wrote " + dir.resolve("validation.json").toAbsolutePath().normalize() + " and requests.csv");
         o.flush();
         return verdict(err, exceeded);
     }
@@ -298,6 +299,7 @@ public final class ValidateCommand implements Callable<Integer> {
                     AtomicFiles.writeString(
                             out.resolve(r.run().name()).resolve("validation.json"),
                             json(r.validation(), limits, ex, r));
+                    AtomicFiles.writeString(out.resolve(r.run().name()).resolve("requests.csv"), r.requestsCsv());
                     for (String w : r.warnings()) {
                         if (warned.add(w)) {
                             Main.warn(err, List.of(w));
@@ -314,11 +316,13 @@ public final class ValidateCommand implements Callable<Integer> {
         List<String> written = new ArrayList<>(List.of("corpus.csv"));
         for (Corpus.Result r : results) {
             written.add(r.run().name() + "/validation.json");
+            written.add(r.run().name() + "/requests.csv");
         }
         // run folders validated before but not now lose their stale validation.json
         io.servesim.report.RunDirectory.CORPUS.finish(out, written);
         o.println("wrote " + out.resolve("corpus.csv").toAbsolutePath().normalize() + " and " + results.size()
-                + " validation.json files (listed in " + io.servesim.report.RunDirectory.MANIFEST + ")");
+                + " validation.json and requests.csv files (listed in " + io.servesim.report.RunDirectory.MANIFEST
+                + ")");
         o.flush();
         return verdict(err, exceeded);
     }

@@ -1,6 +1,7 @@
 package io.servesim.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
@@ -278,6 +279,7 @@ class ValidateCommandTest {
                 .contains("\"kind\" : \"corpus\"")
                 .contains("\"corpus.csv\"")
                 .contains("\"blis_H100_Llama-2-7b_tp1_codegen/validation.json\"")
+                .contains("\"blis_H100_Llama-2-7b_tp1_codegen/requests.csv\"")
                 .contains("\"llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1/validation.json\"");
         // another validation's file beside them is named
         Files.writeString(out.resolve("blis_H100_Llama-2-7b_tp1_codegen/validation.json"), "{\"other\": 1}");
@@ -352,6 +354,48 @@ class ValidateCommandTest {
             args.add(set);
         }
         return CliRun.of(args.toArray(String[]::new));
+    }
+
+    /**
+     * requests.csv lines each workload row up with its replay: the measured cells are measured.jsonl's, and the
+     * simulated cells average to validation.json's simulated means (the same frontend applied to the same requests).
+     */
+    @Test
+    void run_writesRequestsCsv_measuredAndSimulatedSideBySide_row_by_row() throws IOException {
+        Path out = tmp.resolve("rows");
+        Path dir = CORPUS.resolve("blis_H100_Llama-2-7b_tp1_codegen");
+        CliRun r = CliRun.of("validate", "--run", dir.toString(), "--out", out.toString());
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("and requests.csv");
+        List<String> rows = Files.readAllLines(out.resolve("requests.csv"));
+        assertThat(rows.get(0)).isEqualTo(io.servesim.validate.RequestComparison.HEADER);
+        assertThat(rows).hasSize(121);
+        List<String> measured = Files.readAllLines(dir.resolve("measured.jsonl"));
+        JsonMapper json = JsonMapper.builder().build();
+        double[] simulatedSum = new double[3];
+        for (int i = 1; i < rows.size(); i++) {
+            String[] c = rows.get(i).split(",", -1);
+            assertThat(c).hasSize(10);
+            assertThat(c[0]).isEqualTo(Integer.toString(i - 1));
+            JsonNode m = json.readTree(measured.get(i - 1));
+            assertThat(Double.parseDouble(c[2])).isCloseTo(m.get("ttft_ms").asDouble(), within(1e-4));
+            assertThat(Double.parseDouble(c[4])).isCloseTo(m.get("e2e_ms").asDouble(), within(1e-4));
+            for (int k = 0; k < 3; k++) {
+                simulatedSum[k] += Double.parseDouble(c[5 + k]);
+            }
+            assertThat(Integer.parseInt(c[8]))
+                    .as("the request itself is in its first token's step")
+                    .isPositive();
+        }
+        JsonNode metrics =
+                json.readTree(out.resolve("validation.json").toFile()).get("metrics");
+        String[] names = {"ttft_ms", "tpot_ms", "e2e_ms"};
+        for (int k = 0; k < 3; k++) {
+            assertThat(simulatedSum[k] / 120)
+                    .as(names[k])
+                    .isCloseTo(
+                            metrics.get(names[k]).get("mean").get("simulated").asDouble(), within(1e-3));
+        }
     }
 
     @Test

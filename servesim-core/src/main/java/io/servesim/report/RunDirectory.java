@@ -50,9 +50,10 @@ public final class RunDirectory {
 
     /**
      * A corpus validation's directory ({@code servesim validate --corpus}): {@code corpus.csv} and one
-     * {@code <run>/validation.json} per run folder.
+     * {@code <run>/validation.json} and {@code <run>/requests.csv} per run folder.
      */
-    public static final RunDirectory CORPUS = new RunDirectory("corpus", List.of("corpus.csv"), "validation.json");
+    public static final RunDirectory CORPUS =
+            new RunDirectory("corpus", List.of("corpus.csv"), List.of("validation.json", "requests.csv"));
 
     /** {@code servesim bench fixture}'s directory (its table, rewritten after every cell). */
     public static final RunDirectory BENCH_FIXTURE = new RunDirectory("bench", List.of("fixture.csv", "fixture.json"));
@@ -61,14 +62,14 @@ public final class RunDirectory {
 
     private final String kind;
     private final List<String> outputs;
-    /** A file each immediate subdirectory may hold as an output ({@code <sub>/<name>}), or null. */
-    private final String perSubdirectory;
+    /** The files each immediate subdirectory may hold as outputs ({@code <sub>/<name>}); empty for none. */
+    private final List<String> perSubdirectory;
 
     private RunDirectory(String kind, List<String> outputs) {
-        this(kind, outputs, null);
+        this(kind, outputs, List.of());
     }
 
-    private RunDirectory(String kind, List<String> outputs, String perSubdirectory) {
+    private RunDirectory(String kind, List<String> outputs, List<String> perSubdirectory) {
         this.kind = kind;
         this.outputs = outputs;
         this.perSubdirectory = perSubdirectory;
@@ -79,27 +80,26 @@ public final class RunDirectory {
         if (outputs.contains(name)) {
             return true;
         }
-        if (perSubdirectory == null) {
-            return false;
-        }
         int slash = name.indexOf('/');
         return slash > 0
                 && name.indexOf('/', slash + 1) < 0
-                && name.substring(slash + 1).equals(perSubdirectory)
+                && perSubdirectory.contains(name.substring(slash + 1))
                 && !name.startsWith(".");
     }
 
     /** The per-subdirectory outputs present in {@code dir}, in name order. */
     private List<String> subdirectoryOutputs(Path dir) {
         List<String> out = new ArrayList<>();
-        if (perSubdirectory == null || !Files.isDirectory(dir)) {
+        if (perSubdirectory.isEmpty() || !Files.isDirectory(dir)) {
             return out;
         }
         try (DirectoryStream<Path> subs = Files.newDirectoryStream(dir, Files::isDirectory)) {
             for (Path sub : subs) {
-                String name = sub.getFileName() + "/" + perSubdirectory;
-                if (Files.isRegularFile(sub.resolve(perSubdirectory)) && isOutput(name)) {
-                    out.add(name);
+                for (String file : perSubdirectory) {
+                    String name = sub.getFileName() + "/" + file;
+                    if (Files.isRegularFile(sub.resolve(file)) && isOutput(name)) {
+                        out.add(name);
+                    }
                 }
             }
         } catch (IOException e) {
@@ -129,12 +129,13 @@ public final class RunDirectory {
                     }
                 }
             }
-            if (perSubdirectory != null) {
+            if (!perSubdirectory.isEmpty()) {
                 try (DirectoryStream<Path> subs = Files.newDirectoryStream(dir, Files::isDirectory)) {
                     for (Path sub : subs) {
                         try (DirectoryStream<Path> files = Files.newDirectoryStream(sub, ".*.tmp")) {
                             for (Path f : files) {
-                                if (f.getFileName().toString().startsWith("." + perSubdirectory + ".")) {
+                                String name = f.getFileName().toString();
+                                if (perSubdirectory.stream().anyMatch(o -> name.startsWith("." + o + "."))) {
                                     Files.deleteIfExists(f);
                                 }
                             }

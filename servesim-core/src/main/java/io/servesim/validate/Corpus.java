@@ -32,6 +32,7 @@ public final class Corpus {
      * @param warnings the config loader's warnings (e.g. a deprecated key in the base config)
      * @param client the frontend time added to the simulated tokens (client-side runs; else {@link ClientFrontend#NONE})
      * @param windows the run cut into arrival windows, each compared on its own (empty unless asked for)
+     * @param requestsCsv the run's requests side by side, measured and simulated ({@link RequestComparison})
      */
     public record Result(
             RunFolder run,
@@ -41,7 +42,8 @@ public final class Corpus {
             int measuredFailed,
             List<String> warnings,
             ClientFrontend client,
-            List<Window> windows) {
+            List<Window> windows,
+            String requestsCsv) {
         /** Defensive copies. */
         public Result {
             warnings = List.copyOf(warnings);
@@ -97,7 +99,8 @@ public final class Corpus {
                 measured.failedRequests(),
                 loaded.warnings(),
                 client,
-                windowS > 0 ? windows(run, sim, client, windowS) : List.of());
+                windowS > 0 ? windows(run, sim, client, windowS) : List.of(),
+                RequestComparison.csv(run, sim, client));
     }
 
     private static List<Window> windows(RunFolder run, RunResult sim, ClientFrontend client, double windowS) {

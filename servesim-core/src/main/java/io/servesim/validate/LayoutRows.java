@@ -76,6 +76,21 @@ final class LayoutRows {
         return new LayoutRows(ttft.toDoubleArray(), tpot.toDoubleArray(), e2e.toDoubleArray());
     }
 
+    /** Row {@code i}'s measured TTFT, ms (NaN when it failed). */
+    double ttftMs(int i) {
+        return ttftMs[i];
+    }
+
+    /** Row {@code i}'s measured TPOT, ms (NaN when it failed or has one output token). */
+    double tpotMs(int i) {
+        return tpotMs[i];
+    }
+
+    /** Row {@code i}'s measured E2E, ms (NaN when it failed). */
+    double e2eMs(int i) {
+        return e2eMs[i];
+    }
+
     /** The successful rows whose arrival lies in [{@code fromS}, {@code toS}). */
     MeasuredRun select(double[] arrivalS, double fromS, double toS) {
         DoubleArrayList ttft = new DoubleArrayList();
