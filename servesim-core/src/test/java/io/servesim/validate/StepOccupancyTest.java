@@ -9,32 +9,16 @@ import org.junit.jupiter.api.Test;
 
 /** How many requests a rank served at an instant, read back from the records, by hand. */
 class StepOccupancyTest {
-    private static RequestRecord served(int id, int worker, int rank, long scheduled, long last) {
+    /** A record with the fields the count reads; the rest at their "never happened" values. */
+    private static RequestRecord record(int id, int worker, int rank, long scheduled, long last, RequestStatus status) {
+        long first = scheduled < 0 ? -1 : scheduled + 1;
         return new RequestRecord(
-                id,
-                -1,
-                0,
-                worker,
-                rank,
-                0,
-                scheduled,
-                scheduled + 1,
-                last,
-                10,
-                2,
-                0,
-                0,
-                0,
-                0,
-                0,
-                RequestStatus.COMPLETED,
-                -1,
-                -1,
-                0,
-                false,
-                -1,
-                -1,
-                0);
+                id, -1, 0, worker, rank, 0, scheduled, first, last, 10, 2, 0, 0, 0, 0, 0, status, -1, -1, 0, false, -1,
+                -1, 0);
+    }
+
+    private static RequestRecord served(int id, int worker, int rank, long scheduled, long last) {
+        return record(id, worker, rank, scheduled, last, RequestStatus.COMPLETED);
     }
 
     @Test
@@ -44,31 +28,7 @@ class StepOccupancyTest {
         log.add(served(1, 0, 0, 200, 300));
         log.add(served(2, 0, 1, 150, 900)); // worker 0's other attention-DP rank
         log.add(served(3, 1, 0, 100, 900)); // another worker
-        log.add(new RequestRecord(
-                4,
-                -1,
-                0,
-                0,
-                0,
-                0,
-                -1,
-                -1,
-                -1,
-                10,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0,
-                RequestStatus.REJECTED_NO_WORKER,
-                -1,
-                -1,
-                0,
-                false,
-                -1,
-                -1,
-                0)); // never admitted: never counted
+        log.add(record(4, 0, 0, -1, -1, RequestStatus.REJECTED_NO_WORKER)); // never admitted: never counted
         StepOccupancy o = StepOccupancy.of(log);
         assertThat(o.requestsAt(0, 0, 99)).isZero();
         assertThat(o.requestsAt(0, 0, 100)).isEqualTo(1); // admitted at the instant
