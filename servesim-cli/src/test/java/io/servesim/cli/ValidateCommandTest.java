@@ -375,7 +375,8 @@ class ValidateCommandTest {
         double[] simulatedSum = new double[3];
         for (int i = 1; i < rows.size(); i++) {
             String[] c = rows.get(i).split(",", -1);
-            assertThat(c).hasSize(10);
+            assertThat(c).hasSize(11);
+            assertThat(c[10]).isEqualTo("completed");
             assertThat(c[0]).isEqualTo(Integer.toString(i - 1));
             JsonNode m = json.readTree(measured.get(i - 1));
             assertThat(Double.parseDouble(c[2])).isCloseTo(m.get("ttft_ms").asDouble(), within(1e-4));

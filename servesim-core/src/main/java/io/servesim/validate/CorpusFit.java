@@ -629,6 +629,14 @@ public final class CorpusFit {
                     .build()
                     .readTree(Files.readString(config.resolve(path)))
                     .path("frontend");
+            for (String key : frontend.propertyNames()) {
+                if (!key.equals(CLIENT_OVERHEAD) && !key.equals(CLIENT_PER_REQUEST)) {
+                    throw new ConfigException(
+                            "timing.calibration",
+                            path + ": frontend." + key + ": unknown key (allowed: " + CLIENT_OVERHEAD + ", "
+                                    + CLIENT_PER_REQUEST + ")");
+                }
+            }
             return new ClientFrontend(
                     frontendTerm(frontend, path, CLIENT_OVERHEAD, DEFAULT_CLIENT_OVERHEAD_MS),
                     frontendTerm(frontend, path, CLIENT_PER_REQUEST, DEFAULT_CLIENT_PER_REQUEST_US));

@@ -10,13 +10,14 @@ import java.util.Locale;
  * beside {@code validation.json}): where in a run and at which load an error arises, request by request. The
  * simulated TTFT and E2E carry the run's client frontend ({@link ClientFrontend}, with the requests each token's rank
  * served then), and the simulated TPOT is derived from them as a client derives it; a request the measurement marks
- * failed, or the replay did not complete, has empty cells on that side.
+ * failed, or the replay did not complete, has empty cells on that side. Every row names how the replay ended it
+ * ({@code completed}, {@code rejected}, {@code incomplete}; {@code missing} for a row the replay never created).
  */
 public final class RequestComparison {
     /** The CSV header. */
     public static final String HEADER = "row,arrival_s,measured_ttft_ms,measured_tpot_ms,measured_e2e_ms,"
             + "simulated_ttft_ms,simulated_tpot_ms,simulated_e2e_ms,requests_in_first_token_step,"
-            + "requests_in_last_token_step";
+            + "requests_in_last_token_step,simulated_status";
 
     private RequestComparison() {}
 
@@ -44,7 +45,9 @@ public final class RequestComparison {
             sb.append(',').append(number(measured.e2eMs(row), 4));
             RequestRecord r = byRow[row];
             if (r == null || !r.completed()) {
-                sb.append(",,,,,\n");
+                sb.append(",,,,,,")
+                        .append(r == null ? "missing" : r.status().status())
+                        .append('\n');
                 continue;
             }
             int first = occupancy.requestsAt(r.worker(), r.rank(), r.firstTokenNanos());
@@ -55,7 +58,13 @@ public final class RequestComparison {
             sb.append(',').append(number(r.ttftNanos() / 1e6 + firstMs, 4));
             sb.append(',').append(number(tpot, 4));
             sb.append(',').append(number(r.e2eNanos() / 1e6 + lastMs, 4));
-            sb.append(',').append(first).append(',').append(last).append('\n');
+            sb.append(',')
+                    .append(first)
+                    .append(',')
+                    .append(last)
+                    .append(',')
+                    .append(r.status().status())
+                    .append('\n');
         }
         return sb.toString();
     }

@@ -195,5 +195,11 @@ class CorpusFitTest {
         assertThatThrownBy(() -> CorpusFit.clientFrontend(
                         ConfigLoader.fromYaml("", "t", List.of("timing.calibration=" + negative))))
                 .hasMessageContaining("frontend.client_per_request_us: expected a number >= 0");
+        Path misspelt = tmp.resolve("misspelt.yaml");
+        Files.writeString(misspelt, "frontend:\n  client_per_requests_us: 50\n");
+        assertThatThrownBy(() -> CorpusFit.clientFrontend(
+                        ConfigLoader.fromYaml("", "t", List.of("timing.calibration=" + misspelt))))
+                .hasMessageContaining("frontend.client_per_requests_us: unknown key (allowed: client_overhead_ms, "
+                        + "client_per_request_us)");
     }
 }
