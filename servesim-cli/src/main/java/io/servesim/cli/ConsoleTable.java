@@ -78,12 +78,19 @@ final class ConsoleTable {
                 s.outputThroughputTokS(),
                 100 * s.prefixReuseRatio(),
                 100 * s.firstAdmissionPrefixReuseRatio()));
+        String nameFormat = s.client() != null ? "%-14s" : "%-8s"; // wide enough for the client rows' names
         sb.append(String.format(
-                Locale.ROOT, "%-8s %12s %12s %12s %12s %12s%n", "metric", "mean", "p50", "p90", "p99", "max"));
-        row(sb, "ttft_ms", s.ttftMs());
-        row(sb, "tpot_ms", s.tpotMs());
-        row(sb, "itl_ms", s.itlMs());
-        row(sb, "e2e_ms", s.e2eMs());
+                Locale.ROOT, nameFormat + " %12s %12s %12s %12s %12s%n", "metric", "mean", "p50", "p90", "p99", "max"));
+        row(sb, nameFormat, "ttft_ms", s.ttftMs());
+        row(sb, nameFormat, "tpot_ms", s.tpotMs());
+        row(sb, nameFormat, "itl_ms", s.itlMs());
+        row(sb, nameFormat, "e2e_ms", s.e2eMs());
+        if (s.client() != null) {
+            // the client's view (output.client_frontend): the engine's tokens plus the declared frontend
+            row(sb, nameFormat, "client_ttft_ms", s.client().ttftMs());
+            row(sb, nameFormat, "client_tpot_ms", s.client().tpotMs());
+            row(sb, nameFormat, "client_e2e_ms", s.client().e2eMs());
+        }
         for (int i = 0; i < s.pools().size() && s.pd() != null; i++) {
             Summary.Pool p =
                     s.pools().get(i); // disaggregated: requests end on the decode pool, prefills run on the other
@@ -124,10 +131,10 @@ final class ConsoleTable {
                 + d.gpu().name() + ", TP" + t.tensorParallel() + ", " + d.numGpuBlocks() + " KV blocks/rank)";
     }
 
-    private static void row(StringBuilder sb, String name, Stats st) {
+    private static void row(StringBuilder sb, String nameFormat, String name, Stats st) {
         sb.append(String.format(
                 Locale.ROOT,
-                "%-8s %12.3f %12.3f %12.3f %12.3f %12.3f%n",
+                nameFormat + " %12.3f %12.3f %12.3f %12.3f %12.3f%n",
                 name,
                 st.mean(),
                 st.p50(),

@@ -186,6 +186,42 @@ class ReplayCommandTest {
     }
 
     @Test
+    void aClientFrontend_addsTheClientsView_toSummaryJsonAndTheConsole_andLeavesTheEnginesAlone() throws IOException {
+        Path plain = tmp.resolve("plain");
+        Path client = tmp.resolve("client");
+        assertThat(replay(smallConfig(), plain).exit()).isEqualTo(Main.OK);
+        CliRun r = replay(smallConfig(), client, "--set", "output.client_frontend={overhead_ms: 3.5}");
+        assertThat(r.exit()).as("stderr: %s", r.err()).isEqualTo(Main.OK);
+
+        JsonNode p = JSON.readTree(Files.readString(plain.resolve("summary.json"), StandardCharsets.UTF_8));
+        JsonNode c = JSON.readTree(Files.readString(client.resolve("summary.json"), StandardCharsets.UTF_8));
+        assertThat(p.has("client")).as("no view unless asked for").isFalse();
+        assertThat(r.out())
+                .contains("client_ttft_ms")
+                .contains("client_tpot_ms")
+                .contains("client_e2e_ms");
+        for (String stat : List.of("ttft_ms", "tpot_ms", "e2e_ms")) {
+            assertThat(c.get(stat)).as("the engine's %s is unchanged", stat).isEqualTo(p.get(stat));
+        }
+        // a constant frontend moves every first and last token by 3.5 ms, so TTFT and E2E by 3.5 ms and TPOT not
+        JsonNode view = c.get("client");
+        assertThat(view.get("overhead_ms").asDouble()).isEqualTo(3.5);
+        assertThat(view.get("per_request_us").asDouble()).isZero();
+        for (String k : List.of("mean", "min", "max", "p50", "p99")) {
+            assertThat(view.path("ttft_ms").get(k).asDouble())
+                    .as("ttft_ms.%s", k)
+                    .isCloseTo(p.path("ttft_ms").get(k).asDouble() + 3.5, org.assertj.core.data.Offset.offset(2e-6));
+            assertThat(view.path("e2e_ms").get(k).asDouble())
+                    .as("e2e_ms.%s", k)
+                    .isCloseTo(p.path("e2e_ms").get(k).asDouble() + 3.5, org.assertj.core.data.Offset.offset(2e-6));
+            assertThat(view.path("tpot_ms").get(k).asDouble())
+                    .as("tpot_ms.%s", k)
+                    .isCloseTo(p.path("tpot_ms").get(k).asDouble(), org.assertj.core.data.Offset.offset(2e-6));
+        }
+        assertThat(view.path("ttft_ms").get("count").asLong()).isEqualTo(REQUESTS);
+    }
+
+    @Test
     void canonicalJson_isValidJsonRecordingTheConfigAndEveryRequest() throws IOException {
         Path out = tmp.resolve("out");
         assertThat(replay(smallConfig(), out).exit()).isEqualTo(Main.OK);

@@ -27,6 +27,14 @@ public record SimConfig(
         Check.present("limits", limits);
         Check.present("output", output);
         checkPools(cluster, engine);
+        if (output.clientFrontend() != null && cluster.disaggregated()) {
+            // the term is vLLM's API server handling one engine's step outputs; a P/D deployment's frontend (e.g.
+            // Dynamo's) relays tokens from two pools, which the records do not tell apart at a token's instant
+            throw new ConfigException(
+                    "output.client_frontend",
+                    "is modelled for aggregated clusters only (vLLM's API server over one engine); drop it or use"
+                            + " cluster.mode: aggregated");
+        }
     }
 
     /**

@@ -138,6 +138,14 @@ public final class ReportWriter {
                 po.set("e2e_ms", statsTree(p.e2eMs()));
             }
         }
+        if (s.client() != null) {
+            ObjectNode client = o.putObject("client"); // only with output.client_frontend
+            client.put("overhead_ms", Numbers.fixed(s.client().frontend().overheadMs(), 6));
+            client.put("per_request_us", Numbers.fixed(s.client().frontend().perRequestUs(), 6));
+            client.set("ttft_ms", statsTree(s.client().ttftMs()));
+            client.set("tpot_ms", statsTree(s.client().tpotMs()));
+            client.set("e2e_ms", statsTree(s.client().e2eMs()));
+        }
         if (s.pd() != null) {
             ObjectNode pd = o.putObject("pd"); // only with cluster.mode: disaggregated
             pd.put("handoffs", s.pd().handoffs());

@@ -90,7 +90,17 @@ public final class Summaries {
                 result.badLinesSkipped(),
                 result.badLineSamples(),
                 pools(result, seconds),
-                pd(result, seconds));
+                pd(result, seconds),
+                client(result));
+    }
+
+    /** The client's view of the run ({@code output.client_frontend}), or null without one. */
+    private static io.servesim.metrics.ClientView.Latencies client(RunResult result) {
+        io.servesim.config.ClientFrontend f = result.config().output().clientFrontend();
+        if (f == null) {
+            return null;
+        }
+        return io.servesim.metrics.ClientView.of(result.log(), f).latencies();
     }
 
     private static Summary.Pd pd(RunResult result, double seconds) {

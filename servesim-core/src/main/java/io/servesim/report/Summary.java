@@ -48,7 +48,8 @@ public record Summary(
         long badLinesSkipped,
         java.util.List<String> badLineSamples,
         java.util.List<Pool> pools,
-        Pd pd) {
+        Pd pd,
+        io.servesim.metrics.ClientView.Latencies client) {
 
     /**
      * A disaggregated run's prefill/decode handoffs ({@code summary.json} key {@code pd}, present only with {@code

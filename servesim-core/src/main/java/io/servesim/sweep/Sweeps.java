@@ -145,13 +145,20 @@ public final class Sweeps {
             }
             double seconds = r.endNanos() / 1e9;
             long outputTokens = s.totalOutputTokens();
-            long good = goodRequests(spec, r.log());
+            // with output.client_frontend the SLOs and the point's latency columns are the client's view
+            io.servesim.config.ClientFrontend frontend = c.output().clientFrontend();
+            io.servesim.metrics.ClientView client =
+                    frontend == null ? null : io.servesim.metrics.ClientView.of(r.log(), frontend);
+            long good = goodRequests(spec, r.log(), client);
             double goodput = seconds > 0 ? good / seconds : 0;
             double tokS = s.outputThroughputTokS();
             double cost = outputTokens > 0 ? fleetPerHour * seconds / 3600 / (outputTokens / 1e6) : Double.NaN;
             boolean pass = true;
+            Stats ttftMs = s.client() != null ? s.client().ttftMs() : s.ttftMs();
+            Stats tpotMs = s.client() != null ? s.client().tpotMs() : s.tpotMs();
+            Stats e2eMs = s.client() != null ? s.client().e2eMs() : s.e2eMs();
             for (SweepSpec.Slo slo : spec.slos()) {
-                pass &= percentile(s, slo) <= slo.thresholdMs();
+                pass &= percentile(ttftMs, tpotMs, e2eMs, slo) <= slo.thresholdMs();
             }
             pass &= s.completed() > 0;
             double objective = switch (spec.objective()) {
@@ -167,13 +174,13 @@ public final class Sweeps {
                     gpus,
                     s.completed(),
                     seconds,
-                    s.ttftMs().p50(),
-                    s.ttftMs().p90(),
-                    s.ttftMs().p99(),
-                    s.tpotMs().p90(),
-                    s.tpotMs().p99(),
-                    s.e2eMs().p90(),
-                    s.e2eMs().p99(),
+                    ttftMs.p50(),
+                    ttftMs.p90(),
+                    ttftMs.p99(),
+                    tpotMs.p90(),
+                    tpotMs.p99(),
+                    e2eMs.p90(),
+                    e2eMs.p99(),
                     tokS,
                     goodput,
                     tokS / gpus,
@@ -188,11 +195,11 @@ public final class Sweeps {
         }
     }
 
-    private static double percentile(Summary s, SweepSpec.Slo slo) {
+    private static double percentile(Stats ttftMs, Stats tpotMs, Stats e2eMs, SweepSpec.Slo slo) {
         Stats st = switch (slo.metric()) {
-            case "ttft" -> s.ttftMs();
-            case "tpot" -> s.tpotMs();
-            default -> s.e2eMs();
+            case "ttft" -> ttftMs;
+            case "tpot" -> tpotMs;
+            default -> e2eMs;
         };
         return switch (slo.percentile()) {
             case 50 -> st.p50();
@@ -202,17 +209,23 @@ public final class Sweeps {
         };
     }
 
-    /** Completed requests whose own TTFT, TPOT and E2E meet every SLO threshold (DistServe's goodput). */
-    static long goodRequests(SweepSpec spec, RequestLog log) {
+    /**
+     * Completed requests whose own TTFT, TPOT and E2E meet every SLO threshold (DistServe's goodput), as the engine
+     * times them or, with {@code client} non-null, as the client does ({@code output.client_frontend}).
+     */
+    static long goodRequests(SweepSpec spec, RequestLog log, io.servesim.metrics.ClientView client) {
         long good = 0;
         for (int i = 0; i < log.size(); i++) {
             RequestRecord r = log.get(i);
             if (!r.completed()) {
                 continue;
             }
-            double ttft = r.ttftNanos() / 1e6;
-            double e2e = r.e2eNanos() / 1e6;
-            double tpot = r.outputTokens() >= 2 ? r.tpotMs() : 0; // one token: no TPOT, nothing to violate
+            double ttft = client != null ? client.ttftMs(i) : r.ttftNanos() / 1e6;
+            double e2e = client != null ? client.e2eMs(i) : r.e2eNanos() / 1e6;
+            double tpot = 0; // one token: no TPOT, nothing to violate
+            if (r.outputTokens() >= 2) {
+                tpot = client != null ? client.tpotMs(i) : r.tpotMs();
+            }
             boolean ok = true;
             for (SweepSpec.Slo slo : spec.slos()) {
                 double v = switch (slo.metric()) {

@@ -1,6 +1,7 @@
 package io.servesim.validate;
 
 import io.servesim.api.Servesim;
+import io.servesim.config.ClientFrontend;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
 import io.servesim.run.RunResult;

@@ -1,5 +1,7 @@
 package io.servesim.validate;
 
+import io.servesim.config.ClientFrontend;
+import io.servesim.metrics.ClientView;
 import io.servesim.metrics.RequestLog;
 import io.servesim.metrics.RequestRecord;
 import io.servesim.run.RunResult;
@@ -36,7 +38,14 @@ public final class RequestComparison {
                 byRow[r.requestId()] = r;
             }
         }
-        StepOccupancy occupancy = StepOccupancy.of(log);
+        ClientView view = ClientView.of(log, client);
+        int[] logIndex = new int[arrival.length];
+        for (int i = 0; i < log.size(); i++) {
+            int id = log.requestId(i);
+            if (id >= 0 && id < logIndex.length) {
+                logIndex[id] = i;
+            }
+        }
         StringBuilder sb = new StringBuilder(HEADER).append('\n');
         for (int row = 0; row < arrival.length; row++) {
             sb.append(row).append(',').append(number(arrival[row], 6));
@@ -50,18 +59,14 @@ public final class RequestComparison {
                         .append('\n');
                 continue;
             }
-            int first = occupancy.requestsAt(r.worker(), r.rank(), r.firstTokenNanos());
-            int last = occupancy.requestsAt(r.worker(), r.rank(), r.lastTokenNanos());
-            double firstMs = client.delayMs(first);
-            double lastMs = client.delayMs(last);
-            double tpot = r.outputTokens() >= 2 ? r.tpotMs() + (lastMs - firstMs) / (r.outputTokens() - 1) : Double.NaN;
-            sb.append(',').append(number(r.ttftNanos() / 1e6 + firstMs, 4));
-            sb.append(',').append(number(tpot, 4));
-            sb.append(',').append(number(r.e2eNanos() / 1e6 + lastMs, 4));
+            int i = logIndex[row];
+            sb.append(',').append(number(view.ttftMs(i), 4));
+            sb.append(',').append(number(view.tpotMs(i), 4));
+            sb.append(',').append(number(view.e2eMs(i), 4));
             sb.append(',')
-                    .append(first)
+                    .append(view.firstTokenStepRequests(i))
                     .append(',')
-                    .append(last)
+                    .append(view.lastTokenStepRequests(i))
                     .append(',')
                     .append(r.status().status())
                     .append('\n');

@@ -1,7 +1,8 @@
 package io.servesim.validate;
 
+import io.servesim.config.ClientFrontend;
+import io.servesim.metrics.ClientView;
 import io.servesim.metrics.RequestLog;
-import io.servesim.metrics.RequestRecord;
 import io.servesim.metrics.Stats;
 import io.servesim.run.RunResult;
 import java.util.Arrays;
@@ -82,12 +83,12 @@ public record Validation(Map<String, Metric> metrics, double measuredOutputTokS,
     /**
      * As {@link #of(MeasuredRun, RunResult, double, long, long)} with both parts of a client-side frontend: each
      * simulated first and last token gains {@link ClientFrontend#delayMs} of the requests its rank was serving then
-     * ({@link StepOccupancy}), and TPOT is derived from them as the measurement derives it.
+     * ({@link ClientView}), and TPOT is derived from them as the measurement derives it.
      */
     public static Validation of(
             MeasuredRun measured, RunResult sim, ClientFrontend frontend, long fromArrivalNanos, long toArrivalNanos) {
         RequestLog log = sim.log();
-        StepOccupancy occupancy = frontend.perRequestUs() > 0 ? StepOccupancy.of(log) : null;
+        ClientView client = ClientView.of(log, frontend);
         int n = log.size();
         double[] ttft = new double[n];
         double[] tpot = new double[n];
@@ -96,23 +97,17 @@ public record Validation(Map<String, Metric> metrics, double measuredOutputTokS,
         int nt = 0;
         long outputs = 0;
         for (int i = 0; i < n; i++) {
-            RequestRecord r = log.get(i);
-            if (!r.completed() || r.arrivalNanos() < fromArrivalNanos || r.arrivalNanos() >= toArrivalNanos) {
+            long arrival = log.arrivalNanos(i);
+            if (!client.completed(i) || arrival < fromArrivalNanos || arrival >= toArrivalNanos) {
                 continue;
             }
-            double firstMs = frontend.overheadMs();
-            double lastMs = frontend.overheadMs();
-            if (occupancy != null) {
-                firstMs = frontend.delayMs(occupancy.requestsAt(r.worker(), r.rank(), r.firstTokenNanos()));
-                lastMs = frontend.delayMs(occupancy.requestsAt(r.worker(), r.rank(), r.lastTokenNanos()));
-            }
-            ttft[nc] = r.ttftNanos() / 1e6 + firstMs;
-            e2e[nc] = r.e2eNanos() / 1e6 + lastMs;
+            ttft[nc] = client.ttftMs(i);
+            e2e[nc] = client.e2eMs(i);
             nc++;
-            outputs += r.outputTokens();
-            if (r.outputTokens() >= 2) {
-                // (E2E − TTFT) / (outputs − 1), as a client derives it: the frontend's two delays may differ
-                tpot[nt++] = r.tpotMs() + (lastMs - firstMs) / (r.outputTokens() - 1);
+            outputs += log.outputTokens(i);
+            double t = client.tpotMs(i); // (E2E − TTFT) / (outputs − 1), as a client derives it
+            if (!Double.isNaN(t)) {
+                tpot[nt++] = t;
             }
         }
         Map<String, Metric> metrics = new LinkedHashMap<>();

@@ -279,6 +279,45 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void clientFrontend_isOffByDefault_notEchoed_andTakesItsTwoTerms() {
+        SimConfig none = load("");
+        assertThat(none.output().clientFrontend()).isNull();
+        assertThat(ConfigLoader.toTree(none).path("output").has("client_frontend"))
+                .as("an unset view leaves the echoed config (and every pinned digest) as it was")
+                .isFalse();
+        SimConfig set = load("output:\n  client_frontend: {overhead_ms: 6, per_request_us: 66.5}\n");
+        assertThat(set.output().clientFrontend()).isEqualTo(new ClientFrontend(6, 66.5));
+        assertThat(load("", "output.client_frontend.overhead_ms=4").output().clientFrontend())
+                .as("a term left out is zero")
+                .isEqualTo(ClientFrontend.constant(4));
+    }
+
+    @Test
+    void clientFrontend_badValues_areRejectedNamingTheFullPath() {
+        assertThatThrownBy(() -> load("", "output.client_frontend.per_request_us=-1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("output.client_frontend.per_request_us: ")
+                .hasMessageContaining(">= 0");
+        assertThatThrownBy(() -> load("", "output.client_frontend.overhead=1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("output.client_frontend.overhead: ")
+                .hasMessageContaining("overhead_ms");
+        assertThatThrownBy(() -> load("", "output.client_frontend.overhead_ms=1", "output.stream_requests=true"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("output.client_frontend: ")
+                .hasMessageContaining("stream_requests: false");
+        assertThatThrownBy(() -> load(
+                        "",
+                        "output.client_frontend.overhead_ms=1",
+                        "cluster.mode=disaggregated",
+                        "cluster.prefill={workers: 1}",
+                        "cluster.decode={workers: 1}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("output.client_frontend: ")
+                .hasMessageContaining("aggregated");
+    }
+
+    @Test
     void zeroWorkers_isRejectedNamingTheFullPath() {
         assertThatThrownBy(() -> load("cluster: {workers: 0}"))
                 .isInstanceOf(ConfigException.class)

@@ -120,6 +120,30 @@ class SweepTest {
     }
 
     @Test
+    void withAClientFrontend_theSlosAndLatencyColumns_areTheClientsView() throws IOException {
+        SweepSpec s = spec("""
+                space:
+                  output.client_frontend.overhead_ms: [0, 1000000]
+                slo: {ttft_p90_ms: 100000}
+                """);
+        List<PointResult> r;
+        try (SweepEngine e = new LocalEngine(1, (d, t) -> {})) {
+            r = Sweeps.run(s, e, false).results();
+        }
+        assertThat(r.get(0).sloPass()).isTrue();
+        assertThat(r.get(0).goodputRps())
+                .isEqualTo(r.get(0).completed() / r.get(0).durationS());
+        // the same engine run, every token 1,000 s later at the client: every request misses a 100 s TTFT
+        assertThat(r.get(1).ttftP90Ms())
+                .isCloseTo(r.get(0).ttftP90Ms() + 1e6, org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(r.get(1).e2eP99Ms()).isCloseTo(r.get(0).e2eP99Ms() + 1e6, org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(r.get(1).tpotP99Ms()).isCloseTo(r.get(0).tpotP99Ms(), org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(r.get(1).sloPass()).isFalse();
+        assertThat(r.get(1).goodputRps()).isZero();
+        assertThat(r.get(1).completed()).isEqualTo(r.get(0).completed());
+    }
+
+    @Test
     void bisect_findsEachDeploymentsHighestLoadThatMeetsTheSlo() throws IOException {
         // prefill costs 20 ms + 0.2 ms per token: one worker prefills about 15 prompts per second
         SweepSpec s = spec("""

@@ -3,6 +3,7 @@ package io.servesim.validate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.servesim.config.ClientFrontend;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.RooflineConfig;
 import io.servesim.config.SimConfig;

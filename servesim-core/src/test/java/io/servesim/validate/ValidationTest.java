@@ -3,6 +3,7 @@ package io.servesim.validate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.servesim.config.ClientFrontend;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
 import io.servesim.run.RunResult;
@@ -161,7 +162,7 @@ class ValidationTest {
                 .isCloseTo(none.metrics().get("ttft_ms").simulated().mean() + 2, Offset.offset(1e-9));
         assertThatThrownBy(() -> new ClientFrontend(1, -1))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("per request");
+                .hasMessageContaining("per_request_us");
     }
 
     @Test

@@ -133,6 +133,18 @@ public final class HtmlReport {
             }
             h.append("</tr>\n");
         }
+        JsonNode client = s.get("client"); // only with output.client_frontend: the client's view beside the engine's
+        for (int i = 0; client != null && i < 3; i++) {
+            String m = new String[] {"ttft_ms", "tpot_ms", "e2e_ms"}[i];
+            JsonNode st = client.get(m);
+            h.append("<tr><th>client ")
+                    .append(m.replace("_ms", "").toUpperCase(Locale.ROOT))
+                    .append("</th>");
+            for (String k : new String[] {"mean", "p50", "p90", "p99", "max", "count"}) {
+                cell(h, "client." + m + "." + k, st.get(k));
+            }
+            h.append("</tr>\n");
+        }
         h.append("</table>\n<table class=\"stats\">");
         String[][] rows = {
             {"requests", "requests"},

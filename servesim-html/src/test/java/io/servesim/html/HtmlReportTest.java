@@ -105,8 +105,8 @@ class HtmlReportTest {
     }
 
     @Test
-    void summaryCells_equalSummaryJson() throws IOException {
-        Path dir = run(tmp.resolve("b"));
+    void summaryCells_equalSummaryJson_theClientsViewIncluded() throws IOException {
+        Path dir = run(tmp.resolve("b"), "output.client_frontend={overhead_ms: 2, per_request_us: 50}");
         String html = Files.readString(HtmlReport.write(dir));
         JsonNode s = JsonMapper.builder()
                 .build()
@@ -129,7 +129,8 @@ class HtmlReportTest {
             }
             checked++;
         }
-        assertThat(checked).isGreaterThanOrEqualTo(30 + 11);
+        assertThat(checked).isGreaterThanOrEqualTo(30 + 11 + 18); // the client's TTFT, TPOT and E2E rows too
+        assertThat(html).contains("client TTFT").contains("data-key=\"client.e2e_ms.p99\"");
     }
 
     @Test

@@ -1,7 +1,5 @@
-package io.servesim.validate;
+package io.servesim.metrics;
 
-import io.servesim.metrics.RequestLog;
-import io.servesim.metrics.RequestRecord;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
 import java.util.ArrayList;
@@ -13,7 +11,7 @@ import java.util.List;
  * that step). This is the size of the step that emitted a token at that instant, up to requests preempted and waiting
  * then, which the records do not keep. Two sorted arrays per rank, one binary search each per query.
  */
-final class StepOccupancy {
+public final class StepOccupancy {
     private final Long2IntOpenHashMap group = new Long2IntOpenHashMap();
     private final List<long[]> admitted = new ArrayList<>();
     private final List<long[]> ended = new ArrayList<>();
@@ -23,16 +21,16 @@ final class StepOccupancy {
     }
 
     /** The occupancy of every rank of {@code log}'s run. */
-    static StepOccupancy of(RequestLog log) {
+    public static StepOccupancy of(RequestLog log) {
         StepOccupancy o = new StepOccupancy();
         List<LongArrayList> starts = new ArrayList<>();
         List<LongArrayList> ends = new ArrayList<>();
         for (int i = 0; i < log.size(); i++) {
-            RequestRecord r = log.get(i);
-            if (r.firstScheduledNanos() < 0 || r.worker() < 0) {
+            long admittedNanos = log.firstScheduledNanos(i);
+            if (admittedNanos < 0 || log.worker(i) < 0) {
                 continue; // never admitted
             }
-            long key = key(r.worker(), r.rank());
+            long key = key(log.worker(i), log.rank(i));
             int g = o.group.get(key);
             if (g < 0) {
                 g = starts.size();
@@ -40,8 +38,9 @@ final class StepOccupancy {
                 starts.add(new LongArrayList());
                 ends.add(new LongArrayList());
             }
-            starts.get(g).add(r.firstScheduledNanos());
-            ends.get(g).add(r.lastTokenNanos() < 0 ? Long.MAX_VALUE : r.lastTokenNanos());
+            starts.get(g).add(admittedNanos);
+            long lastNanos = log.lastTokenNanos(i);
+            ends.get(g).add(lastNanos < 0 ? Long.MAX_VALUE : lastNanos);
         }
         for (int g = 0; g < starts.size(); g++) {
             long[] s = starts.get(g).toLongArray();
@@ -59,7 +58,7 @@ final class StepOccupancy {
     }
 
     /** Requests rank {@code rank} of worker {@code worker} served at {@code nanos} (0 for a rank that served none). */
-    int requestsAt(int worker, int rank, long nanos) {
+    public int requestsAt(int worker, int rank, long nanos) {
         int g = group.get(key(worker, rank));
         if (g < 0) {
             return 0;

@@ -1,10 +1,7 @@
-package io.servesim.validate;
+package io.servesim.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.servesim.metrics.RequestLog;
-import io.servesim.metrics.RequestRecord;
-import io.servesim.metrics.RequestStatus;
 import org.junit.jupiter.api.Test;
 
 /** How many requests a rank served at an instant, read back from the records, by hand. */
