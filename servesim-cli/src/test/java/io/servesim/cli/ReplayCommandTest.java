@@ -219,6 +219,25 @@ class ReplayCommandTest {
                     .isCloseTo(p.path("tpot_ms").get(k).asDouble(), org.assertj.core.data.Offset.offset(2e-6));
         }
         assertThat(view.path("ttft_ms").get("count").asLong()).isEqualTo(REQUESTS);
+
+        // requests.csv: the engine's columns as before, then the client's, row by row
+        List<String> plainRows = Files.readAllLines(plain.resolve("requests.csv"));
+        List<String> clientRows = Files.readAllLines(client.resolve("requests.csv"));
+        assertThat(clientRows.get(0)).isEqualTo(plainRows.get(0) + "," + String.join(",", ReportWriter.CLIENT_COLUMNS));
+        List<String> header = List.of(clientRows.get(0).split(",", -1));
+        for (int row = 1; row <= REQUESTS; row++) {
+            String[] cells = clientRows.get(row).split(",", -1);
+            assertThat(clientRows.get(row)).startsWith(plainRows.get(row));
+            double ttft = Double.parseDouble(cells[header.indexOf("ttft_ms")]);
+            double e2e = Double.parseDouble(cells[header.indexOf("e2e_ms")]);
+            assertThat(Double.parseDouble(cells[header.indexOf("client_ttft_ms")]))
+                    .isCloseTo(ttft + 3.5, org.assertj.core.data.Offset.offset(1e-6));
+            assertThat(Double.parseDouble(cells[header.indexOf("client_e2e_ms")]))
+                    .isCloseTo(e2e + 3.5, org.assertj.core.data.Offset.offset(1e-6));
+            assertThat(Integer.parseInt(cells[header.indexOf("requests_in_first_token_step")]))
+                    .as("the request itself is in its first token's step")
+                    .isPositive();
+        }
     }
 
     @Test

@@ -54,7 +54,11 @@ public final class ReportWriter {
         written.add("summary.json");
         Path requestsCsv = dir.resolve("requests.csv");
         if (result.config().output().requestsCsv() && result.streamedRequestsSha256() == null) {
-            AtomicFiles.write(requestsCsv, w -> writeRequestsCsv(result.log(), w));
+            io.servesim.config.ClientFrontend frontend =
+                    result.config().output().clientFrontend();
+            io.servesim.metrics.ClientView client =
+                    frontend == null ? null : io.servesim.metrics.ClientView.of(result.log(), frontend);
+            AtomicFiles.write(requestsCsv, w -> writeRequestsCsv(result.log(), client, w));
             written.add("requests.csv");
         } else {
             AtomicFiles.delete(requestsCsv); // never leave a stale file from an earlier run next to new reports
@@ -324,12 +328,46 @@ public final class ReportWriter {
 
     /** Writes requests.csv (header row, one row per request in request-id order, Locale.ROOT numbers). */
     public static void writeRequestsCsv(RequestLog log, Writer w) throws IOException {
+        writeRequestsCsv(log, null, w);
+    }
+
+    /** The columns requests.csv ends with when the run reports the client's view ({@code output.client_frontend}). */
+    public static final List<String> CLIENT_COLUMNS = List.of(
+            "client_ttft_ms",
+            "client_tpot_ms",
+            "client_e2e_ms",
+            "requests_in_first_token_step",
+            "requests_in_last_token_step");
+
+    /**
+     * Writes requests.csv; with {@code client} non-null each row ends in {@link #CLIENT_COLUMNS} (empty unless the
+     * request completed; the TPOT empty below two outputs).
+     */
+    public static void writeRequestsCsv(RequestLog log, io.servesim.metrics.ClientView client, Writer w)
+            throws IOException {
         String[] pools = log.poolNames();
-        w.write(RequestColumns.csvHeader(log.disaggregated(), pools != null));
+        String header = RequestColumns.csvHeader(log.disaggregated(), pools != null);
+        if (client != null) {
+            header = header.substring(0, header.length() - 1) + "," + String.join(",", CLIENT_COLUMNS) + "\n";
+        }
+        w.write(header);
         StringBuilder sb = new StringBuilder(256);
         for (int i : log.indicesByRequestId()) {
             sb.setLength(0);
             RequestColumns.appendCsv(log.get(i), pools, sb);
+            if (client != null) {
+                sb.setLength(sb.length() - 1); // before the newline
+                if (client.completed(i)) {
+                    double tpot = client.tpotMs(i);
+                    sb.append(',').append(Numbers.fixedString(client.ttftMs(i), 6));
+                    sb.append(',').append(Double.isNaN(tpot) ? "" : Numbers.fixedString(tpot, 6));
+                    sb.append(',').append(Numbers.fixedString(client.e2eMs(i), 6));
+                    sb.append(',').append(client.firstTokenStepRequests(i));
+                    sb.append(',').append(client.lastTokenStepRequests(i)).append('\n');
+                } else {
+                    sb.append(",,,,,\n");
+                }
+            }
             w.append(sb);
         }
     }
