@@ -8,11 +8,12 @@
 #   AIC_GIT_DIR            a mirror of ai-dynamo/aiconfigurator (`fetch github:ai-dynamo/aiconfigurator`)
 #   LLMSERVINGSIM_GIT_DIR  a mirror of casys-kaist/LLMServingSim (`fetch github:casys-kaist/LLMServingSim`)
 #   OUT                    output directory: corpus/, ood-runs/, ood/, silicon_sample.csv, probe.csv, probe.log
+#                          (and the copy of the jar it ran, servesim.jar, with its launcher)
 # About 8 minutes on 2 cores (the probe is most of it).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 if [ $# -lt 3 ]; then
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 aic="$1" lss="$2" out="$3"
@@ -25,7 +26,16 @@ while [ $# -gt 0 ]; do
   esac
 done
 mkdir -p "$out"
-servesim="$root/servesim"
+# Build once, then run a copy of the jar: the launcher rebuilds when sources change, and a rebuild in the middle of a
+# refresh (someone editing the tree) would fail or mix two builds' numbers.
+"$root/servesim" --help >/dev/null
+java_home="$(bash "$root/scripts/jdk.sh" 21)"
+cp "$root/servesim-cli/target/servesim.jar" "$out/servesim.jar"
+servesim="$out/servesim-launcher.sh"
+printf '#!/usr/bin/env bash\nexec "%s/bin/java" -XX:+UseParallelGC -XX:MaxTenuringThreshold=1 -jar "%s" "$@"\n' \
+  "$java_home" "$out/servesim.jar" > "$servesim"
+chmod +x "$servesim"
+export SERVESIM="$servesim" # scripts/silicon-probe.py runs this one too
 corpus="$root/../shared/traces/measured"
 
 echo "== the shared corpus, in sample" >&2

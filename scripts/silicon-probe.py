@@ -51,14 +51,17 @@ MODELS = {
     'Qwen/Qwen3-235B-A22B-FP8': 'qwen3-235b-a22b',
     'openai/gpt-oss-120b': 'gpt-oss-120b',
     'MiniMaxAI/MiniMax-M2.5': 'minimax-m2.5',
+    'deepseek-ai/DeepSeek-V3': 'deepseek-v3',
+    'deepseek-ai/DeepSeek-R1': 'deepseek-v3',  # the same architecture and FP8 checkpoint format
 }
 # Models whose released checkpoint is FP4 (the sample labels their rows 'fp4'): gpt-oss ships MXFP4 experts, which
 # servesim's preset applies by default (timing.expert_dtype); other FP4 rows need FP4 weights servesim does not price.
 NATIVE_FP4 = {'gpt-oss-120b'}
 # Models whose FP8 rows ran a checkpoint with 128 x 128 block scales (quantization_config.weight_block_size): Qwen's
 # own FP8 releases (Qwen/Qwen3-235B-A22B-FP8, Qwen/Qwen3-32B-FP8) and MiniMax-M2.5 (whose preset states it); the other
-# FP8 rows (Llama-3.1 FP8 checkpoints from NVIDIA's ModelOpt) have one scale per tensor.
-BLOCK_FP8 = {'qwen3-235b-a22b', 'qwen3-32b', 'minimax-m2.5'}
+# FP8 rows (Llama-3.1 FP8 checkpoints from NVIDIA's ModelOpt) have one scale per tensor. DeepSeek-V3 and R1 ship
+# block-scaled FP8 weights too.
+BLOCK_FP8 = {'qwen3-235b-a22b', 'qwen3-32b', 'minimax-m2.5', 'deepseek-v3'}
 GPUS = {'h100_sxm': 'h100-sxm', 'h200_sxm': 'h200-sxm', 'b200_sxm': 'b200'}
 ASYNC_DEFAULT_SINCE = (0, 14)  # vLLM v0.14.0 turned async scheduling on by default (vllm-project/vllm#27614)
 

@@ -592,10 +592,15 @@ public record Deployment(
         // LM head stay BF16 under vLLM's FP8 methods (RooflineTiming.denseWeightSeconds), both split over TP
         double linearBytes = m.weightDtype(t.weightDtype()).bytes();
         double embeddings = (double) m.embeddingParams() / tp * TimingConfig.Dtype.BF16.bytes();
+        // latent attention's down-projections are whole on every TP rank (RooflineTiming.latentModelWeightSeconds)
+        double replicated = (double) m.numLayers() * m.replicatedParamsPerLayer();
+        if (replicated > 0) {
+            embeddings += replicated * (tp - 1) / tp * linearBytes;
+        }
         if (!m.moe()) {
             return (double) (m.totalParams() - m.embeddingParams()) * linearBytes / tp + embeddings;
         }
-        double experts = (double) m.numLayers() * m.numExperts() * m.paramsPerExpert();
+        double experts = (double) m.moeLayers() * m.numExperts() * m.paramsPerExpert();
         TimingConfig.Dtype expertDtype = m.expertDtype(t.expertDtype(), t.weightDtype());
         int shards = Math.max(tp, expertShards);
         double expertWeights = experts / shards * expertDtype.bytes();
@@ -611,7 +616,7 @@ public record Deployment(
             double perGpuExperts = t.expertParallel() ? (double) m.numExperts() / shards : m.numExperts();
             long slice = backend.paddedIntermediate(
                     t.expertParallel() ? m.expertIntermediateSize() : m.expertIntermediateSize() / shards);
-            expertWeights = m.numLayers() * perGpuExperts * 3.0 * hidden * slice * expertDtype.bytes();
+            expertWeights = m.moeLayers() * perGpuExperts * 3.0 * hidden * slice * expertDtype.bytes();
         }
         return (m.totalParams() - m.embeddingParams() - experts) / tp * linearBytes + embeddings + expertWeights;
     }

@@ -28,6 +28,11 @@ import io.servesim.config.TimingConfig;
  * @param checkpointDtype the linear layers' element type in the published checkpoint when its {@code
  *     quantization_config} states FP8 ({@code quant_method: fp8}: {@code fp8_block} with a {@code weight_block_size},
  *     else per-tensor {@code fp8}), else null: vLLM serves such a checkpoint in its own type ({@link #weightDtype})
+ * @param sharedExperts experts every token passes through besides its routed ones, in each MoE layer (DeepSeek's
+ *     {@code n_shared_experts}, each {@code expertIntermediateSize} wide; 0 for the others)
+ * @param denseLayers leading layers with a dense MLP of {@code intermediateSize} in a MoE model (DeepSeek's {@code
+ *     first_k_dense_replace}; 0 for the others)
+ * @param mla multi-head latent attention's shapes (DeepSeek-V2/V3), or null for multi-head/grouped-query attention
  */
 public record ModelSpec(
         String name,
@@ -46,7 +51,70 @@ public record ModelSpec(
         int slidingWindow,
         int maxPositionEmbeddings,
         TimingConfig.Dtype checkpointExpertDtype,
-        TimingConfig.Dtype checkpointDtype) {
+        TimingConfig.Dtype checkpointDtype,
+        int sharedExperts,
+        int denseLayers,
+        Mla mla) {
+
+    /**
+     * Multi-head latent attention (DeepSeek-V2, arXiv:2405.04434, §2.1): keys and values are cached as one compressed
+     * latent of {@code kvLoraRank} plus a shared rotary key of {@code qkRopeHeadDim} per token and layer, whatever
+     * the head count, and up-projected per head ({@code kv_b_proj}) when attended.
+     *
+     * @param qLoraRank the query's low-rank width (0: a full-rank query projection, as in DeepSeek-V2-Lite)
+     * @param kvLoraRank the cached latent's width
+     * @param qkNopeHeadDim each head's query/key width without rotary position
+     * @param qkRopeHeadDim the rotary part's width (one key shared by every head)
+     * @param vHeadDim each head's value width
+     */
+    public record Mla(int qLoraRank, int kvLoraRank, int qkNopeHeadDim, int qkRopeHeadDim, int vHeadDim) {
+        /** The elements cached per token and layer: the latent and the rotary key. */
+        public int cachedWidth() {
+            return kvLoraRank + qkRopeHeadDim;
+        }
+    }
+
+    /** A model without shared experts, dense leading layers or latent attention. */
+    public ModelSpec(
+            String name,
+            String architecture,
+            int hiddenSize,
+            int numLayers,
+            int numHeads,
+            int numKvHeads,
+            int headDim,
+            int intermediateSize,
+            int vocabSize,
+            int numExperts,
+            int expertsPerToken,
+            int expertIntermediateSize,
+            boolean tiedEmbeddings,
+            int slidingWindow,
+            int maxPositionEmbeddings,
+            TimingConfig.Dtype checkpointExpertDtype,
+            TimingConfig.Dtype checkpointDtype) {
+        this(
+                name,
+                architecture,
+                hiddenSize,
+                numLayers,
+                numHeads,
+                numKvHeads,
+                headDim,
+                intermediateSize,
+                vocabSize,
+                numExperts,
+                expertsPerToken,
+                expertIntermediateSize,
+                tiedEmbeddings,
+                slidingWindow,
+                maxPositionEmbeddings,
+                checkpointExpertDtype,
+                checkpointDtype,
+                0,
+                0,
+                null);
+    }
 
     /**
      * The element type vLLM serves the linear layers in: the checkpoint's when its config states FP8 (vLLM reads
@@ -91,10 +159,34 @@ public record ModelSpec(
 
     /** Attention projection parameters of one layer: Q, K, V and O (biases and norms are negligible). */
     public long attentionParamsPerLayer() {
+        if (mla != null) {
+            // q_a and q_b (or one q_proj without a query rank), kv_a (latent and rotary key), kv_b (per-head key and
+            // value up-projections), o (DeepSeek-V3's config.json shapes; vLLM's deepseek_v2.py)
+            long qk = (long) mla.qkNopeHeadDim() + mla.qkRopeHeadDim();
+            long q = mla.qLoraRank() > 0
+                    ? (long) hiddenSize * mla.qLoraRank() + (long) mla.qLoraRank() * numHeads * qk
+                    : (long) hiddenSize * numHeads * qk;
+            long kvA = (long) hiddenSize * mla.cachedWidth();
+            long kvB = (long) mla.kvLoraRank() * numHeads * (mla.qkNopeHeadDim() + mla.vHeadDim());
+            long o = (long) numHeads * mla.vHeadDim() * hiddenSize;
+            return q + kvA + kvB + o;
+        }
         long q = (long) hiddenSize * numHeads * headDim;
         long kv = 2L * hiddenSize * numKvHeads * headDim;
         long o = (long) numHeads * headDim * hiddenSize;
         return q + kv + o;
+    }
+
+    /**
+     * Attention parameters of one layer that every TP rank holds whole: latent attention's down-projections
+     * ({@code q_a_proj} and {@code kv_a_proj_with_mqa}, replicated linear layers in vLLM's {@code deepseek_v2.py}); 0
+     * for the others.
+     */
+    public long replicatedParamsPerLayer() {
+        if (mla == null) {
+            return 0;
+        }
+        return (long) hiddenSize * (mla.qLoraRank() + mla.cachedWidth());
     }
 
     /** Parameters of one expert (gate, up and down projections). */
@@ -102,12 +194,24 @@ public record ModelSpec(
         return 3L * hiddenSize * expertIntermediateSize;
     }
 
-    /** MLP parameters of one layer: the dense SwiGLU, or every expert plus the router. */
+    /** Layers with experts: all of a MoE model's but its {@link #denseLayers} (0 for a dense model). */
+    public int moeLayers() {
+        return moe() ? numLayers - denseLayers : 0;
+    }
+
+    /** MLP parameters of one layer: the dense SwiGLU, or every expert plus the router (a MoE layer). */
     public long mlpParamsPerLayer() {
         if (!moe()) {
             return 3L * hiddenSize * intermediateSize;
         }
-        return numExperts * paramsPerExpert() + (long) hiddenSize * numExperts;
+        return (numExperts + sharedExperts) * paramsPerExpert() + (long) hiddenSize * numExperts;
+    }
+
+    /** MLP parameters of all layers: the MoE layers' and the {@link #denseLayers}' dense SwiGLUs. */
+    private long mlpParams() {
+        return numLayers == moeLayers() || !moe()
+                ? numLayers * mlpParamsPerLayer()
+                : moeLayers() * mlpParamsPerLayer() + denseLayers * 3L * hiddenSize * intermediateSize;
     }
 
     /** Embedding parameters (input embedding, plus the LM head unless tied). */
@@ -117,20 +221,30 @@ public record ModelSpec(
 
     /** All parameters. */
     public long totalParams() {
-        return numLayers * (attentionParamsPerLayer() + mlpParamsPerLayer()) + embeddingParams();
+        return numLayers * attentionParamsPerLayer() + mlpParams() + embeddingParams();
     }
 
     /** Parameters a token passes through (with every embedding counted, as MoE model cards count "active"). */
     public long activeParams() {
-        return numLayers * (attentionParamsPerLayer() + activeMlpParamsPerLayer()) + embeddingParams();
+        return numLayers * attentionParamsPerLayer() + activeMlpParams() + embeddingParams();
     }
 
-    /** MLP parameters one token uses in one layer: the dense MLP, or its experts plus the router. */
+    /**
+     * MLP parameters one token uses in one MoE layer (its routed experts, the shared ones and the router), or in one
+     * layer of a dense model.
+     */
     public long activeMlpParamsPerLayer() {
         if (!moe()) {
             return mlpParamsPerLayer();
         }
-        return expertsPerToken * paramsPerExpert() + (long) hiddenSize * numExperts;
+        return (expertsPerToken + sharedExperts) * paramsPerExpert() + (long) hiddenSize * numExperts;
+    }
+
+    /** MLP parameters one token uses over all layers. */
+    private long activeMlpParams() {
+        return moeLayers() * activeMlpParamsPerLayer()
+                + (moe() ? denseLayers * 3L * hiddenSize * intermediateSize : 0)
+                + (moe() ? 0 : numLayers * activeMlpParamsPerLayer());
     }
 
     /**
@@ -138,19 +252,30 @@ public record ModelSpec(
      * the LM head; the input embedding is a lookup.
      */
     public long linearParamsPerToken() {
-        return numLayers * (attentionParamsPerLayer() + activeMlpParamsPerLayer()) + (long) vocabSize * hiddenSize;
+        return numLayers * attentionParamsPerLayer() + activeMlpParams() + (long) vocabSize * hiddenSize;
     }
 
-    /** Weights that every step reads regardless of routing: all but the experts. */
+    /** Parameters of the routed experts (every MoE layer's). */
+    public long routedExpertParams() {
+        return moe() ? (long) moeLayers() * numExperts * paramsPerExpert() : 0;
+    }
+
+    /** Weights that every step reads regardless of routing: all but the routed experts. */
     public long nonExpertParams() {
-        return totalParams() - (moe() ? (long) numLayers * numExperts * paramsPerExpert() : 0);
+        return totalParams() - routedExpertParams();
     }
 
     /**
      * KV-cache bytes per token on one GPU: {@code 2 × layers × ceil(kv_heads / tp) × head_dim × dtype bytes}; with
-     * more TP ranks than KV heads the heads are replicated (vllm-semantics.md §2.6).
+     * more TP ranks than KV heads the heads are replicated (vllm-semantics.md §2.6). Latent attention caches {@code
+     * layers × (kv_lora_rank + qk_rope_head_dim) × dtype bytes} on every rank.
      */
     public long kvBytesPerToken(int kvDtypeBytes, int tensorParallel) {
+        if (mla != null) {
+            // one latent and rotary key per token and layer, whatever the heads: every TP rank caches it whole
+            // (vLLM's MLA attention backends; SGLang's and TensorRT-LLM's MLA KV pools alike)
+            return (long) numLayers * mla.cachedWidth() * kvDtypeBytes;
+        }
         int headsPerRank = Math.max(1, numKvHeads / Math.max(1, tensorParallel));
         return 2L * numLayers * headsPerRank * headDim * kvDtypeBytes;
     }

@@ -77,6 +77,8 @@ public final class RooflineTiming implements TimingModel {
 
     private final double expertFlopsPerToken;
     private final double attentionFlopsPerPair;
+    /** Latent attention's FLOPs per (decode token, context token) pair in the absorbed form; 0 without it. */
+    private final double mlaDecodeFlopsPerPair;
     /** Seconds to stream the non-expert weights once: each matrix at its shape's rate ({@link #denseWeightSeconds}). */
     private final double denseWeightSeconds;
 
@@ -167,9 +169,14 @@ public final class RooflineTiming implements TimingModel {
         this.dataParallel = model.moe() ? dataParallel : 1;
         int expertShards = tensorParallel * this.dataParallel;
         long expertParamsPerToken =
-                model.moe() ? (long) model.numLayers() * model.expertsPerToken() * model.paramsPerExpert() : 0;
+                model.moe() ? (long) model.moeLayers() * model.expertsPerToken() * model.paramsPerExpert() : 0;
         long lmHead = (long) model.vocabSize() * model.hiddenSize();
-        this.denseFlopsPerToken = 2.0 * (model.linearParamsPerToken() - expertParamsPerToken - lmHead) / tensorParallel;
+        long replicated = (long) model.numLayers() * model.replicatedParamsPerLayer();
+        this.denseFlopsPerToken = replicated == 0
+                ? 2.0 * (model.linearParamsPerToken() - expertParamsPerToken - lmHead) / tensorParallel
+                // latent attention's down-projections run whole on every TP rank
+                : 2.0 * (model.linearParamsPerToken() - expertParamsPerToken - lmHead - replicated) / tensorParallel
+                        + 2.0 * replicated;
         // the LM head stays BF16 under every FP8 method (denseWeightSeconds): its FLOPs, which linearTime divides by
         // the weights' rate, are scaled to take the BF16 rate's time
         this.lmHeadFlopsPerSequence = 2.0
@@ -177,10 +184,29 @@ public final class RooflineTiming implements TimingModel {
                 / tensorParallel
                 * (gpu.achievedFlopsPerSecond(weightDtype) / gpu.achievedFlopsPerSecond(TimingConfig.Dtype.BF16));
         this.expertFlopsPerToken = 2.0 * expertParamsPerToken / expertShards;
-        this.attentionFlopsPerPair = 4.0 * model.numLayers() * model.numHeads() * model.headDim() / tensorParallel;
+        ModelSpec.Mla mla = model.mla();
+        if (mla == null) {
+            this.attentionFlopsPerPair = 4.0 * model.numLayers() * model.numHeads() * model.headDim() / tensorParallel;
+            this.mlaDecodeFlopsPerPair = 0;
+        } else {
+            /*
+             * Latent attention runs two ways (vLLM's MLA backends, vllm/v1/attention/backends/mla/common.py; SGLang's
+             * and TensorRT-LLM's alike; DeepSeek-V2, arXiv:2405.04434, appendix C): prefill tokens attend as ordinary
+             * multi-head attention after up-projecting the keys and values (per pair and head: q.k over the
+             * no-rope and rope widths, p.v over the value width), decode tokens in the absorbed form over the cached
+             * latent itself (q.k over latent + rope, p.v over the latent): fewer bytes, more FLOPs per pair.
+             */
+            double headsPerRank = (double) model.numHeads() / tensorParallel;
+            this.attentionFlopsPerPair = 2.0
+                    * model.numLayers()
+                    * headsPerRank
+                    * (mla.qkNopeHeadDim() + mla.qkRopeHeadDim() + mla.vHeadDim());
+            this.mlaDecodeFlopsPerPair =
+                    2.0 * model.numLayers() * headsPerRank * (mla.cachedWidth() + mla.kvLoraRank());
+        }
         this.expertBytesPerLayer = model.moe() ? model.paramsPerExpert() * experts.bytes() / expertShards : 0;
         this.kvBytesPerToken = model.kvBytesPerToken(kvBytes, tensorParallel);
-        this.mixedDecodeKvReads = vllmAttention && gpu.attentionKernel() == AttentionKernel.FA2
+        this.mixedDecodeKvReads = vllmAttention && gpu.attentionKernel() == AttentionKernel.FA2 && mla == null
                 ? Math.max(
                         1.0,
                         ((double) model.numHeads() / tensorParallel) / Math.max(1, model.numKvHeads() / tensorParallel))
@@ -259,6 +285,9 @@ public final class RooflineTiming implements TimingModel {
         GpuSpec.StreamingShapes shapes = gpu.achieved().shapes();
         GpuSpec.BlockFp8Gemm block = weights == TimingConfig.Dtype.FP8_BLOCK ? gpu.blockFp8Gemm() : null;
         long hidden = model.hiddenSize();
+        if (model.mla() != null) {
+            return latentModelWeightSeconds(model, shapes, block, tensorParallel, weightBytes, bytesPerSecond, mbu);
+        }
         long qkv = ((long) model.numHeads() / tensorParallel + 2L * Math.max(1, model.numKvHeads() / tensorParallel))
                 * model.headDim();
         long attentionOut = (long) model.numHeads() * model.headDim() / tensorParallel;
@@ -280,6 +309,69 @@ public final class RooflineTiming implements TimingModel {
         double bf16 = model.moe() ? matrixSeconds(shapes, hidden, model.numExperts()) : 0; // the router
         double lmHead = matrixSeconds(shapes, hidden, (long) model.vocabSize() / tensorParallel);
         return model.numLayers() * (perLayer + bf16 * 2 / bytesPerSecond) + lmHead * 2 / bytesPerSecond;
+    }
+
+    /**
+     * {@link #denseWeightSeconds} of a DeepSeek-style model (vLLM's {@code deepseek_v2.py}): per layer the latent
+     * attention's replicated down-projections ({@code hidden × q_lora_rank} and {@code hidden × (kv_lora_rank +
+     * rope)}, whole on every rank), its column-parallel up-projections ({@code q_lora_rank × heads / TP × (nope +
+     * rope)}, {@code kv_lora_rank × heads / TP × (nope + v)}) and the row-parallel output ({@code heads / TP × v ×
+     * hidden}; with a query rank the two down-projections are one fused GEMM); the leading dense layers' SwiGLU and each MoE layer's shared experts (a SwiGLU of {@code
+     * n_shared_experts × moe_intermediate_size}), both over TP, and its BF16 router; the LM head. The routed experts
+     * are priced per step.
+     */
+    private static double latentModelWeightSeconds(
+            ModelSpec model,
+            GpuSpec.StreamingShapes shapes,
+            GpuSpec.BlockFp8Gemm block,
+            int tensorParallel,
+            int weightBytes,
+            double bytesPerSecond,
+            double mbu) {
+        ModelSpec.Mla mla = model.mla();
+        long hidden = model.hiddenSize();
+        long heads = model.numHeads() / tensorParallel;
+        java.util.List<long[]> attention = new java.util.ArrayList<>();
+        if (mla.qLoraRank() > 0) {
+            // one GEMM for both down-projections (fused_qkv_a_proj; SGLang's fused_qkv_a_proj_with_mqa)
+            attention.add(new long[] {hidden, mla.qLoraRank() + mla.cachedWidth()});
+            attention.add(new long[] {mla.qLoraRank(), heads * (mla.qkNopeHeadDim() + mla.qkRopeHeadDim())});
+        } else {
+            attention.add(new long[] {hidden, heads * (mla.qkNopeHeadDim() + mla.qkRopeHeadDim())});
+            attention.add(new long[] {hidden, mla.cachedWidth()});
+        }
+        attention.add(new long[] {mla.kvLoraRank(), heads * (mla.qkNopeHeadDim() + mla.vHeadDim())});
+        attention.add(new long[] {heads * mla.vHeadDim(), hidden});
+        long dense = (long) model.intermediateSize() / tensorParallel;
+        long[][] denseMlp = {{hidden, 2 * dense}, {dense, hidden}};
+        long shared = (long) model.sharedExperts() * model.expertIntermediateSize() / tensorParallel;
+        long[][] sharedMlp = shared > 0 ? new long[][] {{hidden, 2 * shared}, {shared, hidden}} : new long[0][];
+        double seconds = model.numLayers()
+                        * quantizedSeconds(
+                                attention.toArray(new long[0][]), shapes, block, weightBytes, bytesPerSecond, mbu)
+                + model.denseLayers() * quantizedSeconds(denseMlp, shapes, block, weightBytes, bytesPerSecond, mbu)
+                + model.moeLayers()
+                        * (quantizedSeconds(sharedMlp, shapes, block, weightBytes, bytesPerSecond, mbu)
+                                + matrixSeconds(shapes, hidden, model.numExperts()) * 2 / bytesPerSecond);
+        double lmHead = matrixSeconds(shapes, hidden, (long) model.vocabSize() / tensorParallel);
+        return seconds + lmHead * 2 / bytesPerSecond;
+    }
+
+    /** Seconds to stream {@code matrices} ({k, n} each) in the weights' type, as {@link #denseWeightSeconds} does. */
+    private static double quantizedSeconds(
+            long[][] matrices,
+            GpuSpec.StreamingShapes shapes,
+            GpuSpec.BlockFp8Gemm block,
+            int weightBytes,
+            double bytesPerSecond,
+            double mbu) {
+        double sum = 0;
+        for (long[] m : matrices) {
+            sum += block != null
+                    ? block.seconds((double) m[0] * m[1], mbu)
+                    : matrixSeconds(shapes, m[0], m[1]) * weightBytes / bytesPerSecond;
+        }
+        return sum;
     }
 
     /** A {@code k × n} matrix's elements over its shape's relative streaming rate (seconds per byte at rate 1). */
@@ -439,7 +531,7 @@ public final class RooflineTiming implements TimingModel {
             // with DP, each MoE layer runs on every DP rank's tokens (gathered; ranks pad to the largest)
             double routed = tokens * dataParallel;
             double hit = e * (1 - Math.pow(1 - k / e, routed)); // distinct experts the batch touches per layer
-            double bytes = model.numLayers() * hit * expertBytesPerLayer; // each GPU holds 1/(TP x DP) of them
+            double bytes = model.moeLayers() * hit * expertBytesPerLayer; // each GPU holds 1/(TP x DP) of them
             if (moeKernelBytesPerSecond > 0) {
                 /*
                  * vLLM's fused MoE as measured on this GPU for the experts' element type (AIConfigurator's moe_perf
@@ -455,14 +547,19 @@ public final class RooflineTiming implements TimingModel {
                 double eff = params.moeEfficiency();
                 experts = roof(
                         expertFlopsPerToken * routed / moeFlops / eff,
-                        model.numLayers() * moeCallSeconds + bytes / moeKernelBytesPerSecond / eff);
+                        model.moeLayers() * moeCallSeconds + bytes / moeKernelBytesPerSecond / eff);
             } else {
                 experts =
                         roof(expertFlopsPerToken * routed / moeFlops, bytes / bytesPerSecond) / params.moeEfficiency();
             }
         }
         double attention;
-        if (pairs == kvTokens && kvTokens < ATTENTION_MEMO && slidingShare == 0) {
+        if (mlaDecodeFlopsPerPair > 0) {
+            // latent attention: the decodes' pairs in the absorbed form, the prefill chunks' as multi-head attention
+            double decodePairs = batch.decodeContextTokens();
+            double flops = (pairs - decodePairs) * attentionFlopsPerPair + decodePairs * mlaDecodeFlopsPerPair;
+            attention = roof(flops / attentionFlops, kvBytesPerToken * kvTokens / kvBytesPerSecond);
+        } else if (pairs == kvTokens && kvTokens < ATTENTION_MEMO && slidingShare == 0) {
             // pairs equal KV tokens when every request computes one token (decode steps): then the attention time
             // depends on the KV tokens alone, computed once per value (not with sliding-window layers, whose
             // weighted sums need not be whole)
@@ -516,7 +613,7 @@ public final class RooflineTiming implements TimingModel {
                 double bytes = elements * 2.0 * (dataParallel - 1) / dataParallel;
                 perLayer = 2 * (dpLatencySeconds + bytes / linkBytesPerSecond);
             }
-            collectives += model.numLayers() * perLayer;
+            collectives += model.moeLayers() * perLayer;
         }
         double fixed = fixedSeconds + n * perSequenceSeconds;
         if (terms != null) {

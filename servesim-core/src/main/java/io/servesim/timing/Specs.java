@@ -35,7 +35,9 @@ public final class Specs {
             "MixtralForCausalLM",
             "Qwen3MoeForCausalLM",
             "GptOssForCausalLM",
-            "MiniMaxM2ForCausalLM");
+            "MiniMaxM2ForCausalLM",
+            "DeepseekV2ForCausalLM",
+            "DeepseekV3ForCausalLM");
 
     /** One YAML reader for the bundled files (building a mapper per file cost a cold start a few milliseconds). */
     private static final YAMLMapper YAML = YAMLMapper.builder().build();
@@ -185,6 +187,9 @@ public final class Specs {
         int experts = 0;
         int perToken = 0;
         int expertWidth = 0;
+        int shared = 0;
+        int denseLayers = 0;
+        ModelSpec.Mla mla = null;
         switch (arch) {
             case "MixtralForCausalLM", "GptOssForCausalLM", "MiniMaxM2ForCausalLM" -> {
                 experts = required(c, "num_local_experts", name, field);
@@ -197,6 +202,40 @@ public final class Specs {
                 experts = required(c, "num_experts", name, field);
                 perToken = required(c, "num_experts_per_tok", name, field);
                 expertWidth = required(c, "moe_intermediate_size", name, field);
+            }
+            case "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM" -> {
+                experts = required(c, "n_routed_experts", name, field);
+                perToken = required(c, "num_experts_per_tok", name, field);
+                expertWidth = required(c, "moe_intermediate_size", name, field);
+                shared = c.has("n_shared_experts") && !c.get("n_shared_experts").isNull()
+                        ? positive(c, "n_shared_experts", name, field)
+                        : 0;
+                denseLayers = c.has("first_k_dense_replace")
+                        ? c.get("first_k_dense_replace").asInt()
+                        : 0;
+                if (denseLayers < 0 || denseLayers >= layers) {
+                    throw new ConfigException(
+                            field,
+                            name + ": 'first_k_dense_replace' must be in [0, num_hidden_layers), got " + denseLayers);
+                }
+                int freq = c.has("moe_layer_freq") ? c.get("moe_layer_freq").asInt() : 1;
+                if (freq != 1) {
+                    throw new ConfigException(
+                            field,
+                            name + ": 'moe_layer_freq' " + freq
+                                    + " is not supported (every layer after first_k_dense_replace has experts, as in"
+                                    + " DeepSeek-V2 and V3)");
+                }
+                int qRank = c.has("q_lora_rank") && !c.get("q_lora_rank").isNull()
+                        ? positive(c, "q_lora_rank", name, field)
+                        : 0; // DeepSeek-V2-Lite projects the query at full rank
+                mla = new ModelSpec.Mla(
+                        qRank,
+                        required(c, "kv_lora_rank", name, field),
+                        required(c, "qk_nope_head_dim", name, field),
+                        required(c, "qk_rope_head_dim", name, field),
+                        required(c, "v_head_dim", name, field));
+                headDim = mla.vHeadDim();
             }
             default -> {
                 // dense
@@ -246,7 +285,10 @@ public final class Specs {
                 window,
                 maxPos,
                 expertDtype,
-                checkpointDtype);
+                checkpointDtype,
+                shared,
+                denseLayers,
+                mla);
     }
 
     private static int required(JsonNode c, String key, String name, String field) {

@@ -60,7 +60,8 @@ class SpecsTest {
                         "llama-2-13b",
                         "codellama-7b",
                         "codellama-13b",
-                        "minimax-m2.5");
+                        "minimax-m2.5",
+                        "deepseek-v3");
         for (String name : Specs.modelPresets()) {
             ModelSpec m = Specs.model(name, "timing.model");
             assertThat(m.totalParams() / 1e9)

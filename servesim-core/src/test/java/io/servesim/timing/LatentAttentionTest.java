@@ -1,0 +1,100 @@
+package io.servesim.timing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.RooflineConfig;
+import io.servesim.config.TimingConfig;
+import io.servesim.config.TimingConfig.Dtype;
+import java.util.List;
+import org.assertj.core.data.Percentage;
+import org.junit.jupiter.api.Test;
+
+/**
+ * DeepSeek-V3's architecture, by hand from its config.json: multi-head latent attention (one cached latent per token
+ * and layer, two ways of attending), the dense leading layers, the shared expert.
+ */
+class LatentAttentionTest {
+    /** The efficiencies at 1 and a knee of 1,000 (the larger bound alone), so the terms are hand-computable. */
+    private static final RooflineConfig BARE = new RooflineConfig(1, 1, 0, 0, 10, 25, 0, 0, 1, 1, 0, 1, 1, 1000);
+
+    private static final ModelSpec V3 = Specs.model("deepseek-v3", "t");
+
+    private static double term(TimingModel t, StepBatch b, String name) {
+        return t.stepTerms(b).stream()
+                .filter(s -> s.name().equals(name))
+                .findFirst()
+                .orElseThrow()
+                .nanos();
+    }
+
+    @Test
+    void theConfig_givesSixtyOneLayers_threeDense_fiftyEightWithExperts_andOneSharedExpert() {
+        assertThat(V3.mla()).isEqualTo(new ModelSpec.Mla(1536, 512, 128, 64, 128));
+        assertThat(V3.denseLayers()).isEqualTo(3);
+        assertThat(V3.moeLayers()).isEqualTo(58);
+        assertThat(V3.sharedExperts()).isEqualTo(1);
+        // q_a 7,168 x 1,536, q_b 1,536 x 128 x 192, kv_a 7,168 x 576, kv_b 512 x 128 x 256, o 128 x 128 x 7,168
+        assertThat(V3.attentionParamsPerLayer())
+                .isEqualTo(11_010_048L + 37_748_736L + 4_128_768L + 16_777_216L + 117_440_512L);
+        assertThat(V3.replicatedParamsPerLayer()).isEqualTo(7168L * (1536 + 576)); // q_a and kv_a, whole on every rank
+        // 256 routed experts of 3 x 7,168 x 2,048 in each of 58 layers
+        assertThat(V3.routedExpertParams()).isEqualTo(58L * 256 * 3 * 7168 * 2048);
+        assertThat(V3.totalParams() / 1e9).isCloseTo(671, Percentage.withPercentage(0.5));
+        assertThat(V3.activeParams() / 1e9).isCloseTo(37.5, Percentage.withPercentage(0.5));
+    }
+
+    @Test
+    void theKvCache_holdsOneLatentAndRotaryKeyPerTokenAndLayer_wholeOnEveryTpRank() {
+        long bf16 = 61L * (512 + 64) * 2; // 70,272 bytes: a seventh of what 128 heads of 128 + 128 would take at TP 8
+        assertThat(V3.kvBytesPerToken(2, 1)).isEqualTo(bf16);
+        assertThat(V3.kvBytesPerToken(2, 8)).isEqualTo(bf16);
+        assertThat(V3.kvBytesPerToken(1, 8)).isEqualTo(bf16 / 2);
+    }
+
+    @Test
+    void decodes_attendOverTheLatentInTheAbsorbedForm_prefills_asMultiHeadAttention() {
+        GpuSpec h200 = Specs.gpu("h200-sxm", "t");
+        RooflineTiming t = new RooflineTiming(V3, h200, 8, 1, Dtype.FP8_BLOCK, null, 1, 2, BARE, true);
+        double flopsPerS = h200.achievedAttentionFlopsPerSecond();
+        double bytesPerS = h200.achievedBytesPerSecond();
+
+        StepBatch decodes = new StepBatch();
+        decodes.reset(1 << 20);
+        for (int i = 0; i < 16; i++) {
+            decodes.add(1, 4000, true); // 16 decodes over 4,001 tokens each
+        }
+        // per pair and layer, 16 heads per rank: q.k over latent + rope (576) and p.v over the latent (512)
+        double decodeFlops = 16 * 4001.0 * 2 * 61 * 16 * (576 + 512);
+        double decodeBytes = 16 * 4001.0 * 70_272;
+        assertThat(term(t, decodes, "attention"))
+                .isCloseTo(
+                        Math.max(decodeFlops / flopsPerS, decodeBytes / bytesPerS) * 1e9,
+                        Percentage.withPercentage(0.1));
+
+        StepBatch prefill = new StepBatch();
+        prefill.reset(1 << 20);
+        prefill.add(2048, 0, false); // one 2,048-token prompt
+        double pairs = 2048 * (2049 / 2.0); // causal: each token sees itself and those before it
+        // q.k over the no-rope and rope widths (192), p.v over the value width (128), up-projected per head
+        double prefillFlops = pairs * 2 * 61 * 16 * (128 + 64 + 128);
+        double prefillBytes = 2048.0 * 70_272;
+        assertThat(prefillFlops / flopsPerS).isGreaterThan(prefillBytes / bytesPerS); // compute-bound
+        assertThat(term(t, prefill, "attention"))
+                .isCloseTo(prefillFlops / flopsPerS * 1e9, Percentage.withPercentage(0.1));
+    }
+
+    @Test
+    void everyTpRank_holdsTheLatentDownProjectionsWhole() {
+        TimingConfig c = ConfigLoader.fromYaml(
+                        "", "t", List.of("timing.type=roofline", "timing.model=deepseek-v3", "timing.gpu=h200-sxm"))
+                .timing();
+        GpuSpec h200 = Specs.gpu("h200-sxm", "t");
+        double replicated = 61.0 * V3.replicatedParamsPerLayer();
+        double experts = V3.routedExpertParams();
+        double sharded = V3.totalParams() - V3.embeddingParams() - experts - replicated;
+        // FP8 linear layers (the checkpoint's), BF16 embeddings and LM head over TP, FP8 experts over their shards
+        double expected = sharded / 8 + replicated + V3.embeddingParams() / 8.0 * 2 + experts / 8;
+        assertThat(Deployment.weightBytes(V3, h200, c, 8, 8)).isCloseTo(expected, Percentage.withPercentage(1e-9));
+    }
+}
