@@ -592,13 +592,12 @@ public record Deployment(
         // LM head stay BF16 under vLLM's FP8 methods (RooflineTiming.denseWeightSeconds), both split over TP
         double linearBytes = m.weightDtype(t.weightDtype()).bytes();
         double embeddings = (double) m.embeddingParams() / tp * TimingConfig.Dtype.BF16.bytes();
-        // latent attention's down-projections are whole on every TP rank (RooflineTiming.latentModelWeightSeconds)
+        // latent attention's down-projections are whole on every TP rank (RooflineTiming.latentModelWeightSeconds):
+        // (TP - 1) / TP of them beyond the share the sharded layers' sum gives each rank (0 without them)
         double replicated = (double) m.numLayers() * m.replicatedParamsPerLayer();
-        if (replicated > 0) {
-            embeddings += replicated * (tp - 1) / tp * linearBytes;
-        }
+        double whole = replicated * (tp - 1) / tp * linearBytes;
         if (!m.moe()) {
-            return (double) (m.totalParams() - m.embeddingParams()) * linearBytes / tp + embeddings;
+            return (double) (m.totalParams() - m.embeddingParams()) * linearBytes / tp + embeddings + whole;
         }
         double experts = (double) m.moeLayers() * m.numExperts() * m.paramsPerExpert();
         TimingConfig.Dtype expertDtype = m.expertDtype(t.expertDtype(), t.weightDtype());
@@ -618,7 +617,10 @@ public record Deployment(
                     t.expertParallel() ? m.expertIntermediateSize() : m.expertIntermediateSize() / shards);
             expertWeights = m.moeLayers() * perGpuExperts * 3.0 * hidden * slice * expertDtype.bytes();
         }
-        return (m.totalParams() - m.embeddingParams() - experts) / tp * linearBytes + embeddings + expertWeights;
+        return (m.totalParams() - m.embeddingParams() - experts) / tp * linearBytes
+                + embeddings
+                + expertWeights
+                + whole;
     }
 
     /**

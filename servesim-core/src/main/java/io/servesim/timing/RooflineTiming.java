@@ -314,11 +314,11 @@ public final class RooflineTiming implements TimingModel {
     /**
      * {@link #denseWeightSeconds} of a DeepSeek-style model (vLLM's {@code deepseek_v2.py}): per layer the latent
      * attention's replicated down-projections ({@code hidden × q_lora_rank} and {@code hidden × (kv_lora_rank +
-     * rope)}, whole on every rank), its column-parallel up-projections ({@code q_lora_rank × heads / TP × (nope +
-     * rope)}, {@code kv_lora_rank × heads / TP × (nope + v)}) and the row-parallel output ({@code heads / TP × v ×
-     * hidden}; with a query rank the two down-projections are one fused GEMM); the leading dense layers' SwiGLU and each MoE layer's shared experts (a SwiGLU of {@code
-     * n_shared_experts × moe_intermediate_size}), both over TP, and its BF16 router; the LM head. The routed experts
-     * are priced per step.
+     * rope)}, whole on every rank; with a query rank one fused GEMM), its column-parallel up-projections ({@code
+     * q_lora_rank × heads / TP × (nope + rope)}, {@code kv_lora_rank × heads / TP × (nope + v)}) and the
+     * row-parallel output ({@code heads / TP × v × hidden}); the leading dense layers' SwiGLU and each MoE layer's
+     * shared experts (a SwiGLU of {@code n_shared_experts × moe_intermediate_size}), both over TP, and its BF16
+     * router; the LM head. The routed experts are priced per step.
      */
     private static double latentModelWeightSeconds(
             ModelSpec model,
