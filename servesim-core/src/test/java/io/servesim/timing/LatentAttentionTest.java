@@ -85,6 +85,35 @@ class LatentAttentionTest {
     }
 
     @Test
+    void eachEngine_replaysDeepSeekV3_onEightH200s_withTheLatentKvPool() {
+        for (String engine : List.of("vllm", "sglang", "trtllm")) {
+            io.servesim.config.SimConfig c = ConfigLoader.fromYaml(
+                    "",
+                    "t",
+                    List.of(
+                            "workload.type=synthetic",
+                            "workload.synthetic.requests=24",
+                            "workload.synthetic.input_tokens={type: fixed, value: 3000}",
+                            "workload.synthetic.output_tokens={type: fixed, value: 40}",
+                            "workload.arrival.rate=20",
+                            "engine.kind=" + engine,
+                            "engine.kv_cache.block_size=" + (engine.equals("trtllm") ? 32 : 16),
+                            "timing.type=roofline",
+                            "timing.model=deepseek-v3",
+                            "timing.gpu=h200-sxm",
+                            "timing.tensor_parallel=8"));
+            Deployment d = Deployment.resolve(c);
+            assertThat(d.bytesPerToken()).as(engine).isEqualTo(61L * 576 * 2);
+            // 141 GB less about 84 GB of weights per GPU leaves room for several hundred thousand latent tokens
+            assertThat((long) d.numGpuBlocks() * c.engine().kvCache().blockSize())
+                    .as(engine)
+                    .isBetween(200_000L, 1_000_000L);
+            io.servesim.run.RunResult r = io.servesim.run.Simulation.run(c);
+            assertThat(r.metrics().completed).as(engine).isEqualTo(24);
+        }
+    }
+
+    @Test
     void everyTpRank_holdsTheLatentDownProjectionsWhole() {
         TimingConfig c = ConfigLoader.fromYaml(
                         "", "t", List.of("timing.type=roofline", "timing.model=deepseek-v3", "timing.gpu=h200-sxm"))
