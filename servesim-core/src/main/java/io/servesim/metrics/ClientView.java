@@ -94,26 +94,57 @@ public final class ClientView {
 
     /** The client's TTFT, TPOT and E2E statistics over the completed rows (exact percentiles). */
     public Latencies latencies() {
+        Samples s = samples(Long.MIN_VALUE, Long.MAX_VALUE);
+        return new Latencies(
+                frontend,
+                Stats.of(s.ttftMs(), s.ttftMs().length),
+                Stats.of(s.tpotMs(), s.tpotMs().length),
+                Stats.of(s.e2eMs(), s.e2eMs().length));
+    }
+
+    /**
+     * The client's latencies of the completed rows that arrived in [{@code fromArrivalNanos}, {@code
+     * toArrivalNanos}), in log order.
+     */
+    public Samples samples(long fromArrivalNanos, long toArrivalNanos) {
         int n = log.size();
         double[] ttft = new double[n];
         double[] tpot = new double[n];
         double[] e2e = new double[n];
         int nc = 0;
         int nt = 0;
+        long outputs = 0;
         for (int i = 0; i < n; i++) {
-            if (!completed(i)) {
+            long arrival = log.arrivalNanos(i);
+            if (!completed(i) || arrival < fromArrivalNanos || arrival >= toArrivalNanos) {
                 continue;
             }
             ttft[nc] = ttftMs(i);
             e2e[nc] = e2eMs(i);
             nc++;
+            outputs += log.outputTokens(i);
             double t = tpotMs(i);
             if (!Double.isNaN(t)) {
                 tpot[nt++] = t;
             }
         }
-        return new Latencies(frontend, Stats.of(ttft, nc), Stats.of(tpot, nt), Stats.of(e2e, nc));
+        return new Samples(
+                java.util.Arrays.copyOf(ttft, nc),
+                java.util.Arrays.copyOf(tpot, nt),
+                java.util.Arrays.copyOf(e2e, nc),
+                outputs);
     }
+
+    /**
+     * Client latencies of a set of completed requests.
+     *
+     * @param ttftMs each request's TTFT, ms
+     * @param tpotMs each TPOT, ms (requests with at least 2 outputs)
+     * @param e2eMs each E2E latency, ms
+     * @param outputTokens the requests' output tokens
+     */
+    @SuppressWarnings("ArrayRecordComponent") // samples handed over once, never compared
+    public record Samples(double[] ttftMs, double[] tpotMs, double[] e2eMs, long outputTokens) {}
 
     /**
      * The client's latency statistics of a run (summary.json's {@code client} object).

@@ -74,48 +74,6 @@ public record ModelSpec(
         }
     }
 
-    /** A model without shared experts, dense leading layers or latent attention. */
-    public ModelSpec(
-            String name,
-            String architecture,
-            int hiddenSize,
-            int numLayers,
-            int numHeads,
-            int numKvHeads,
-            int headDim,
-            int intermediateSize,
-            int vocabSize,
-            int numExperts,
-            int expertsPerToken,
-            int expertIntermediateSize,
-            boolean tiedEmbeddings,
-            int slidingWindow,
-            int maxPositionEmbeddings,
-            TimingConfig.Dtype checkpointExpertDtype,
-            TimingConfig.Dtype checkpointDtype) {
-        this(
-                name,
-                architecture,
-                hiddenSize,
-                numLayers,
-                numHeads,
-                numKvHeads,
-                headDim,
-                intermediateSize,
-                vocabSize,
-                numExperts,
-                expertsPerToken,
-                expertIntermediateSize,
-                tiedEmbeddings,
-                slidingWindow,
-                maxPositionEmbeddings,
-                checkpointExpertDtype,
-                checkpointDtype,
-                0,
-                0,
-                null);
-    }
-
     /**
      * The element type vLLM serves the linear layers in: the checkpoint's when its config states FP8 (vLLM reads
      * {@code quantization_config} and loads the FP8 weights as they are; there is no BF16 to run), else {@code stated}

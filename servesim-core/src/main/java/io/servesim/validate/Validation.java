@@ -2,10 +2,8 @@ package io.servesim.validate;
 
 import io.servesim.config.ClientFrontend;
 import io.servesim.metrics.ClientView;
-import io.servesim.metrics.RequestLog;
 import io.servesim.metrics.Stats;
 import io.servesim.run.RunResult;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -87,33 +85,12 @@ public record Validation(Map<String, Metric> metrics, double measuredOutputTokS,
      */
     public static Validation of(
             MeasuredRun measured, RunResult sim, ClientFrontend frontend, long fromArrivalNanos, long toArrivalNanos) {
-        RequestLog log = sim.log();
-        ClientView client = ClientView.of(log, frontend);
-        int n = log.size();
-        double[] ttft = new double[n];
-        double[] tpot = new double[n];
-        double[] e2e = new double[n];
-        int nc = 0;
-        int nt = 0;
-        long outputs = 0;
-        for (int i = 0; i < n; i++) {
-            long arrival = log.arrivalNanos(i);
-            if (!client.completed(i) || arrival < fromArrivalNanos || arrival >= toArrivalNanos) {
-                continue;
-            }
-            ttft[nc] = client.ttftMs(i);
-            e2e[nc] = client.e2eMs(i);
-            nc++;
-            outputs += log.outputTokens(i);
-            double t = client.tpotMs(i); // (E2E − TTFT) / (outputs − 1), as a client derives it
-            if (!Double.isNaN(t)) {
-                tpot[nt++] = t;
-            }
-        }
+        ClientView.Samples client = ClientView.of(sim.log(), frontend).samples(fromArrivalNanos, toArrivalNanos);
+        long outputs = client.outputTokens();
         Map<String, Metric> metrics = new LinkedHashMap<>();
-        metrics.put("ttft_ms", metric(measured.ttftMs(), Arrays.copyOf(ttft, nc)));
-        metrics.put("tpot_ms", metric(measured.tpotMs(), Arrays.copyOf(tpot, nt)));
-        metrics.put("e2e_ms", metric(measured.e2eMs(), Arrays.copyOf(e2e, nc)));
+        metrics.put("ttft_ms", metric(measured.ttftMs(), client.ttftMs()));
+        metrics.put("tpot_ms", metric(measured.tpotMs(), client.tpotMs())); // (E2E − TTFT) / (outputs − 1)
+        metrics.put("e2e_ms", metric(measured.e2eMs(), client.e2eMs()));
         double simSeconds = sim.endNanos() / 1e9;
         return new Validation(
                 metrics,

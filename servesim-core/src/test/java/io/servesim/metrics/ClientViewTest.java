@@ -10,19 +10,31 @@ import org.junit.jupiter.api.Test;
 class ClientViewTest {
     private static final long MS = 1_000_000;
 
-    /** A record with the fields the view reads (times in ms); the rest at their "never happened" values. */
+    /** A record with the fields the view reads (times in ms, -1: never); the rest at their "never happened" values. */
     private static RequestRecord record(
             int id, int rank, long arrivalMs, long scheduledMs, long firstMs, long lastMs, int outputs) {
+        return record(id, rank, arrivalMs, scheduledMs, firstMs, lastMs, outputs, RequestStatus.COMPLETED);
+    }
+
+    private static RequestRecord record(
+            int id,
+            int rank,
+            long arrivalMs,
+            long scheduledMs,
+            long firstMs,
+            long lastMs,
+            int outputs,
+            RequestStatus status) {
         return new RequestRecord(
                 id,
                 -1,
                 0,
                 0,
                 rank,
-                arrivalMs * MS,
-                scheduledMs * MS,
-                firstMs * MS,
-                lastMs * MS,
+                ns(arrivalMs),
+                ns(scheduledMs),
+                ns(firstMs),
+                ns(lastMs),
                 10,
                 outputs,
                 0,
@@ -30,7 +42,7 @@ class ClientViewTest {
                 0,
                 0,
                 0,
-                RequestStatus.COMPLETED,
+                status,
                 -1,
                 -1,
                 0,
@@ -38,6 +50,10 @@ class ClientViewTest {
                 -1,
                 -1,
                 0);
+    }
+
+    private static long ns(long ms) {
+        return ms < 0 ? -1 : ms * MS;
     }
 
     /**
@@ -52,31 +68,7 @@ class ClientViewTest {
         log.add(record(0, 0, 0, 10, 15, 110, 11));
         log.add(record(1, 0, 20, 20, 30, 50, 3));
         log.add(record(2, 1, 0, 5, 8, 8, 1));
-        log.add(new RequestRecord(
-                3,
-                -1,
-                0,
-                -1,
-                -1,
-                0,
-                -1,
-                -1,
-                -1,
-                10,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0,
-                RequestStatus.REJECTED_NO_WORKER,
-                -1,
-                -1,
-                0,
-                false,
-                -1,
-                -1,
-                0));
+        log.add(record(3, 0, 0, -1, -1, -1, 0, RequestStatus.REJECTED_NO_WORKER)); // never admitted
         ClientView v = ClientView.of(log, new ClientFrontend(2, 100));
 
         assertThat(v.firstTokenStepRequests(0)).isEqualTo(1);

@@ -707,7 +707,10 @@ class RooflineTimingTest {
                 m.slidingWindow(),
                 m.maxPositionEmbeddings(),
                 m.checkpointExpertDtype(),
-                m.checkpointDtype());
+                m.checkpointDtype(),
+                0,
+                0,
+                null);
         GpuSpec h100 = gpu("h100-sxm");
         long minimax =
                 new RooflineTiming(m, h100, 4, 1, Dtype.FP8_BLOCK, null, 1, 2, BARE, true).stepNanos(decodes(1, 100));
