@@ -44,6 +44,49 @@ class LatentAttentionTest {
         assertThat(V3.activeParams() / 1e9).isCloseTo(37.5, Percentage.withPercentage(0.5));
     }
 
+    /** A DeepSeek-V2-Lite-shaped config.json: no query rank (one full-rank q_proj), one dense layer, two shared. */
+    private static final String LITE = """
+            {"architectures": ["DeepseekV2ForCausalLM"], "hidden_size": 2048, "num_hidden_layers": 27,
+             "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 10944,
+             "moe_intermediate_size": 1408, "n_routed_experts": 64, "n_shared_experts": 2, "num_experts_per_tok": 6,
+             "first_k_dense_replace": 1, "moe_layer_freq": 1, "q_lora_rank": null, "kv_lora_rank": 512,
+             "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 102400}
+            """;
+
+    private static ModelSpec fromJson(String json) {
+        return Specs.fromHfConfig(
+                "lite", tools.jackson.databind.json.JsonMapper.builder().build().readTree(json), "t");
+    }
+
+    @Test
+    void withoutAQueryRank_theQueryIsOneFullRankProjection_andOnlyTheKvDownProjectionIsReplicated() {
+        ModelSpec lite = fromJson(LITE);
+        assertThat(lite.mla().qLoraRank()).isZero();
+        // q_proj 2,048 x 16 x 192, kv_a 2,048 x 576, kv_b 512 x 16 x 256, o 16 x 128 x 2,048
+        assertThat(lite.attentionParamsPerLayer()).isEqualTo(6_291_456L + 1_179_648L + 2_097_152L + 4_194_304L);
+        assertThat(lite.replicatedParamsPerLayer()).isEqualTo(2048L * 576);
+        // one dense layer of 3 x 2,048 x 10,944; 26 MoE layers of 64 routed + 2 shared experts and a router
+        assertThat(lite.moeLayers()).isEqualTo(26);
+        long expert = 3L * 2048 * 1408;
+        assertThat(lite.totalParams())
+                .isEqualTo(27 * lite.attentionParamsPerLayer()
+                        + 3L * 2048 * 10944
+                        + 26 * ((64 + 2) * expert + 2048L * 64)
+                        + 2L * 102400 * 2048); // 15.7 B, DeepSeek-V2-Lite's published total
+    }
+
+    @Test
+    void unsupportedLayouts_failNamingTheField() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> fromJson(LITE.replace("\"moe_layer_freq\": 1", "\"moe_layer_freq\": 2")))
+                .hasMessageContaining("moe_layer_freq");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> fromJson(LITE.replace("\"first_k_dense_replace\": 1", "\"first_k_dense_replace\": 27")))
+                .hasMessageContaining("first_k_dense_replace");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> fromJson(LITE.replace("\"kv_lora_rank\": 512,", "")))
+                .hasMessageContaining("missing 'kv_lora_rank'");
+    }
+
     @Test
     void theKvCache_holdsOneLatentAndRotaryKeyPerTokenAndLayer_wholeOnEveryTpRank() {
         long bf16 = 61L * (512 + 64) * 2; // 70,272 bytes: a seventh of what 128 heads of 128 + 128 would take at TP 8
