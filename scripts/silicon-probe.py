@@ -189,16 +189,22 @@ def score(rows, warmup):
 
 def summarize(out):
     """Prints mean |error| (median, signed mean) per model, GPU, precision, TP and attention DP for both client
-    phasings, and over all rows."""
+    phasings, over all rows, and over the distinct measurements when the sample repeats some."""
     groups = {}
     for line in out:
         groups.setdefault((line['model'], line['gpu'], line['precision'], f'tp{line["tp"]}', f'dp{line["dp"]}'),
                           []).append(line)
     if out:
         groups[('all',)] = out
+        # AIConfigurator's sample lists some measurements under several ids (the same deployment, lengths, clients
+        # and measured latencies; e.g. each SGLang H200 DeepSeek point three times): each counted once
+        distinct = list({(x['model'], x['gpu'], x['precision'], x['tp'], x['dp'], x['isl'], x['osl'],
+                          x['concurrency'], x['ttft_ms'], x['tpot_ms']): x for x in out}.values())
+        if len(distinct) < len(out):
+            groups[('all', 'distinct')] = distinct
     print('group                                   rows  TPOT stag |e| (med; signed)  TTFT stag |e|  TTFT lock |e|'
           '  E2E stag |e| (signed)  E2E lock |e| (signed)')
-    for key in sorted(groups, key=lambda k: (k == ('all',), k)):
+    for key in sorted(groups, key=lambda k: (k[0] == 'all', k)):
         g = groups[key]
         tp = [x['staggered_tpot_err_pct'] for x in g]
         se = [x['staggered_e2e_err_pct'] for x in g]
