@@ -29,6 +29,14 @@ public final class CompareReport {
         {"preemptions", "preemptions", "count"}
     };
 
+    /** Rows added when every run reports the client's view ({@code output.client_frontend}; docs/metrics.md). */
+    static final String[][] CLIENT_METRICS = {
+        {"client TTFT mean (ms)", "client.ttft_ms.mean", "ms"},
+        {"client TTFT p99 (ms)", "client.ttft_ms.p99", "ms"},
+        {"client TPOT mean (ms)", "client.tpot_ms.mean", "ms"},
+        {"client E2E mean (ms)", "client.e2e_ms.mean", "ms"}
+    };
+
     /** A value as the console table prints it: the precision its metric warrants (summary.json keeps them all). */
     static String cell(double v, String kind) {
         return switch (kind) {
@@ -49,7 +57,10 @@ public final class CompareReport {
         return n.asDouble();
     }
 
-    /** The console table: one column per run, with % deltas against the first. */
+    /**
+     * The console table: one column per run, with % deltas against the first; the client's view too when every run
+     * has one.
+     */
     public static String table(List<Path> runs) {
         List<JsonNode> s = new ArrayList<>();
         for (Path r : runs) {
@@ -64,7 +75,11 @@ public final class CompareReport {
             }
         }
         sb.append('\n');
-        for (String[] m : METRICS) {
+        List<String[]> rows = new ArrayList<>(List.of(METRICS));
+        if (s.stream().allMatch(x -> x.has("client"))) {
+            rows.addAll(List.of(CLIENT_METRICS));
+        }
+        for (String[] m : rows) {
             sb.append(String.format(Locale.ROOT, "%-32s", m[0]));
             double base = value(s.get(0), m[1]);
             for (int i = 0; i < runs.size(); i++) {

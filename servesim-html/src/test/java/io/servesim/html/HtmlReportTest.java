@@ -170,5 +170,21 @@ class HtmlReportTest {
         String html = Files.readString(CompareReport.write(List.of(a, b), tmp));
         assertThat(html).contains("<svg id='chart-ttft-cdf'").contains("<svg id='chart-e2e-cdf'");
         assertThat(html).contains("base").contains("nokvcr");
+        assertThat(table).as("no client rows unless every run has the view").doesNotContain("client TTFT");
+    }
+
+    @Test
+    void compare_addsTheClientsView_whenEveryRunHasOne() throws IOException {
+        Path a = run(tmp.resolve("c2"), "output.client_frontend={overhead_ms: 2}");
+        Path b = run(tmp.resolve("c5"), "output.client_frontend={overhead_ms: 5}");
+        String table = CompareReport.table(List.of(a, b));
+        // the same engine run, its tokens 3 ms later at the client: the engine's TTFT does not move, the client's does
+        assertThat(table).containsPattern("TTFT mean \\(ms\\) +([0-9.]+) +\\1 +\\+0\\.0%");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("client TTFT mean \\(ms\\) +([0-9.]+) +([0-9.]+) ")
+                .matcher(table);
+        assertThat(m.find()).isTrue();
+        assertThat(Double.parseDouble(m.group(2)) - Double.parseDouble(m.group(1)))
+                .isCloseTo(3, org.assertj.core.data.Offset.offset(0.002));
+        assertThat(CompareReport.table(List.of(a, run(tmp.resolve("none"))))).doesNotContain("client TTFT");
     }
 }
