@@ -99,7 +99,8 @@ public final class ClientView {
                 frontend,
                 Stats.of(s.ttftMs(), s.ttftMs().length),
                 Stats.of(s.tpotMs(), s.tpotMs().length),
-                Stats.of(s.e2eMs(), s.e2eMs().length));
+                Stats.of(s.e2eMs(), s.e2eMs().length),
+                this);
     }
 
     /**
@@ -153,6 +154,8 @@ public final class ClientView {
      * @param ttftMs TTFT, ms
      * @param tpotMs TPOT, ms (requests with at least 2 outputs)
      * @param e2eMs E2E latency, ms
+     * @param view the per-request view they summarise (requests.csv's client columns and sweeps' goodput read it,
+     *     so it is computed once per run)
      */
-    public record Latencies(ClientFrontend frontend, Stats ttftMs, Stats tpotMs, Stats e2eMs) {}
+    public record Latencies(ClientFrontend frontend, Stats ttftMs, Stats tpotMs, Stats e2eMs, ClientView view) {}
 }

@@ -54,10 +54,9 @@ public final class ReportWriter {
         written.add("summary.json");
         Path requestsCsv = dir.resolve("requests.csv");
         if (result.config().output().requestsCsv() && result.streamedRequestsSha256() == null) {
-            io.servesim.config.ClientFrontend frontend =
-                    result.config().output().clientFrontend();
+            // the view the summary was computed from (output.client_frontend), not a second one
             io.servesim.metrics.ClientView client =
-                    frontend == null ? null : io.servesim.metrics.ClientView.of(result.log(), frontend);
+                    summary.client() == null ? null : summary.client().view();
             AtomicFiles.write(requestsCsv, w -> writeRequestsCsv(result.log(), client, w));
             written.add("requests.csv");
         } else {

@@ -146,9 +146,8 @@ public final class Sweeps {
             double seconds = r.endNanos() / 1e9;
             long outputTokens = s.totalOutputTokens();
             // with output.client_frontend the SLOs and the point's latency columns are the client's view
-            io.servesim.config.ClientFrontend frontend = c.output().clientFrontend();
             io.servesim.metrics.ClientView client =
-                    frontend == null ? null : io.servesim.metrics.ClientView.of(r.log(), frontend);
+                    s.client() == null ? null : s.client().view();
             long good = goodRequests(spec, r.log(), client);
             double goodput = seconds > 0 ? good / seconds : 0;
             double tokS = s.outputThroughputTokS();
