@@ -629,7 +629,12 @@ public record Deployment(
      * requests, whichever is larger.
      */
     static double activationBytes(ModelSpec m, int tp, int seqs, int tokens) {
-        double mlpWidth = m.moe() ? (double) m.expertsPerToken() * m.expertIntermediateSize() : m.intermediateSize();
+        // the widest MLP a layer runs: the routed experts' (k per token), or a MoE model's dense layers' SwiGLU
+        double mlpWidth = m.moe()
+                ? Math.max(
+                        (double) m.expertsPerToken() * m.expertIntermediateSize(),
+                        m.denseLayers() > 0 ? m.intermediateSize() : 0)
+                : m.intermediateSize();
         double forward = tokens * (2 * mlpWidth / tp + 4.0 * m.hiddenSize()) * 2;
         double sampler = (double) Math.min(seqs, tokens) * m.vocabSize() * 4 * 2;
         return Math.max(forward, sampler);

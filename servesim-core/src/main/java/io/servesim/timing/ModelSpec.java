@@ -33,6 +33,10 @@ import io.servesim.config.TimingConfig;
  * @param denseLayers leading layers with a dense MLP of {@code intermediateSize} in a MoE model (DeepSeek's {@code
  *     first_k_dense_replace}; 0 for the others)
  * @param mla multi-head latent attention's shapes (DeepSeek-V2/V3), or null for multi-head/grouped-query attention
+ * @param attentionChunkSize the chunk of Llama 4's chunked local attention in tokens: a query in a chunked layer
+ *     attends only to the keys of its own {@code attentionChunkSize}-aligned chunk (0: none)
+ * @param chunkedLayers how many layers attend that way (Llama 4: the three of every four with rotary positions; 0
+ *     for the others)
  */
 public record ModelSpec(
         String name,
@@ -54,7 +58,9 @@ public record ModelSpec(
         TimingConfig.Dtype checkpointDtype,
         int sharedExperts,
         int denseLayers,
-        Mla mla) {
+        Mla mla,
+        int attentionChunkSize,
+        int chunkedLayers) {
 
     /**
      * Multi-head latent attention (DeepSeek-V2, arXiv:2405.04434, §2.1): keys and values are cached as one compressed

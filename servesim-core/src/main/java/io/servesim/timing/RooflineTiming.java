@@ -108,6 +108,9 @@ public final class RooflineTiming implements TimingModel {
     private final int tensorParallel;
     private final RooflineConfig params;
     private final double slidingShare;
+    // Llama 4's chunked local attention: the chunk in tokens and the share of layers attending within it
+    private final int chunk;
+    private final double chunkedShare;
     private final double knee;
     /** {@link ModelSpec#qkNormAllReduce}, read once (the step loop does not compare architecture names). */
     private final boolean qkNormAllReduce;
@@ -252,6 +255,8 @@ public final class RooflineTiming implements TimingModel {
         this.fixedSeconds = model.numLayers() * params.layerOverheadUs() * 1e-6;
         this.perSequenceSeconds = model.numLayers() * params.attentionOverheadUs() * 1e-6;
         this.slidingShare = model.slidingWindow() > 0 ? 0.5 : 0; // gpt-oss alternates sliding and full layers
+        this.chunk = model.attentionChunkSize();
+        this.chunkedShare = chunk > 0 ? (double) model.chunkedLayers() / model.numLayers() : 0;
         this.knee = params.kneeExponent();
         this.qkNormAllReduce = model.qkNormAllReduce();
     }
@@ -308,7 +313,21 @@ public final class RooflineTiming implements TimingModel {
         }
         double bf16 = model.moe() ? matrixSeconds(shapes, hidden, model.numExperts()) : 0; // the router
         double lmHead = matrixSeconds(shapes, hidden, (long) model.vocabSize() / tensorParallel);
-        return model.numLayers() * (perLayer + bf16 * 2 / bytesPerSecond) + lmHead * 2 / bytesPerSecond;
+        if (model.denseLayers() == 0 && model.sharedExperts() == 0) {
+            return model.numLayers() * (perLayer + bf16 * 2 / bytesPerSecond) + lmHead * 2 / bytesPerSecond;
+        }
+        // Llama 4: the dense layers' SwiGLU (intermediate_size_mlp) and each MoE layer's shared expert (a SwiGLU of
+        // n_shared x the experts' width), both over TP in the weights' type; the router on the MoE layers only
+        long dense = (long) model.intermediateSize() / tensorParallel;
+        long shared = (long) model.sharedExperts() * model.expertIntermediateSize() / tensorParallel;
+        long[][] denseMlp = {{hidden, 2 * dense}, {dense, hidden}};
+        long[][] sharedMlp = shared > 0 ? new long[][] {{hidden, 2 * shared}, {shared, hidden}} : new long[0][];
+        return model.numLayers() * perLayer
+                + model.denseLayers() * quantizedSeconds(denseMlp, shapes, block, weightBytes, bytesPerSecond, mbu)
+                + model.moeLayers()
+                        * (quantizedSeconds(sharedMlp, shapes, block, weightBytes, bytesPerSecond, mbu)
+                                + bf16 * 2 / bytesPerSecond)
+                + lmHead * 2 / bytesPerSecond;
     }
 
     /**
@@ -482,6 +501,17 @@ public final class RooflineTiming implements TimingModel {
         return Math.round((params.stepOverheadUs() + batch.size() * params.perSequenceOverheadUs()) * 1e3);
     }
 
+    /**
+     * Query-key pairs of a chunked-local layer over positions {@code 0 .. n - 1}: the query at {@code p} attends to
+     * {@code p mod chunk + 1} keys, so {@code q} whole chunks give {@code q × chunk (chunk + 1) / 2} and the {@code r}
+     * positions after them {@code r (r + 1) / 2}.
+     */
+    static double chunkPairsBefore(int n, int chunk) {
+        long q = n / chunk;
+        long r = n % chunk;
+        return q * ((double) chunk * (chunk + 1) / 2) + r * (r + 1) / 2.0;
+    }
+
     /** The GPU part; {@code terms}, when not null, receives its parts in seconds ({@link #TERMS}' order). */
     private long gpuNanos(StepBatch batch, double[] terms) {
         int n = batch.size();
@@ -511,6 +541,24 @@ public final class RooflineTiming implements TimingModel {
                 double windowed = t * Math.min(c + (t + 1) / 2.0, window);
                 pairs += (1 - slidingShare) * full + slidingShare * windowed;
                 kvTokens += (1 - slidingShare) * (c + t) + slidingShare * Math.min(c + t, window - 1 + t);
+            }
+        } else if (chunkedShare > 0) {
+            /*
+             * Chunked local attention (Llama 4; vLLM's ChunkedLocalAttention, which splits each request into one
+             * virtual request per attention_chunk_size-aligned chunk): the query at position p attends to the keys
+             * from its chunk's start, p - p mod C, through itself, p mod C + 1 of them, and t new tokens on c
+             * computed ones read the keys from the start of the first new token's chunk, c + t - C floor(c / C).
+             * Below C tokens of context that is full attention. The other layers (the NoPE ones) attend to all.
+             */
+            pairs = 0;
+            kvTokens = 0;
+            for (int i = 0; i < n; i++) {
+                int t = batch.newTokens(i);
+                int c = batch.contextTokens(i);
+                double full = t * (c + (t + 1) / 2.0);
+                double local = chunkPairsBefore(c + t, chunk) - chunkPairsBefore(c, chunk);
+                pairs += (1 - chunkedShare) * full + chunkedShare * local;
+                kvTokens += (1 - chunkedShare) * (c + t) + chunkedShare * (c + t - (long) (c / chunk) * chunk);
             }
         }
         double linear;
@@ -559,7 +607,7 @@ public final class RooflineTiming implements TimingModel {
             double decodePairs = batch.decodeContextTokens();
             double flops = (pairs - decodePairs) * attentionFlopsPerPair + decodePairs * mlaDecodeFlopsPerPair;
             attention = roof(flops / attentionFlops, kvBytesPerToken * kvTokens / kvBytesPerSecond);
-        } else if (pairs == kvTokens && kvTokens < ATTENTION_MEMO && slidingShare == 0) {
+        } else if (pairs == kvTokens && kvTokens < ATTENTION_MEMO && slidingShare == 0 && chunkedShare == 0) {
             // pairs equal KV tokens when every request computes one token (decode steps): then the attention time
             // depends on the KV tokens alone, computed once per value (not with sliding-window layers, whose
             // weighted sums need not be whole)

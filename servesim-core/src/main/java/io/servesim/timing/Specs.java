@@ -37,7 +37,9 @@ public final class Specs {
             "GptOssForCausalLM",
             "MiniMaxM2ForCausalLM",
             "DeepseekV2ForCausalLM",
-            "DeepseekV3ForCausalLM");
+            "DeepseekV3ForCausalLM",
+            "Llama4ForConditionalGeneration",
+            "Llama4ForCausalLM");
 
     /** One YAML reader for the bundled files (building a mapper per file cost a cold start a few milliseconds). */
     private static final YAMLMapper YAML = YAMLMapper.builder().build();
@@ -158,12 +160,15 @@ public final class Specs {
     }
 
     /** Reads the architecture fields of a Hugging Face {@code config.json} tree. */
-    public static ModelSpec fromHfConfig(String name, JsonNode c, String field) {
-        String arch = c.has("architectures")
-                        && c.get("architectures").isArray()
-                        && !c.get("architectures").isEmpty()
-                ? c.get("architectures").get(0).asString()
+    public static ModelSpec fromHfConfig(String name, JsonNode top, String field) {
+        String arch = top.has("architectures")
+                        && top.get("architectures").isArray()
+                        && !top.get("architectures").isEmpty()
+                ? top.get("architectures").get(0).asString()
                 : null;
+        // a multimodal checkpoint (Llama 4) nests its language model's fields in text_config; the vision tower is not
+        // timed (text-only requests never run it)
+        JsonNode c = top.has("text_config") && top.get("text_config").isObject() ? top.get("text_config") : top;
         if (arch == null) {
             throw new ConfigException(field, name + ": missing 'architectures' (e.g. [\"LlamaForCausalLM\"])");
         }
@@ -190,6 +195,8 @@ public final class Specs {
         int shared = 0;
         int denseLayers = 0;
         ModelSpec.Mla mla = null;
+        int chunk = 0;
+        int chunkedLayers = 0;
         switch (arch) {
             case "MixtralForCausalLM", "GptOssForCausalLM", "MiniMaxM2ForCausalLM" -> {
                 experts = required(c, "num_local_experts", name, field);
@@ -237,6 +244,36 @@ public final class Specs {
                         required(c, "v_head_dim", name, field));
                 headDim = mla.vHeadDim();
             }
+            case "Llama4ForConditionalGeneration", "Llama4ForCausalLM" -> {
+                /*
+                 * Llama 4 (vLLM's llama4.py at the pinned commit 28be48fa9; Hugging Face's Llama4TextConfig): every
+                 * interleave_moe_layer_step-th layer (layer i when (i + 1) % step == 0) is a MoE layer of
+                 * num_local_experts routed experts of intermediate_size, top-k (k = num_experts_per_tok, 1 in Scout
+                 * and Maverick), plus one shared expert of the same width (Llama4MoE.shared_expert); the other
+                 * layers are dense SwiGLUs of intermediate_size_mlp. Which layers are which does not matter to
+                 * step time, only how many.
+                 */
+                experts = required(c, "num_local_experts", name, field);
+                perToken = required(c, "num_experts_per_tok", name, field);
+                expertWidth = intermediate;
+                intermediate = required(c, "intermediate_size_mlp", name, field);
+                shared = 1;
+                int step = c.has("interleave_moe_layer_step")
+                        ? c.get("interleave_moe_layer_step").asInt()
+                        : 1;
+                if (step < 1) {
+                    throw new ConfigException(
+                            field, name + ": 'interleave_moe_layer_step' must be at least 1, got " + step);
+                }
+                denseLayers = layers - layers / step;
+                // Llama4TextConfig's attention_chunk_size defaults to 8,192 when absent; null turns it off
+                if (!c.has("attention_chunk_size")) {
+                    chunk = 8192;
+                } else if (!c.get("attention_chunk_size").isNull()) {
+                    chunk = positive(c, "attention_chunk_size", name, field);
+                }
+                chunkedLayers = chunk > 0 ? llama4RopeLayers(c, layers, name, field) : 0;
+            }
             default -> {
                 // dense
             }
@@ -251,7 +288,7 @@ public final class Specs {
                 : 0;
         // vLLM's MXFP4 method (gpt-oss checkpoints: quantization_config.quant_method "mxfp4") quantizes the routed
         // experts only; other methods quantize every linear layer, which timing.weight_dtype states
-        JsonNode quant = c.get("quantization_config");
+        JsonNode quant = top.has("quantization_config") ? top.get("quantization_config") : c.get("quantization_config");
         TimingConfig.Dtype expertDtype = experts > 0
                         && quant != null
                         && quant.has("quant_method")
@@ -260,14 +297,7 @@ public final class Specs {
                 : null;
         // vLLM's fp8 method on a checkpoint quantized ahead: 128 x 128 block scales when weight_block_size is stated
         // (Qwen3, DeepSeek, MiniMax FP8 checkpoints), else per-tensor scales
-        TimingConfig.Dtype checkpointDtype = quant != null
-                        && quant.has("quant_method")
-                        && "fp8".equals(quant.get("quant_method").asString())
-                ? quant.has("weight_block_size")
-                                && !quant.get("weight_block_size").isNull()
-                        ? TimingConfig.Dtype.FP8_BLOCK
-                        : TimingConfig.Dtype.FP8
-                : null;
+        TimingConfig.Dtype checkpointDtype = expertDtype == null ? checkpointQuantization(quant, name, field) : null;
         return new ModelSpec(
                 name,
                 arch,
@@ -288,7 +318,94 @@ public final class Specs {
                 checkpointDtype,
                 shared,
                 denseLayers,
-                mla);
+                mla,
+                chunk,
+                chunkedLayers);
+    }
+
+    /**
+     * The linear layers' type a checkpoint's {@code quantization_config} states, as vLLM serves it: {@code fp8} with a
+     * {@code weight_block_size} is block-scaled FP8 (Qwen3, DeepSeek, MiniMax), without one per-tensor FP8; FBGEMM's
+     * FP8 ({@code fbgemm_fp8}, Meta's Llama FP8 releases: per-row scales), ModelOpt's ({@code modelopt} with {@code
+     * quant_algo} FP8: NVIDIA's) and compressed-tensors' float 8-bit weights (Red Hat's {@code -FP8} and {@code
+     * -FP8-dynamic}; {@code strategy: block} block-scaled) run vLLM's scaled FP8 GEMMs, priced as FP8. None: null.
+     *
+     * @throws ConfigException for a method servesim does not price (4- and 8-bit integer weights, NVFP4), rather than
+     *     timing those weights as BF16
+     */
+    static TimingConfig.Dtype checkpointQuantization(JsonNode quant, String name, String field) {
+        if (quant == null || quant.isNull() || !quant.has("quant_method")) {
+            return null;
+        }
+        String method = quant.get("quant_method").asString().toLowerCase(Locale.ROOT);
+        return switch (method) {
+            case "fp8" ->
+                quant.has("weight_block_size")
+                                && !quant.get("weight_block_size").isNull()
+                        ? TimingConfig.Dtype.FP8_BLOCK
+                        : TimingConfig.Dtype.FP8;
+            case "fbgemm_fp8" -> TimingConfig.Dtype.FP8;
+            case "modelopt" -> {
+                String algo = quant.path("quant_algo").asString("");
+                if (!algo.equalsIgnoreCase("FP8")) {
+                    throw unpriced(name, field, "modelopt " + algo);
+                }
+                yield TimingConfig.Dtype.FP8;
+            }
+            case "compressed-tensors" -> {
+                JsonNode groups = quant.path("config_groups");
+                boolean fp8 = groups.isObject() && !groups.isEmpty();
+                boolean block = false;
+                for (JsonNode g : groups.values()) {
+                    JsonNode w = g.path("weights");
+                    fp8 &= "float".equals(w.path("type").asString(""))
+                            && w.path("num_bits").asInt() == 8;
+                    block |= "block".equals(w.path("strategy").asString(""));
+                }
+                if (!fp8) {
+                    throw unpriced(name, field, "compressed-tensors without 8-bit float weights");
+                }
+                yield block ? TimingConfig.Dtype.FP8_BLOCK : TimingConfig.Dtype.FP8;
+            }
+            default -> throw unpriced(name, field, method);
+        };
+    }
+
+    private static ConfigException unpriced(String name, String field, String method) {
+        return new ConfigException(
+                field,
+                name + ": quantization_config '" + method
+                        + "' is not priced (servesim times BF16 and FP8 weights and MXFP4 experts; a BF16 timing of it"
+                        + " would be wrong)");
+    }
+
+    /**
+     * Llama 4's layers with rotary positions, which are the ones vLLM runs as chunked local attention ({@code
+     * Llama4Attention}: {@code nope = no_rope_layers[i] == 0}, chunked when not nope and {@code attention_chunk_size}
+     * is set): {@code no_rope_layers} when the config lists it (1 = rotary), else every layer but each
+     * {@code no_rope_layer_interval}-th (default 4: Hugging Face's {@code Llama4TextConfig}), so 36 of 48.
+     */
+    private static int llama4RopeLayers(JsonNode c, int layers, String name, String field) {
+        JsonNode list = c.get("no_rope_layers");
+        if (list != null && list.isArray() && !list.isEmpty()) {
+            // "at least as long as the number of layers" (Llama4TextConfig): the first num_hidden_layers entries
+            if (list.size() < layers) {
+                throw new ConfigException(
+                        field, name + ": 'no_rope_layers' has " + list.size() + " entries for " + layers + " layers");
+            }
+            int rope = 0;
+            for (int i = 0; i < layers; i++) {
+                rope += list.get(i).asInt() != 0 ? 1 : 0;
+            }
+            return rope;
+        }
+        int interval = c.has("no_rope_layer_interval")
+                ? c.get("no_rope_layer_interval").asInt()
+                : 4;
+        if (interval < 1) {
+            throw new ConfigException(field, name + ": 'no_rope_layer_interval' must be at least 1, got " + interval);
+        }
+        return layers - layers / interval;
     }
 
     private static int required(JsonNode c, String key, String name, String field) {
@@ -360,10 +477,58 @@ public final class Specs {
                     "model '" + id + "' could be any of the presets " + String.join(", ", byTail)
                             + ": give the full Hugging Face id");
         }
+        // a quantized release of a preset's model (Red Hat's, NVIDIA's, Meta's, Qwen's "...-FP8"): the base model's
+        // shapes, served in the type checkpointDtypeOfId reads from the name
+        java.util.regex.Matcher fp8 = FP8_NAME.matcher(tail);
+        if (fp8.matches()) {
+            String base = fp8.group(1);
+            try {
+                return modelByHfId(base, field);
+            } catch (ConfigException e) {
+                throw new ConfigException(
+                        field,
+                        "model '" + id + "' is an FP8 release of '" + base + "', which is not a known model ("
+                                + e.getMessage() + ")");
+            }
+        }
+        java.util.regex.Matcher unpriced = UNPRICED_NAME.matcher(tail);
+        if (unpriced.matches()) {
+            throw new ConfigException(
+                    field,
+                    "model '" + id + "' is '" + unpriced.group(1) + "' quantized as " + unpriced.group(2)
+                            + ": servesim times BF16 and FP8 weights and MXFP4 experts, not that quantization");
+        }
         List<String> known = new ArrayList<>();
         MODEL_PRESETS.keySet().forEach(p -> known.addAll(hfIds(p)));
         throw new ConfigException(
                 field, "unknown model '" + id + "' (known Hugging Face ids: " + String.join(", ", known) + ")");
+    }
+
+    /** A repository name ending in an FP8 quantization suffix: -FP8, -FP8-dynamic, -FP8-block, -FP8-KV, ... */
+    private static final java.util.regex.Pattern FP8_NAME =
+            java.util.regex.Pattern.compile("(?i)(.+?)[-_.]fp8(?:[-_.][a-z0-9]+)*");
+
+    /** A repository name ending in a quantization suffix servesim does not price (integer and 4-bit float types). */
+    private static final java.util.regex.Pattern UNPRICED_NAME = java.util.regex.Pattern.compile(
+            "(?i)(.+?)[-_.](awq|gptq|int4|int8|w4a16|w8a8|w4a8|nvfp4|fp4|bnb|4bit|8bit|gguf|quantized)(?:[-_.].*)?");
+
+    /**
+     * The type a quantized checkpoint's Hugging Face id says vLLM serves its linear layers in, or null for an id
+     * without an FP8 suffix: block-scaled FP8 for a {@code -FP8-block} name and for Qwen's, DeepSeek's and MiniMax's
+     * own FP8 releases (their config.json states 128 × 128 {@code weight_block_size}), else FP8 with per-tensor or
+     * per-channel scales (Red Hat's {@code -FP8} and {@code -FP8-dynamic}, NVIDIA's ModelOpt and Meta's FBGEMM
+     * releases), which vLLM runs with the same scaled FP8 GEMM.
+     */
+    public static TimingConfig.Dtype checkpointDtypeOfId(String id) {
+        String want = id == null ? "" : id.strip();
+        java.util.regex.Matcher m = FP8_NAME.matcher(repositoryName(want));
+        if (!m.matches()) {
+            return null;
+        }
+        String org = want.contains("/") ? want.substring(0, want.indexOf('/')).toLowerCase(Locale.ROOT) : "";
+        boolean block = repositoryName(want).toLowerCase(Locale.ROOT).contains("block")
+                || List.of("qwen", "deepseek-ai", "minimaxai").contains(org);
+        return block ? TimingConfig.Dtype.FP8_BLOCK : TimingConfig.Dtype.FP8;
     }
 
     /** The part of a Hugging Face id or path after its last {@code /} (trailing ones dropped). */

@@ -277,8 +277,12 @@ public record RunFolder(
                             + " GPUs");
         }
         m.string("measured_definitions");
-        TimingConfig.Dtype weights = m.dtype("dtype", TimingConfig.Dtype.BF16);
-        TimingConfig.Dtype kv = m.dtype("kv_cache_dtype", weights);
+        TimingConfig.Dtype stated = m.dtype("dtype", TimingConfig.Dtype.BF16);
+        TimingConfig.Dtype kv = m.dtype("kv_cache_dtype", stated);
+        // an FP8 release named as such (e.g. RedHatAI/...-FP8-dynamic) serves FP8 weights whatever --dtype says
+        // (that is the activations' type, and the KV cache's under "auto")
+        TimingConfig.Dtype named = Specs.checkpointDtypeOfId(m.string("model"));
+        TimingConfig.Dtype weights = named != null && stated == TimingConfig.Dtype.BF16 ? named : stated;
         double utilization = m.fraction("gpu_memory_utilization", 0.9);
         int blockSize = m.integer("block_size", null);
         Integer maxModelLen = m.has("max_model_len") ? m.integer("max_model_len", null) : null;

@@ -710,7 +710,9 @@ class RooflineTimingTest {
                 m.checkpointDtype(),
                 0,
                 0,
-                null);
+                null,
+                0,
+                0);
         GpuSpec h100 = gpu("h100-sxm");
         long minimax =
                 new RooflineTiming(m, h100, 4, 1, Dtype.FP8_BLOCK, null, 1, 2, BARE, true).stepNanos(decodes(1, 100));

@@ -8,6 +8,7 @@ import io.servesim.config.ConfigLoader;
 import io.servesim.config.EngineKind;
 import io.servesim.config.SimConfig;
 import io.servesim.config.TimingConfig;
+import io.servesim.config.TimingConfig.Dtype;
 import io.servesim.config.VllmVersion;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -36,6 +37,8 @@ class SpecsTest {
                         "qwen3-235b-a22b",
                         "mixtral-8x7b",
                         "gpt-oss-120b",
+                        "llama-4-scout",
+                        "llama-4-maverick",
                         "llama-2-7b",
                         "llama-2-70b",
                         "codellama-34b",
@@ -134,6 +137,71 @@ class SpecsTest {
             for (String id : Specs.hfIds(preset)) {
                 assertThat(Specs.modelByHfId(id, "model").name()).as(id).isEqualTo(preset);
             }
+        }
+    }
+
+    @Test
+    void fp8Releases_resolveToTheirBaseModel_andNameTheTypeVllmServesThemIn() {
+        record Release(String id, String preset, Dtype dtype) {}
+        for (Release r : List.of(
+                new Release("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8", "llama-3.1-8b", Dtype.FP8),
+                new Release("RedHatAI/Llama-3.1-8B-Instruct-FP8-dynamic", "llama-3.1-8b", Dtype.FP8),
+                new Release("nvidia/Llama-3.3-70B-Instruct-FP8", "llama-3.3-70b", Dtype.FP8),
+                new Release("neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8-KV", "llama-3.1-70b", Dtype.FP8),
+                new Release("RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic", "llama-4-scout", Dtype.FP8),
+                new Release("meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "llama-4-maverick", Dtype.FP8),
+                new Release("Qwen/Qwen3-32B-FP8", "qwen3-32b", Dtype.FP8_BLOCK),
+                new Release("Qwen/Qwen3-235B-A22B-FP8", "qwen3-235b-a22b", Dtype.FP8_BLOCK),
+                new Release("RedHatAI/Qwen3-14B-FP8-block", "qwen3-14b", Dtype.FP8_BLOCK))) {
+            assertThat(Specs.modelByHfId(r.id(), "model").name()).as(r.id()).isEqualTo(r.preset());
+            assertThat(Specs.checkpointDtypeOfId(r.id())).as(r.id()).isEqualTo(r.dtype());
+        }
+        assertThat(Specs.checkpointDtypeOfId("meta-llama/Llama-2-7b-hf")).isNull();
+        assertThatThrownBy(() -> Specs.modelByHfId("RedHatAI/Acme-13B-FP8", "model"))
+                .hasMessageStartingWith("model: model 'RedHatAI/Acme-13B-FP8' is an FP8 release of 'Acme-13B', which is"
+                        + " not a known model");
+        for (String id : List.of(
+                "TheBloke/Llama-2-7B-AWQ",
+                "Qwen/Qwen3-32B-AWQ",
+                "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16",
+                "nvidia/Llama-3.3-70B-Instruct-FP4",
+                "Qwen/Qwen3-14B-GPTQ-Int4")) {
+            assertThatThrownBy(() -> Specs.modelByHfId(id, "model"))
+                    .as(id)
+                    .hasMessageContaining("quantized as")
+                    .hasMessageContaining("servesim times BF16 and FP8 weights and MXFP4 experts");
+        }
+    }
+
+    private static Dtype quantization(String json) {
+        return Specs.checkpointQuantization(
+                tools.jackson.databind.json.JsonMapper.builder().build().readTree(json), "m", "timing.model");
+    }
+
+    @Test
+    void aConfigsQuantizationMethod_isServedAsVllmRunsIt_andAnUnpricedOneIsAnError() {
+        assertThat(quantization("{\"quant_method\": \"fp8\"}")).isEqualTo(Dtype.FP8);
+        assertThat(quantization("{\"quant_method\": \"fp8\", \"weight_block_size\": [128, 128]}"))
+                .isEqualTo(Dtype.FP8_BLOCK);
+        assertThat(quantization("{\"quant_method\": \"fbgemm_fp8\", \"activation_scale_ub\": 1200.0}"))
+                .isEqualTo(Dtype.FP8);
+        assertThat(quantization("{\"quant_method\": \"modelopt\", \"quant_algo\": \"FP8\"}"))
+                .isEqualTo(Dtype.FP8);
+        String floatWeights = "{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\":"
+                + " {\"weights\": {\"type\": \"float\", \"num_bits\": 8, \"strategy\": \"%s\"}}}}";
+        assertThat(quantization(floatWeights.formatted("channel"))).isEqualTo(Dtype.FP8);
+        assertThat(quantization(floatWeights.formatted("block"))).isEqualTo(Dtype.FP8_BLOCK);
+        assertThat(quantization("{\"torch_dtype\": \"bfloat16\"}")).isNull();
+        for (String unpriced : List.of(
+                "{\"quant_method\": \"awq\", \"bits\": 4}",
+                "{\"quant_method\": \"gptq\", \"bits\": 4}",
+                "{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\"}",
+                "{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\": {\"weights\":"
+                        + " {\"type\": \"int\", \"num_bits\": 4}}}}")) {
+            assertThatThrownBy(() -> quantization(unpriced))
+                    .as(unpriced)
+                    .hasMessageStartingWith("timing.model: m: quantization_config '")
+                    .hasMessageContaining("is not priced");
         }
     }
 

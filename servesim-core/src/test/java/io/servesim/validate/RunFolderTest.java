@@ -235,6 +235,22 @@ class RunFolderTest {
             assertThat(r.weightDtype()).as(k.toString()).isEqualTo(k.weights());
             assertThat(r.kvDtype()).as(k.toString()).isEqualTo(k.cache());
         }
+        // an FP8 release named as such serves FP8 weights whatever --dtype (the activations') says; the KV cache
+        // stays in the activations' type under "auto"
+        for (String dtype : new String[] {"bfloat16", null}) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("model", "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic");
+            m.put("dtype", dtype);
+            RunFolder r = RunFolder.read(run("q" + i++, m));
+            assertThat(r.model()).isEqualTo("llama-3.1-8b");
+            assertThat(r.weightDtype()).isEqualTo(TimingConfig.Dtype.FP8);
+            assertThat(r.kvDtype()).isEqualTo(TimingConfig.Dtype.BF16);
+        }
+        RunFolder qwen = RunFolder.read(run("qw", Map.of("model", "Qwen/Qwen3-32B-FP8", "tensor_parallel", 2)));
+        assertThat(qwen.weightDtype()).isEqualTo(TimingConfig.Dtype.FP8_BLOCK); // Qwen's 128 x 128 block scales
+        assertThatThrownBy(() -> RunFolder.read(run("awq", Map.of("model", "TheBloke/Llama-2-7B-AWQ"))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("model: model 'TheBloke/Llama-2-7B-AWQ' is 'Llama-2-7B' quantized as AWQ");
         assertThatThrownBy(() -> RunFolder.read(run(Map.of("dtype", "int4-awq"))))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("run x: meta.json: dtype: unsupported dtype 'int4-awq'");
