@@ -27,12 +27,13 @@ final class ConsoleTable {
                 c.workload().type().configName()));
         sb.append(String.format(
                 Locale.ROOT,
-                "requests %d  completed %d  rejected %d%s%s  preemptions %d  virtual duration %.3f s%n",
+                "requests %d  completed %d  rejected %d%s%s%s  preemptions %d  virtual duration %.3f s%n",
                 s.requests(),
                 s.completed(),
                 s.rejected(),
                 s.incomplete() > 0 ? "  incomplete " + s.incomplete() : "",
                 s.abandoned() > 0 ? "  abandoned " + s.abandoned() : "",
+                s.timedOut() != null && s.timedOut() > 0 ? "  timed out " + s.timedOut() : "",
                 s.preemptions(),
                 s.durationMs() / 1000));
         if (s.workersDrained() + s.workersFailed() > 0) {

@@ -37,7 +37,7 @@ final class CorpusOutput {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(
                 Locale.ROOT,
-                "run %s: %s, %s, TP %d, DP %d, EP %d, %s timing%s%s%n",
+                "run %s: %s, %s, TP %d, DP %d, EP %d, %s timing%s%s%s%n",
                 f.name(),
                 f.gpu(),
                 f.model(),
@@ -52,7 +52,14 @@ final class CorpusOutput {
                                 r.client().overheadMs(),
                                 r.client().perRequestUs())
                         : "",
-                r.measuredFailed() > 0 ? ", " + r.measuredFailed() + " failed requests skipped" : ""));
+                r.measuredFailed() > 0 ? ", " + r.measuredFailed() + " failed requests skipped" : "",
+                r.config().workload().clientTimeoutS() == null
+                        ? ""
+                        : String.format(
+                                Locale.ROOT,
+                                "; clients give up after %.0f s (%d simulated requests timed out)",
+                                r.config().workload().clientTimeoutS(),
+                                r.simulatedTimedOut())));
         sb.append(String.format(
                 Locale.ROOT,
                 "num_gpu_blocks: stated %s, derived %s%s, used %d%n",

@@ -475,6 +475,10 @@ public final class ValidateCommand implements Callable<Integer> {
             run.put("client_overhead_ms", Numbers.fixed(r.client().overheadMs(), 6));
             run.put("client_per_request_us", Numbers.fixed(r.client().perRequestUs(), 6));
             run.put("measured_failed", r.measuredFailed());
+            if (r.config().workload().clientTimeoutS() != null) {
+                run.put("client_timeout_s", r.config().workload().clientTimeoutS());
+                run.put("simulated_timed_out", r.simulatedTimedOut());
+            }
             if (folder.sharedPrefix() != null && !folder.tokenIds()) {
                 ObjectNode sp = run.putObject("shared_prefix");
                 sp.put("tokens", folder.sharedPrefix().tokens());

@@ -27,6 +27,9 @@ public record SimConfig(
         Check.present("limits", limits);
         Check.present("output", output);
         checkPools(cluster, engine);
+        if (workload.clientTimeoutS() != null) {
+            checkClientTimeout(cluster, engine);
+        }
         if (output.clientFrontend() != null && cluster.disaggregated()) {
             // the term is vLLM's API server handling one engine's step outputs; a P/D deployment's frontend (e.g.
             // Dynamo's) relays tokens from two pools, which the records do not tell apart at a token's instant
@@ -34,6 +37,32 @@ public record SimConfig(
                     "output.client_frontend",
                     "is modelled for aggregated clusters only (vLLM's API server over one engine); drop it or use"
                             + " cluster.mode: aggregated");
+        }
+    }
+
+    /**
+     * Where a client timeout is modelled: vLLM's abort ({@code Scheduler.finish_requests} with {@code
+     * FINISHED_ABORTED}) on an aggregated cluster whose requests hold nothing but their own KV blocks. With G2 loads,
+     * KVCR pulls, P/D handoffs or failing workers (whose requests restart) a request also holds copies in flight or
+     * starts over, which an abort does not yet undo; SGLang's and TensorRT-LLM's aborts are not modelled.
+     */
+    private static void checkClientTimeout(ClusterConfig cluster, EngineConfig engine) {
+        String at = "workload.client_timeout_s";
+        String why = null;
+        if (engine.kind() != EngineKind.VLLM
+                || cluster.pools().stream().anyMatch(p -> p.engine().kind() != EngineKind.VLLM)) {
+            why = "is modelled for the vLLM engine only (its abort of a disconnected request)";
+        } else if (cluster.disaggregated()) {
+            why = "is not modelled in disaggregated clusters yet (an abort would have to cancel the KV transfer)";
+        } else if (engine.kvcr().enabled()) {
+            why = "is not modelled with KVCR yet (an abort would have to cancel the pull): turn one off";
+        } else if (engine.kvCache().hostOffload().enabled()) {
+            why = "is not modelled with the G2 host tier yet (an abort would have to cancel its loads): turn one off";
+        } else if (cluster.events().stream().anyMatch(e -> e.action() == ClusterEventConfig.Action.FAIL)) {
+            why = "is not modelled with failing workers yet (their requests start over): drop one";
+        }
+        if (why != null) {
+            throw new ConfigException(at, why);
         }
     }
 

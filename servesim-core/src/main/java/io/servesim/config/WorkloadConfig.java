@@ -1,8 +1,13 @@
 package io.servesim.config;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 /**
  * What traffic to replay: independent synthetic requests, synthetic multi-turn sessions (both arriving per
  * {@code arrival}), or a trace file (with its own arrival options).
+ *
+ * @param clientTimeoutS seconds after sending a request that its client gives up on it (an HTTP client's total
+ *     timeout: aiohttp's default is 300 s) and disconnects, so the engine aborts it; null: clients wait for ever
  */
 public record WorkloadConfig(
         long seed,
@@ -10,9 +15,14 @@ public record WorkloadConfig(
         SyntheticConfig synthetic,
         SessionsConfig sessions,
         ArrivalConfig arrival,
-        TraceConfig trace) {
+        TraceConfig trace,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Double clientTimeoutS) {
     /** Validates the section the chosen type uses. */
     public WorkloadConfig {
+        if (clientTimeoutS != null && !(clientTimeoutS > 0 && clientTimeoutS < 1e9)) {
+            throw new ConfigException(
+                    "client_timeout_s", "expected a positive number of seconds, got " + clientTimeoutS);
+        }
         Check.present("type", type);
         Check.present("arrival", arrival);
         Check.present("trace", trace);
@@ -25,5 +35,10 @@ public record WorkloadConfig(
                 }
             }
         }
+    }
+
+    /** The client timeout in nanoseconds, or 0 when clients wait for ever. */
+    public long clientTimeoutNanos() {
+        return clientTimeoutS == null ? 0 : Math.round(clientTimeoutS * 1e9);
     }
 }

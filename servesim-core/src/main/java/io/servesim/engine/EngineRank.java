@@ -22,6 +22,8 @@ public final class EngineRank {
     private final OffloadCounters offloadCounters;
     private StepBatch batch = new StepBatch();
     private final ObjectArrayList<Sequence> finished = new ObjectArrayList<>();
+    // requests whose clients gave up, to abort before the next schedule (the engine core's input queue)
+    private final ObjectArrayList<Sequence> aborts = new ObjectArrayList<>();
     private StepDriver driver;
     private TieredConnector connector;
     private StepObserver observer;
@@ -290,16 +292,18 @@ public final class EngineRank {
      * Accepts a routed request at the current time: rejects it at once if its prompt leaves no room for an output
      * token within {@code max_model_len} (vLLM rejects over-long prompts at input validation), else queues it.
      */
-    public void submit(Request request, RoutingDecision routing, long[] promptHashes) {
-        submit(request, routing, promptHashes, null, false);
+    public Sequence submit(Request request, RoutingDecision routing, long[] promptHashes) {
+        return submit(request, routing, promptHashes, null, false);
     }
 
     /**
      * {@link #submit(Request, RoutingDecision, long[])} in a disaggregated cluster: as the prefill side of
      * {@code handoff} ({@code prefillOnly}: one output token, blocks kept for the decode worker) or as its decode side
      * (it pulls its prompt's KV when admitted, unless prefilled locally).
+     *
+     * @return the request as this rank holds it, or null when it was rejected at once
      */
-    public void submit(
+    public Sequence submit(
             Request request, RoutingDecision routing, long[] promptHashes, Handoff handoff, boolean prefillOnly) {
         if (failed) {
             throw new IllegalStateException("request " + request.id() + " routed to failed worker " + workerId);
@@ -315,11 +319,31 @@ public final class EngineRank {
         if (request.promptLength() >= maxModelLen || (runsContext && scheduler.rejectsPrompt(request.promptLength()))) {
             s.finish();
             listener.onRequestFinished(this, s, true);
-            return;
+            return null;
         }
         scheduler.addRequest(s);
         loadChanged();
         driver.wake(this);
+        return s;
+    }
+
+    /**
+     * The client of {@code s} (queued or running here) gave up on it now: the engine aborts it before its next
+     * schedule, as vLLM's engine core does with an abort from its input queue, and wakes as it does for an arrival.
+     * Nothing happens to a request already finished. An unfinished one is brought up to date first (a decode run
+     * defers its tokens), so what its client received can be read from it.
+     *
+     * @return whether the request was still unfinished (its client saw it time out)
+     */
+    public boolean clientTimedOut(Sequence s) {
+        if (s.finished()) {
+            return false;
+        }
+        scheduler.settle();
+        s.clientGave();
+        aborts.add(s);
+        driver.wake(this);
+        return true;
     }
 
     /**
@@ -329,6 +353,16 @@ public final class EngineRank {
      */
     int beginStep(long nowNanos) {
         RankScheduler s = scheduler;
+        if (!aborts.isEmpty()) {
+            for (int k = 0; k < aborts.size(); k++) {
+                Sequence a = aborts.get(k);
+                if (!a.finished()) { // (it may have finished in the step that ended since its client gave up)
+                    s.abort(a);
+                }
+            }
+            aborts.clear();
+            loadChanged();
+        }
         int waitingBefore = s.numWaiting();
         int runningBefore = s.numRunning();
         int tokens = s.schedule(nowNanos, batch);
@@ -352,9 +386,13 @@ public final class EngineRank {
         return tokens;
     }
 
-    /** Steps of a decode run its driver may advance with {@link #advanceRun} (0 under a test observer). */
+    /**
+     * Steps of a decode run its driver may advance with {@link #advanceRun} (0 under a test observer, or with an abort
+     * pending).
+     */
     int fusableRunSteps() {
-        return observer == null ? scheduler.fusableRunSteps() : 0;
+        // (not while an abort waits for the next schedule: the run may hold the request being aborted)
+        return observer == null && aborts.isEmpty() ? scheduler.fusableRunSteps() : 0;
     }
 
     /** Fills this rank's batch with its decode run's next step ({@link #gpuNanos} and {@link #cpuNanos} then read it). */

@@ -313,6 +313,19 @@ public abstract class RankScheduler {
     /** Appends a new request. */
     public abstract void addRequest(Sequence s);
 
+    /** Brings every request this rank holds up to date, so its fields can be read (a decode run defers them). */
+    void settle() {}
+
+    /**
+     * Aborts {@code s}, which is waiting or running here and not finished: it leaves the queues, its blocks are freed
+     * and it is finished, so outputs of steps in flight that include it are dropped. Engines whose abort is not
+     * modelled refuse (the config refuses {@code workload.client_timeout_s} for them first).
+     */
+    void abort(Sequence s) {
+        throw new UnsupportedOperationException(
+                "aborting a request is not modelled for " + getClass().getSimpleName());
+    }
+
     /** Prompt tokens not yet computed of requests without a first token. */
     public abstract long pendingPromptTokens();
 

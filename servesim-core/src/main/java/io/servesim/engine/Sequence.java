@@ -348,6 +348,19 @@ public final class Sequence {
         decodeRunTo = limit;
     }
 
+    /**
+     * Whether its client gave up on it ({@code workload.client_timeout_s}): it was recorded as timed out then, and
+     * whatever the engine does with it afterwards (its abort, or a finish before the abort) records nothing more.
+     */
+    public boolean clientGone() {
+        return cold.clientGone;
+    }
+
+    /** Its client gave up on it ({@link #clientGone}). */
+    void clientGave() {
+        cold.clientGone = true;
+    }
+
     /** It leaves the rank: finished, or rejected at submission. */
     void finish() {
         finished = true;
@@ -504,6 +517,7 @@ public final class Sequence {
         long pullNanos = -1;
         int pullSource = -1;
         boolean firstTokenHeld;
+        boolean clientGone;
 
         Cold(RoutingDecision routing, Handoff handoff, boolean prefillOnly) {
             this.routing = routing;

@@ -225,6 +225,40 @@ public final class VllmScheduler extends RankScheduler {
     }
 
     /**
+     * vLLM's {@code Scheduler.finish_requests(request_id, RequestStatus.FINISHED_ABORTED)} for one request, as the
+     * engine core runs it when its client disconnects (the API server's {@code AsyncLLM.abort}, processed from the
+     * engine core's input queue before its next {@code schedule()}): the request leaves {@code running} or {@code
+     * waiting}, its blocks are freed ({@code _free_request}: at once, no connector delays them here), and it is
+     * finished, so {@code update_from_output} drops the outputs of a step in flight that included it (the request
+     * is no longer in {@code self.requests}). A decode run it belonged to ends: the run's requests are brought up to
+     * date and the next step takes the full path.
+     */
+    @Override
+    void settle() {
+        settleRun();
+    }
+
+    @Override
+    void abort(Sequence s) {
+        settleRun();
+        if (runLive) {
+            endRun();
+        }
+        decodeRun = 0;
+        if (s.running()) {
+            running.remove(s);
+        } else {
+            waiting.remove(s);
+        }
+        if (s.awaitingFirstToken()) {
+            // its prompt no longer waits to be computed (the same share the other paths count: pendingPromptTokens)
+            pendingPromptTokens -= s.promptLength() - Math.min(s.numComputedTokens(), s.promptLength());
+        }
+        kv.free(s.table());
+        s.finish();
+    }
+
+    /**
      * Prompt tokens not yet computed, summed over this rank's requests that have not produced their first token
      * (Dynamo's "active prefill tokens").
      */
@@ -702,7 +736,10 @@ public final class VllmScheduler extends RankScheduler {
             // the run's first outputs (each request's latest token came at its own time), or a step of a run that
             // ended (its requests are up to date): one request at a time
             for (int k = 0; k < n; k++) {
-                samplePlain(step.seq(k), nowNanos, async);
+                Sequence r = step.seq(k);
+                if (!r.finished()) { // an aborted request's token is dropped
+                    samplePlain(r, nowNanos, async);
+                }
             }
             if (runLive && step.run == runRequests) {
                 runOutputsEven = true;
@@ -768,6 +805,10 @@ public final class VllmScheduler extends RankScheduler {
                 evenForRun = false;
             }
             if (step.plainDecode(k)) {
+                if (r.finished()) {
+                    evenForRun = false; // aborted while its token was in flight: dropped
+                    continue;
+                }
                 samplePlain(r, nowNanos, async);
                 continue;
             }

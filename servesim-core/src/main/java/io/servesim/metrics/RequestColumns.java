@@ -112,7 +112,7 @@ public final class RequestColumns {
                     "status",
                     "status",
                     "enum",
-                    "completed, rejected, incomplete or abandoned",
+                    "completed, rejected, incomplete, abandoned or timed_out",
                     (r, sb) -> sb.append(r.status().status()),
                     (r, sb) -> sb.append('"').append(r.status().status()).append('"')),
             new Column(

@@ -22,6 +22,8 @@ public final class RequestMetrics {
     public long incomplete;
     /** Trace session turns never sent because an earlier turn of their session was rejected. */
     public long abandoned;
+    /** Requests whose client gave up before their last token ({@code workload.client_timeout_s}). */
+    public long timedOut;
     /** Completed requests capped by max_model_len. */
     public long lengthCapped;
     /** Prompt tokens of completed requests. */
@@ -46,6 +48,10 @@ public final class RequestMetrics {
         }
         if (status == RequestStatus.ABANDONED) {
             abandoned++;
+            return;
+        }
+        if (status == RequestStatus.TIMED_OUT) {
+            timedOut++;
             return;
         }
         if (!status.completed()) {

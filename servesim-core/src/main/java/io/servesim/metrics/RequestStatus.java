@@ -17,7 +17,12 @@ public enum RequestStatus {
      * no worker), so the session ended there; recorded when the session ended or when the row was read, whichever
      * is later.
      */
-    ABANDONED("abandoned", "session_ended");
+    ABANDONED("abandoned", "session_ended"),
+    /**
+     * Its client gave up before the last token ({@code workload.client_timeout_s}): recorded at the client's deadline
+     * with what it had received by then; the engine aborted it at its next step.
+     */
+    TIMED_OUT("timed_out", "client_timeout");
 
     private final String status;
     private final String reason;
@@ -27,7 +32,7 @@ public enum RequestStatus {
         this.reason = reason;
     }
 
-    /** {@code completed}, {@code rejected}, {@code incomplete} or {@code abandoned}. */
+    /** {@code completed}, {@code rejected}, {@code incomplete}, {@code abandoned} or {@code timed_out}. */
     public String status() {
         return status;
     }

@@ -89,6 +89,9 @@ public final class ReportWriter {
         o.put("rejected", s.rejected());
         o.put("incomplete", s.incomplete());
         o.put("abandoned", s.abandoned());
+        if (s.timedOut() != null) {
+            o.put("timed_out", s.timedOut()); // only with workload.client_timeout_s
+        }
         o.put("length_capped", s.lengthCapped());
         o.put("duration_ms", Numbers.fixed(s.durationMs(), 6));
         o.put("total_input_tokens", s.totalInputTokens());

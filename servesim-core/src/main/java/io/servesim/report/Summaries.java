@@ -29,6 +29,7 @@ public final class Summaries {
                 m.rejected,
                 m.incomplete,
                 m.abandoned,
+                result.config().workload().clientTimeoutS() == null ? null : m.timedOut,
                 m.lengthCapped,
                 durationMs,
                 inTokens,

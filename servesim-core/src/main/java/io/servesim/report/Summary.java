@@ -12,6 +12,7 @@ public record Summary(
         long rejected,
         long incomplete,
         long abandoned,
+        Long timedOut,
         long lengthCapped,
         double durationMs,
         long totalInputTokens,

@@ -26,14 +26,23 @@ final class Dispatcher implements RequestSink {
     private final long[] workerRequests;
     private final io.servesim.sim.EventQueue queue;
     private java.util.function.Consumer<Request> lost = r -> {};
+    private java.util.function.Consumer<Request> timedOut = r -> {};
+    private final long clientTimeoutNanos;
+    private final ClientDeadlines deadlines = new ClientDeadlines();
 
     /** Who hears of a request that reached no worker (the workload: {@code Workload.onRequestLost}). */
     void onLost(java.util.function.Consumer<Request> listener) {
         this.lost = listener;
     }
 
-    Dispatcher(Cluster cluster, RunRecorder recorder, io.servesim.sim.EventQueue queue) {
+    /** Who hears of a request whose client gave up on it (the workload: it ends as a rejected one does). */
+    void onTimedOut(java.util.function.Consumer<Request> listener) {
+        this.timedOut = listener;
+    }
+
+    Dispatcher(Cluster cluster, RunRecorder recorder, io.servesim.sim.EventQueue queue, long clientTimeoutNanos) {
         this.cluster = cluster;
+        this.clientTimeoutNanos = clientTimeoutNanos;
         this.queue = queue;
         this.group = cluster.groups()[0];
         this.pd = cluster.pd();
@@ -124,7 +133,69 @@ final class Dispatcher implements RequestSink {
         }
         EngineRank rank = cluster.rank(g);
         workerRequests[rank.workerId()]++;
-        rank.submit(request, decision, hashes);
+        Sequence s = rank.submit(request, decision, hashes);
+        if (clientTimeoutNanos > 0 && s != null) {
+            deadlines.watch(rank, s, Math.max(queue.nowNanos(), request.arrivalNanos() + clientTimeoutNanos));
+        }
+    }
+
+    /** Deadline events in the queue now (0 or 1): they stand for no work ({@link ClientDeadlines}). */
+    int deadlineEvents() {
+        return deadlines.armed ? 1 : 0;
+    }
+
+    /** A request's client deadline: the rank holding it, as that rank holds it, and when its client gives up. */
+    private record Deadline(EngineRank rank, Sequence sequence, long nanos) {}
+
+    /**
+     * The clients' deadlines ({@code workload.client_timeout_s}): a request not finished by its deadline is given up
+     * by its client — recorded as timed out with what it had received, heard of by the workload as a rejected one
+     * (a session ends there; a closed loop sends its next request), and aborted by its rank. Requests are dispatched
+     * when they arrive and every deadline is arrival plus the one timeout, so deadlines come in dispatch order: one
+     * FIFO and one event in the queue at a time, at the earliest deadline of a request not known to have finished
+     * (finished requests at the head are dropped when it fires). That event may outlive the last request; it stands
+     * for no work ({@link #deadlineEvents}).
+     */
+    private final class ClientDeadlines implements io.servesim.sim.EventHandler {
+        private final java.util.ArrayDeque<Deadline> pending = new java.util.ArrayDeque<>();
+        private long lastNanos = Long.MIN_VALUE;
+        private boolean armed;
+
+        void watch(EngineRank rank, Sequence s, long deadlineNanos) {
+            if (deadlineNanos < lastNanos) {
+                throw new IllegalStateException(
+                        "client deadlines out of order: " + deadlineNanos + " after " + lastNanos);
+            }
+            lastNanos = deadlineNanos;
+            pending.addLast(new Deadline(rank, s, deadlineNanos));
+            if (!armed) {
+                arm();
+            }
+        }
+
+        private void arm() {
+            while (!pending.isEmpty() && pending.peekFirst().sequence().finished()) {
+                pending.pollFirst();
+            }
+            armed = !pending.isEmpty();
+            if (armed) {
+                queue.schedule(pending.peekFirst().nanos(), io.servesim.sim.Phase.ARRIVAL, 0, this, 0, 0);
+            }
+        }
+
+        @Override
+        public void onEvent(int kind, long payload) {
+            long now = queue.nowNanos();
+            while (!pending.isEmpty() && pending.peekFirst().nanos() <= now) {
+                Deadline d = pending.pollFirst();
+                Sequence s = d.sequence();
+                if (d.rank().clientTimedOut(s)) { // (it settles the request first: read it after)
+                    recorder.timedOut(d.rank(), s, now);
+                    timedOut.accept(s.request());
+                }
+            }
+            arm();
+        }
     }
 
     /**

@@ -158,6 +158,7 @@ public final class Invariants implements StepObserver {
             boolean terminal = st.equals("completed")
                     || st.equals("rejected")
                     || st.equals("abandoned")
+                    || st.equals("timed_out")
                     || (limited && st.equals("incomplete"));
             if (!terminal) {
                 violation("request " + id + " ended as '" + st + "'");

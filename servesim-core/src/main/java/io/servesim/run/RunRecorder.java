@@ -82,6 +82,12 @@ final class RunRecorder {
         record(-1, -1, null, request, RoutingDecision.NONE, RequestStatus.ABANDONED);
     }
 
+    /** The client of {@code s} on {@code rank} gave up on it at {@code nowNanos} ({@code workload.client_timeout_s}). */
+    void timedOut(EngineRank rank, Sequence s, long nowNanos) {
+        lastFinishNanos = Math.max(lastFinishNanos, nowNanos);
+        record(rank.workerId(), rank.rankId(), s, s.request(), s.routing(), RequestStatus.TIMED_OUT);
+    }
+
     /** The run's time limit found {@code s} still on {@code rank}. */
     void incomplete(EngineRank rank, Sequence s) {
         record(rank.workerId(), rank.rankId(), s, s.request(), s.routing(), RequestStatus.INCOMPLETE);

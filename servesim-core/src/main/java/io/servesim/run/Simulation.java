@@ -115,7 +115,8 @@ public final class Simulation {
             }
         }
         this.load = new LoadTracker(cluster);
-        this.dispatcher = new Dispatcher(cluster, recorder, queue);
+        this.dispatcher =
+                new Dispatcher(cluster, recorder, queue, config.workload().clientTimeoutNanos());
         this.fleet = new FleetEvents(cluster, load, dispatcher);
         this.telemetry = new TelemetrySampler(
                 queue,
@@ -126,16 +127,21 @@ public final class Simulation {
                 load,
                 schedulerCounters,
                 recorder,
-                fleet);
+                fleet,
+                dispatcher::deadlineEvents);
         this.workload =
                 Workloads.create(config.workload(), streams, config.cluster().minAttentionDp(), config.baseDir());
         dispatcher.onLost(workload::onRequestLost);
+        dispatcher.onTimedOut(r -> workload.onRequestDone(r, 0, true));
     }
 
     /** What the engines report: finished requests go to the recorder, then the workload; load changes to tracking. */
     private final class Engines implements EngineListener {
         @Override
         public void onRequestFinished(EngineRank rank, Sequence s, boolean rejected) {
+            if (s.clientGone()) {
+                return; // its client gave up before this finish: recorded as timed out then (Dispatcher)
+            }
             if (s.prefillOnly() && !rejected) {
                 dispatcher.handoff(rank, s); // a P/D prefill ends: the request goes on to its decode worker
                 return;
@@ -400,8 +406,8 @@ public final class Simulation {
     public RunResult run() {
         long limit = config.limits().timeLimitNanos();
         runUntil(limit);
-        if (!queue.isEmpty()) {
-            endIncomplete(limit); // the time limit cut the run short
+        if (queue.size() > dispatcher.deadlineEvents()) {
+            endIncomplete(limit); // the time limit cut the run short (a client deadline alone stands for no work)
         }
         return collect();
     }
@@ -418,7 +424,9 @@ public final class Simulation {
             left.clear();
             rank.scheduler().inFlight(left);
             for (Sequence s : left) {
-                recorder.incomplete(rank, s);
+                if (!s.clientGone()) { // (one its client gave up on was recorded then; its abort is pending)
+                    recorder.incomplete(rank, s);
+                }
             }
         }
     }

@@ -32,6 +32,9 @@ final class TelemetrySampler implements EventHandler {
     private long[] lastWorkerGenerated;
     private long[] lastWorkerCompleted;
 
+    // events in the queue that stand for no work: the clients' deadline (Dispatcher.deadlineEvents)
+    private final java.util.function.IntSupplier deadlineEvents;
+
     TelemetrySampler(
             EventQueue queue,
             long tickNanos,
@@ -41,8 +44,10 @@ final class TelemetrySampler implements EventHandler {
             LoadTracker load,
             SchedulerCounters counters,
             RunRecorder recorder,
-            FleetEvents fleet) {
+            FleetEvents fleet,
+            java.util.function.IntSupplier deadlineEvents) {
         this.queue = queue;
+        this.deadlineEvents = deadlineEvents;
         this.tickNanos = tickNanos;
         this.perWorker = perWorker;
         this.series = series;
@@ -96,7 +101,7 @@ final class TelemetrySampler implements EventHandler {
         if (perWorker) {
             perWorker(now, seconds);
         }
-        if (queue.size() > fleet.pending()) {
+        if (queue.size() > fleet.pending() + deadlineEvents.getAsInt()) {
             // nothing changes before the next event: skip the ticks in between (their rows would repeat this one's
             // gauges with zero rates) and sample again at the last tick at or before it; so a trace row or an
             // event years ahead costs one row, not one per tick

@@ -34,6 +34,8 @@ public final class Corpus {
      * @param client the frontend time added to the simulated tokens (client-side runs; else {@link ClientFrontend#NONE})
      * @param windows the run cut into arrival windows, each compared on its own (empty unless asked for)
      * @param requestsCsv the run's requests side by side, measured and simulated ({@link RequestComparison})
+     * @param simulatedTimedOut simulated requests whose client gave up ({@code workload.client_timeout_s}); they are
+     *     left out of the simulated samples as the measurement leaves its failed requests out
      */
     public record Result(
             RunFolder run,
@@ -44,7 +46,8 @@ public final class Corpus {
             List<String> warnings,
             ClientFrontend client,
             List<Window> windows,
-            String requestsCsv) {
+            String requestsCsv,
+            long simulatedTimedOut) {
         /** Defensive copies. */
         public Result {
             warnings = List.copyOf(warnings);
@@ -101,7 +104,8 @@ public final class Corpus {
                 loaded.warnings(),
                 client,
                 windowS > 0 ? windows(run, sim, client, windowS) : List.of(),
-                RequestComparison.csv(run, sim, client));
+                RequestComparison.csv(run, sim, client),
+                sim.metrics().timedOut);
     }
 
     private static List<Window> windows(RunFolder run, RunResult sim, ClientFrontend client, double windowS) {

@@ -63,6 +63,9 @@ import tools.jackson.databind.json.JsonMapper;
  *     HTTP and tokenisation, which an engine simulation does not see)
  * @param sharedPrefix the shared system prompt of {@code workload_profile.shared_prefix}, or null
  * @param tokenIds whether the workload rows carry {@code prompt_token_ids} (judged by the first row)
+ * @param clientTimeoutS {@code client_timeout_s} (servesim's: seconds after which the measuring client gave up on a
+ *     request; 0: never), else {@link #INFERENCE_PERF_TIMEOUT_S} when {@code measured_definitions} names
+ *     inference-perf, else null ({@code workload.client_timeout_s})
  */
 public record RunFolder(
         String name,
@@ -88,7 +91,17 @@ public record RunFolder(
         TimingConfig.Dtype kvDtype,
         boolean clientSide,
         SharedPrefixConfig sharedPrefix,
-        boolean tokenIds) {
+        boolean tokenIds,
+        Double clientTimeoutS) {
+
+    /**
+     * The total timeout of an inference-perf client that sets none ({@code load.request_timeout} unset): its aiohttp
+     * session then takes aiohttp's default {@code ClientTimeout(total=300)} (kubernetes-sigs/inference-perf {@code
+     * inference_perf/client/modelserver/openai_client.py}, which passes aiohttp's sentinel; aiohttp's {@code
+     * DEFAULT_TIMEOUT}). A request not finished 300 s after it was sent fails at the client, which disconnects, and
+     * vLLM aborts it.
+     */
+    public static final double INFERENCE_PERF_TIMEOUT_S = 300;
 
     /**
      * A fact a run folder's meta.json lacks or states wrongly, given on the command line ({@code --meta
@@ -156,6 +169,7 @@ public record RunFolder(
             "gpu_p2p",
             "link_gbytes_per_s",
             "async_scheduling",
+            "client_timeout_s",
             "measured_definitions",
             "workload_profile");
 
@@ -289,6 +303,17 @@ public record RunFolder(
         Integer blocks = m.has("num_gpu_blocks") ? m.integer("num_gpu_blocks", null) : null;
         boolean tokenIds = firstRowHasTokenIds(name, abs.resolve(WORKLOAD));
         VllmVersion version = m.version("vllm_version");
+        String definitions = m.string("measured_definitions");
+        Double timeout;
+        if (m.has("client_timeout_s")) {
+            JsonNode v = m.root.get("client_timeout_s");
+            if (!v.isNumber() || v.doubleValue() < 0 || !Double.isFinite(v.doubleValue())) {
+                throw m.error("client_timeout_s", "expected seconds (0: the client never gave up), got " + v);
+            }
+            timeout = v.doubleValue() > 0 ? v.doubleValue() : null;
+        } else {
+            timeout = definitions.toLowerCase(Locale.ROOT).contains("inference-perf") ? INFERENCE_PERF_TIMEOUT_S : null;
+        }
         return new RunFolder(
                 name,
                 abs,
@@ -313,7 +338,8 @@ public record RunFolder(
                 kv,
                 m.string("measured_definitions").toLowerCase(Locale.ROOT).contains("client-side"),
                 withRepeats(m.sharedPrefix(), name, abs.resolve(WORKLOAD), tokenIds),
-                tokenIds);
+                tokenIds,
+                timeout);
     }
 
     /**
@@ -360,6 +386,9 @@ public record RunFolder(
             sets.add("timing.vllm_version=" + quoted(vllmVersion.toString()));
         }
         sets.add("engine.scheduler.async_scheduling=" + asyncScheduling);
+        if (clientTimeoutS != null) {
+            sets.add(String.format(Locale.ROOT, "workload.client_timeout_s=%s", clientTimeoutS));
+        }
         sets.add("engine.scheduler.max_num_seqs=" + maxNumSeqs);
         sets.add("engine.scheduler.max_num_batched_tokens=" + maxNumBatchedTokens);
         sets.add("engine.scheduler.enable_chunked_prefill=" + chunkedPrefill);

@@ -91,6 +91,7 @@ class RunFolderTest {
         assertThat(r.clientSide()).isFalse();
         assertThat(r.sharedPrefix()).isNull();
         assertThat(r.tokenIds()).isFalse();
+        assertThat(r.clientTimeoutS()).isNull(); // an engine-side measurement has no client to give up
 
         SimConfig c = r.config(null, List.of());
         assertThat(c.workload().trace().format()).isEqualTo(TraceFormat.MEASURED);
@@ -149,6 +150,24 @@ class RunFolderTest {
         assertThat(c.engine().kvCache().prefixCaching()).isFalse();
         assertThat(c.engine().kvCache().numGpuBlocks()).isEqualTo(20000);
         assertThat(c.engine().scheduler().maxNumSeqs()).isEqualTo(7); // the user's --set wins
+    }
+
+    @Test
+    void clientTimeout_isInferencePerfsAiohttpDefault_unlessStated() throws IOException {
+        String perf = "Client-side, measured by kubernetes-sigs/inference-perf (streaming /v1/completions over HTTP).";
+        RunFolder byTool = RunFolder.read(run("perf", Map.of("measured_definitions", perf)));
+        assertThat(byTool.clientTimeoutS()).isEqualTo(300.0); // aiohttp's ClientTimeout(total=300)
+        assertThat(byTool.config(null, List.of()).workload().clientTimeoutS()).isEqualTo(300.0);
+        RunFolder stated = RunFolder.read(run("stated", Map.of("measured_definitions", perf, "client_timeout_s", 120)));
+        assertThat(stated.config(null, List.of()).workload().clientTimeoutS()).isEqualTo(120.0);
+        RunFolder never = RunFolder.read(run("never", Map.of("measured_definitions", perf, "client_timeout_s", 0)));
+        assertThat(never.config(null, List.of()).workload().clientTimeoutS()).isNull();
+        RunFolder otherTool = RunFolder.read(
+                run("other", Map.of("measured_definitions", "Client-side, measured by a load generator over HTTP.")));
+        assertThat(otherTool.clientTimeoutS()).isNull();
+        assertThatThrownBy(() -> RunFolder.read(run("bad", Map.of("client_timeout_s", -1))))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("run bad: meta.json: client_timeout_s: expected seconds");
     }
 
     @Test

@@ -122,11 +122,13 @@ public final class SoakCommand implements Callable<Integer> {
         if (s.requests() != log.size()) {
             problems.add("summary requests " + s.requests() + " != " + log.size() + " rows");
         }
-        if (s.completed() + s.rejected() + s.incomplete() + s.abandoned() != s.requests()) {
-            problems.add("summary completed + rejected + incomplete + abandoned != requests " + s.requests());
+        long timedOut = s.timedOut() == null ? 0 : s.timedOut();
+        if (s.completed() + s.rejected() + s.incomplete() + s.abandoned() + timedOut != s.requests()) {
+            problems.add(
+                    "summary completed + rejected + incomplete + abandoned + timed_out != requests " + s.requests());
         }
-        long[] counts = {s.completed(), s.rejected(), s.incomplete(), s.abandoned()};
-        String[] names = {"completed", "rejected", "incomplete", "abandoned"};
+        long[] counts = {s.completed(), s.rejected(), s.incomplete(), s.abandoned(), timedOut};
+        String[] names = {"completed", "rejected", "incomplete", "abandoned", "timed_out"};
         for (int i = 0; i < names.length; i++) {
             if (counts[i] != byStatus.getOrDefault(names[i], 0L)) {
                 problems.add("summary " + names[i] + " " + counts[i] + " != " + byStatus.getOrDefault(names[i], 0L)

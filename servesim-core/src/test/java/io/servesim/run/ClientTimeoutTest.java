@@ -1,0 +1,206 @@
+package io.servesim.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.servesim.config.ConfigException;
+import io.servesim.config.ConfigLoader;
+import io.servesim.config.SimConfig;
+import io.servesim.metrics.RequestLog;
+import io.servesim.metrics.RequestStatus;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A client that gives up ({@code workload.client_timeout_s}): the request ends {@code timed_out} at its deadline with
+ * what it had received, and vLLM aborts it before its next schedule ({@code finish_requests(FINISHED_ABORTED)}): it
+ * leaves the queues, its blocks are freed, and the output of a step in flight that included it is dropped.
+ *
+ * <p>Every case by hand on one rank with constant 10 ms steps, one request running at a time ({@code max_num_seqs}
+ * 1): request 0 (100 prompt tokens, 10 output tokens) arrives at 0, request 1 (100 prompt tokens, 3 output tokens)
+ * at 45 ms; the client timeout is 50 ms.
+ */
+class ClientTimeoutTest {
+    private static final long MS = 1_000_000;
+
+    private static final String TWO = """
+            {"arrival_ms": 0, "input_length": 100, "output_length": 10}
+            {"arrival_ms": 45, "input_length": 100, "output_length": 3}
+            """;
+
+    private static SimConfig config(boolean async, String timeoutS, String... more) {
+        return config(TWO, async, timeoutS, more);
+    }
+
+    private static SimConfig config(String rows, boolean async, String timeoutS, String... more) {
+        List<String> sets = new ArrayList<>(List.of(
+                "workload.type=trace",
+                "workload.trace.format=servesim",
+                "workload.trace.path=" + trace(rows),
+                "timing.type=fixed",
+                "timing.fixed={step_ms: 10, prefill_ms: 0, decode_ms: 0}",
+                "engine.scheduler.max_num_seqs=1",
+                "engine.scheduler.max_num_batched_tokens=1000",
+                "engine.scheduler.async_scheduling=" + async,
+                "engine.kv_cache.num_gpu_blocks=64",
+                "engine.kv_cache.block_size=16",
+                "output.timeseries_tick_s=0.01"));
+        if (timeoutS != null) {
+            sets.add("workload.client_timeout_s=" + timeoutS);
+        }
+        sets.addAll(List.of(more));
+        return ConfigLoader.fromYaml("", "t", sets);
+    }
+
+    private static String trace(String rows) {
+        try {
+            java.nio.file.Path p = java.nio.file.Files.createTempFile("timeout", ".jsonl");
+            p.toFile().deleteOnExit();
+            java.nio.file.Files.writeString(p, rows);
+            return p.toString();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static int row(RequestLog log, int id) {
+        for (int i = 0; i < log.size(); i++) {
+            if (log.requestId(i) == id) {
+                return i;
+            }
+        }
+        throw new AssertionError("no row for request " + id);
+    }
+
+    @Test
+    void synchronousLoop_aRunningRequestPastItsDeadline_endsTimedOut_andTheNextStepAdmitsTheWaitingOne() {
+        // request 0: prefill 0-10 (token 1 at 10), decodes to 20, 30, 40, 50; its deadline is 50, after that instant's
+        // outputs: 5 tokens. The step at 50 aborts it first, so request 1 (waiting since 45) prefills 50-60 and decodes
+        // to 70 and 80: TTFT 15 ms, E2E 35 ms, inside its deadline (95)
+        RunResult r = Simulation.run(config(false, "0.05"));
+        RequestLog log = r.log();
+        int a = row(log, 0);
+        assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);
+        assertThat(log.outputTokens(a)).isEqualTo(5);
+        assertThat(log.firstTokenNanos(a)).isEqualTo(10 * MS);
+        assertThat(log.lastTokenNanos(a)).isEqualTo(50 * MS);
+        int b = row(log, 1);
+        assertThat(log.status(b)).isEqualTo(RequestStatus.COMPLETED);
+        assertThat(log.firstTokenNanos(b) - log.arrivalNanos(b)).isEqualTo(15 * MS);
+        assertThat(log.lastTokenNanos(b) - log.arrivalNanos(b)).isEqualTo(35 * MS);
+        // the run ends with its last request (80 ms), not at the later deadline of request 1 (95 ms)
+        assertThat(r.endNanos()).isEqualTo(80 * MS);
+        var summary = io.servesim.report.Summaries.of(r);
+        assertThat(summary.timedOut()).isEqualTo(1L);
+        assertThat(summary.completed()).isEqualTo(1L);
+        assertThat(summary.incomplete()).isZero();
+        assertThat(r.timeSeries().size()).isLessThanOrEqualTo(9); // ticks to 80 ms, none toward the stale deadline
+    }
+
+    @Test
+    void withoutATimeout_theSameRequestsComplete_andTheSecondWaitsForTheFirst() {
+        RunResult r = Simulation.run(config(false, null));
+        RequestLog log = r.log();
+        assertThat(log.status(row(log, 0))).isEqualTo(RequestStatus.COMPLETED);
+        int b = row(log, 1);
+        // request 0 ends at 100 ms; request 1 prefills 100-110
+        assertThat(log.firstTokenNanos(b) - log.arrivalNanos(b)).isEqualTo(65 * MS);
+        assertThat(io.servesim.report.Summaries.of(r).timedOut()).isNull(); // summary.json then has no timed_out
+    }
+
+    @Test
+    void asyncLoop_theStepInFlightAtTheAbort_runsButItsTokenForTheAbortedRequestIsDropped() {
+        // vLLM's async loop schedules a step while the one before runs: request 0's tokens come at 10 ... 50 as
+        // above, and the step 50-60 (scheduled at 40) holds its sixth decode. At 50 the loop schedules the step after
+        // it, aborting request 0 first: request 1 is admitted into 60-70 (token at 70), decodes at 80 and 90. The
+        // step 50-60 still runs; its token for request 0 is dropped (the client has 5)
+        RunResult r = Simulation.run(config(true, "0.05"));
+        RequestLog log = r.log();
+        int a = row(log, 0);
+        assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);
+        assertThat(log.outputTokens(a)).isEqualTo(5);
+        int b = row(log, 1);
+        assertThat(log.status(b)).isEqualTo(RequestStatus.COMPLETED);
+        assertThat(log.firstTokenNanos(b)).isEqualTo(70 * MS);
+        assertThat(log.lastTokenNanos(b)).isEqualTo(90 * MS);
+        // request 1's first token at 70 shows the step 50-60 ran; its token for request 0 is not counted either, as
+        // update_from_output skips a request no longer in self.requests
+        assertThat(r.counters().generatedTokens()).isEqualTo(5 + 3);
+        assertThat(r.counters().steps()).isEqualTo(6 + 3); // request 0's six steps (the last one dropped), request 1's
+    }
+
+    @Test
+    void aRequestFinishingAtItsDeadline_completes() {
+        // request 0 alone: its tenth token at 100 ms, its deadline 100 ms after the instant's outputs
+        RunResult r = Simulation.run(config(false, "0.1", "workload.trace.limit=1"));
+        assertThat(r.log().status(0)).isEqualTo(RequestStatus.COMPLETED);
+        assertThat(io.servesim.report.Summaries.of(r).timedOut()).isZero();
+    }
+
+    @Test
+    void aWaitingRequestPastItsDeadline_leavesTheQueue_neverScheduled() {
+        // both arrive at 0: request 0 runs (tokens at 10 ... 50), request 1 waits behind it; at 50 both clients give
+        // up: request 0 with 5 tokens, request 1 never scheduled, and nothing is left to run
+        RunResult r = Simulation.run(config("""
+                {"arrival_ms": 0, "input_length": 100, "output_length": 10}
+                {"arrival_ms": 0, "input_length": 100, "output_length": 3}
+                """, false, "0.05"));
+        RequestLog log = r.log();
+        assertThat(log.status(row(log, 0))).isEqualTo(RequestStatus.TIMED_OUT);
+        assertThat(log.outputTokens(row(log, 0))).isEqualTo(5);
+        int b = row(log, 1);
+        assertThat(log.status(b)).isEqualTo(RequestStatus.TIMED_OUT);
+        assertThat(log.outputTokens(b)).isZero();
+        assertThat(log.firstScheduledNanos(b)).isEqualTo(-1);
+        assertThat(r.endNanos()).isEqualTo(50 * MS);
+        assertThat(r.counters().steps()).isEqualTo(5); // the step at 50 found nothing left
+    }
+
+    @Test
+    void aTimedOutSessionTurn_endsItsSession_itsLaterTurnsAreAbandoned() {
+        RunResult r = Simulation.run(ConfigLoader.fromYaml(
+                "",
+                "t",
+                List.of(
+                        "workload.type=sessions",
+                        "workload.sessions.sessions=1",
+                        "workload.sessions.turns=3",
+                        "workload.sessions.first_input_tokens={type: fixed, value: 100}",
+                        "workload.sessions.new_input_tokens={type: fixed, value: 20}",
+                        "workload.sessions.output_tokens={type: fixed, value: 20}",
+                        "workload.client_timeout_s=0.1",
+                        "timing.type=fixed",
+                        "timing.fixed={step_ms: 10, prefill_ms: 0, decode_ms: 0}")));
+        RequestLog log = r.log();
+        assertThat(log.size()).isEqualTo(3);
+        // 20 tokens at 10 ms each take 200 ms: the first turn times out at 100 ms, and the session ends there
+        assertThat(log.status(row(log, 0))).isEqualTo(RequestStatus.TIMED_OUT);
+        for (int i = 0; i < log.size(); i++) {
+            if (log.requestId(i) != 0) {
+                assertThat(log.status(i)).isEqualTo(RequestStatus.ABANDONED);
+            }
+        }
+    }
+
+    @Test
+    void aTimeout_isRefusedWhereAnAbortIsNotModelled_namingTheKeyAndWhy() {
+        record Case(String set, String why) {}
+        for (Case c : List.of(
+                new Case("engine.kind=sglang", "vLLM engine only"),
+                new Case("engine.kind=trtllm", "vLLM engine only"),
+                new Case("engine.kvcr.enabled=true", "KVCR"),
+                new Case("engine.kv_cache.host_offload.num_host_blocks=64", "G2"),
+                new Case("cluster.events=[{at_ms: 10, worker: 0, action: fail}]", "failing workers"))) {
+            assertThatThrownBy(() -> ConfigLoader.fromYaml(
+                            "", "t", List.of("workload.client_timeout_s=10", "cluster.workers=2", c.set())))
+                    .as(c.set())
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("workload.client_timeout_s")
+                    .hasMessageContaining(c.why());
+        }
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("workload.client_timeout_s=0")))
+                .hasMessageContaining("workload.client_timeout_s")
+                .hasMessageContaining("expected a positive number of seconds");
+    }
+}
