@@ -4,7 +4,11 @@ harness (../shared/tools/vllm-oracle): seeded random scenarios from its gen.py, 
 code (run_vllm.py, sync and async engine loop), written with vLLM's per-request results so that ConformanceTest can
 replay them in CI without vLLM. Needs the harness's setup.sh run first (the pinned vLLM sources).
 
-Usage: python3 scripts/conformance-fixtures.py [--oracle DIR] [--seeds 0:150] [--chaos 0:50]
+Usage: python3 scripts/conformance-fixtures.py [--oracle DIR] [--seeds 0:150] [--chaos 0:50] [--timeouts 1000:1060]
+
+The --timeouts seeds are scenarios whose clients give up (config.client_timeout_ms: 120, 250 or 400 ms after
+arrival): vLLM aborts each unfinished request before its next schedule (scripts/vllm_harness.py), servesim gets
+workload.client_timeout_s.
 """
 import argparse
 import gzip
@@ -21,6 +25,7 @@ def main() -> None:
     ap.add_argument("--oracle", default=os.path.join(HERE, "..", "..", "shared", "tools", "vllm-oracle"))
     ap.add_argument("--seeds", default="0:150")
     ap.add_argument("--chaos", default="0:50")
+    ap.add_argument("--timeouts", default="1000:1060")
     a = ap.parse_args()
     sys.dont_write_bytecode = True
     sys.path.insert(0, os.path.abspath(a.oracle))
@@ -31,7 +36,12 @@ def main() -> None:
     commit = getattr(run_vllm, "PINNED_COMMIT", None) or "9aaf83ef502fc37bc647f6e474314d48ba36cd1c"
     lo, hi = (int(x) for x in a.seeds.split(":"))
     clo, chi = (int(x) for x in a.chaos.split(":"))
+    tlo, thi = (int(x) for x in a.timeouts.split(":"))
     scenarios = [gen.generate(s) for s in range(lo, hi)] + [gen.generate(s, "chaos") for s in range(clo, chi)]
+    timed = [gen.generate(s, "chaos" if s % 4 == 0 else None) for s in range(tlo, thi)]
+    for sc in timed:
+        sc["config"]["client_timeout_ms"] = (120, 250, 400)[sc["seed"] % 3]
+    scenarios += timed
     for sc in scenarios:
         # vLLM's full-sequence admission gate (on by default since v0.19.0) on in three scenarios of four, off in the
         # fourth, so both of servesim's paths are held to vLLM's
@@ -46,7 +56,7 @@ def main() -> None:
         n = 0
         with gzip.open(path + ".tmp", "wt", encoding="utf-8") as f:
             f.write(json.dumps({"vllm_commit": commit, "mode": mode, "generator": "vllm-oracle gen.py",
-                                "seeds": a.seeds, "chaos_seeds": a.chaos}) + "\n")
+                                "seeds": a.seeds, "chaos_seeds": a.chaos, "timeout_seeds": a.timeouts}) + "\n")
             for sc in scenarios:
                 v = run_vllm.run(sc, async_mode=(mode == "async"))
                 if "error" in v:

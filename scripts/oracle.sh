@@ -7,7 +7,9 @@
 # template states the loop (docs/conformance.md, "The full oracle"). Both sides run vLLM's full-sequence admission gate
 # (scheduler_reserve_full_isl, on by default since v0.19.0) unless ORACLE_FULL_ISL=0, which turns it off on both.
 # ORACLE_HYBRID_WINDOW=W runs both with vLLM's hybrid KV cache, a sliding-window group of W tokens beside the
-# full-attention one (engine.kv_cache.hybrid_window), as for gpt-oss.
+# full-attention one (engine.kv_cache.hybrid_window), as for gpt-oss. ORACLE_CLIENT_TIMEOUT_MS=T gives every request a
+# client that gives up T ms after its arrival: vLLM aborts it (finish_requests with FINISHED_ABORTED before its next
+# schedule), servesim gets workload.client_timeout_s; both record what the client had by then.
 # Exits non-zero unless every scenario agrees.
 #
 # Usage: bash scripts/oracle.sh VLLM_MIRROR_GIT_DIR [SEEDS] [more oracle.py arguments]
@@ -55,6 +57,13 @@ if text.count(blocks) != 1:
 text = text.replace(
     blocks,
     "    num_gpu_blocks: {cfg['num_gpu_blocks'] * (2 if int(os.environ.get('ORACLE_HYBRID_WINDOW', '0')) > 0 else 1)}\n")
+wl_anchor = "  type: trace\n"
+if text.count(wl_anchor) != 1:
+    sys.exit("oracle: the harness's run_servesim.py template changed; update scripts/oracle.sh")
+text = text.replace(
+    wl_anchor,
+    wl_anchor + "  client_timeout_s: {float(os.environ['ORACLE_CLIENT_TIMEOUT_MS']) / 1000 "
+    "if float(os.environ.get('ORACLE_CLIENT_TIMEOUT_MS', '0')) > 0 else 'null'}\n")
 if "import os" not in text:
     sys.exit("oracle: run_servesim.py no longer imports os; update scripts/oracle.sh")
 open(path, "w").write(text)

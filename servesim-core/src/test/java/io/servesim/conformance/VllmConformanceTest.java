@@ -26,7 +26,10 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code gen.py}: chunked prefill, tiny budgets and pools, preemption and resumption over cached blocks, prefix hits,
  * max_model_len capping and rejection, max_num_seqs limits, and the {@code chaos} profile; vLLM's full-sequence
  * admission gate on in three scenarios of four, off in the fourth; vLLM's hybrid KV cache, a sliding-window group
- * beside the full-attention one as for gpt-oss, in one scenario of three) with the results of vLLM's
+ * beside the full-attention one as for gpt-oss, in one scenario of three; and 60 scenarios whose clients give up 120,
+ * 250 or 400 ms after arrival, each unfinished request then aborted by vLLM's {@code finish_requests} before its next
+ * schedule and recorded with what its client had received, as {@code workload.client_timeout_s} does) with the
+ * results of vLLM's
  * real scheduler code recorded as fixtures at the vLLM commit named in each file, in the synchronous engine loop and
  * the async one. Every request's status, finish reason, output tokens, first-scheduled, first-token and last-token
  * time, preemptions, first-admission hit and vLLM-reported cached tokens, and each scenario's step count, must match.
@@ -41,6 +44,7 @@ class VllmConformanceTest {
         List<String> mismatches = new ArrayList<>();
         int scenarios = 0;
         int requests = 0;
+        int timedOut = 0;
         try (BufferedReader in = new BufferedReader(new InputStreamReader(
                 new GZIPInputStream(
                         VllmConformanceTest.class.getResourceAsStream("/conformance/vllm-" + mode + ".jsonl.gz")),
@@ -61,6 +65,7 @@ class VllmConformanceTest {
                 assertThat(got).as(id).hasSize(want.size());
                 for (int i = 0; i < want.size(); i++) {
                     compare(id + " request " + i, want.get(i), got.get(i), mismatches);
+                    timedOut += want.get(i).get("status").asString().equals("timed_out") ? 1 : 0;
                 }
                 long steps = row.get("vllm").get("steps").asLong();
                 if (steps != r.counters().steps()) {
@@ -71,8 +76,9 @@ class VllmConformanceTest {
                 requests += want.size();
             }
         }
-        assertThat(scenarios).isGreaterThanOrEqualTo(150);
+        assertThat(scenarios).isGreaterThanOrEqualTo(260);
         assertThat(requests).isGreaterThan(1000);
+        assertThat(timedOut).as("requests whose client gave up").isGreaterThan(50);
         assertThat(mismatches).as(mode + ": fields that differ from vLLM").isEmpty();
     }
 
@@ -135,7 +141,7 @@ class VllmConformanceTest {
         return String.format(
                 Locale.ROOT,
                 """
-                workload: {type: trace, seed: 1, trace: {format: servesim, path: '%s'}}
+                workload: {type: trace, seed: 1, trace: {format: servesim, path: '%s'}, client_timeout_s: %s}
                 cluster: {workers: 1, attention_dp: 1, router: {policy: round_robin}}
                 engine:
                   max_model_len: %d
@@ -146,6 +152,9 @@ class VllmConformanceTest {
                 output: {timeseries_tick_s: 0}
                 """,
                 trace,
+                c.has("client_timeout_ms")
+                        ? String.valueOf(c.get("client_timeout_ms").asDouble() / 1000)
+                        : "null",
                 c.get("max_model_len").asInt(),
                 c.get("max_num_seqs").asInt(),
                 c.get("max_num_batched_tokens").asInt(),
