@@ -38,7 +38,8 @@ import tools.jackson.databind.json.JsonMapper;
  * @param gpu GPU preset (from {@code gpu}, a printed GPU name)
  * @param model model preset (from {@code model}, a Hugging Face id)
  * @param tensorParallel {@code tensor_parallel}
- * @param dataParallel {@code data_parallel} (null: 1)
+ * @param dataParallel {@code data_parallel} (null: 1, or for a MoE model {@code expert_parallel / tensor_parallel}
+ *     when that is larger: vLLM's expert-parallel group is TP x DP)
  * @param expertParallel {@code expert_parallel} (null: 1)
  * @param maxNumSeqs {@code max_num_seqs}
  * @param maxNumBatchedTokens {@code max_num_batched_tokens}
@@ -284,6 +285,10 @@ public record RunFolder(
                             + " expert parallelism)");
         }
         int ep = m.integer("expert_parallel", 1);
+        if (!m.has("data_parallel") && model.moe() && ep > tp && ep % tp == 0) {
+            // vLLM's expert-parallel group is TP x DP (--enable-expert-parallel): "TP 1, EP 2" is DP 2
+            dp = ep / tp;
+        }
         if (ep > 1 && ep != tp * dp) {
             throw m.error(
                     "expert_parallel",

@@ -153,6 +153,22 @@ class RunFolderTest {
     }
 
     @Test
+    void expertParallelBeyondTp_withoutAStatedDp_isDataParallel_asVllmFormsTheExpertGroupOverTpTimesDp()
+            throws IOException {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("model", "mistralai/Mixtral-8x7B-v0.1");
+        m.put("tensor_parallel", 1);
+        m.put("expert_parallel", 2); // "TP 1, EP 2": two GPUs, one data-parallel rank each
+        RunFolder r = RunFolder.read(run("ep", m));
+        assertThat(r.dataParallel()).isEqualTo(2);
+        assertThat(r.config(null, List.of()).cluster().attentionDp()).isEqualTo(2);
+        m.put("data_parallel", 1); // stated: then it must add up
+        assertThatThrownBy(() -> RunFolder.read(run("ep1", m)))
+                .hasMessageContaining("expert_parallel: is 2 but servesim splits experts over all tensor_parallel x"
+                        + " data_parallel = 1 GPUs");
+    }
+
+    @Test
     void clientTimeout_isInferencePerfsAiohttpDefault_unlessStated() throws IOException {
         String perf = "Client-side, measured by kubernetes-sigs/inference-perf (streaming /v1/completions over HTTP).";
         RunFolder byTool = RunFolder.read(run("perf", Map.of("measured_definitions", perf)));
