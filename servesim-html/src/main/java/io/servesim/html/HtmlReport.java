@@ -164,6 +164,14 @@ public final class HtmlReport {
             h.append("<tr><th>").append(esc(r[0])).append("</th>");
             cell(h, r[1], s.get(r[1]));
             h.append("</tr>");
+            if (r[1].equals("abandoned") && s.has("timed_out")) {
+                // only with workload.client_timeout_s
+                h.append("<tr><th>")
+                        .append(esc("timed out (the client gave up)"))
+                        .append("</th>");
+                cell(h, "timed_out", s.get("timed_out"));
+                h.append("</tr>");
+            }
         }
         JsonNode tiers = s.get("kv_tiers");
         JsonNode kvcr = s.get("kvcr");

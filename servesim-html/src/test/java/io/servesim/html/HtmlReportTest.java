@@ -134,6 +134,26 @@ class HtmlReportTest {
     }
 
     @Test
+    void aRunWithClientTimeouts_showsHowManyTimedOut_asSummaryJsonCountsThem() throws IOException {
+        Path dir = run(
+                tmp.resolve("to"),
+                "engine.kvcr.enabled=false",
+                "engine.kv_cache.host_offload.num_host_blocks=0",
+                "workload.client_timeout_s=0.5");
+        String html = Files.readString(HtmlReport.write(dir));
+        JsonNode s = JsonMapper.builder()
+                .build()
+                .readTree(dir.resolve("summary.json").toFile());
+        assertThat(s.get("timed_out").asLong()).isPositive();
+        assertThat(html)
+                .contains("data-key=\"timed_out\" data-value=\""
+                        + s.get("timed_out").asString() + "\"");
+        // without the key in the config, neither summary.json nor the report has the row
+        String plain = Files.readString(HtmlReport.write(run(tmp.resolve("plain"))));
+        assertThat(plain).doesNotContain("data-key=\"timed_out\"");
+    }
+
+    @Test
     void reportIsReproducible_andWorksFromAStreamedRun() throws IOException {
         Path a = run(tmp.resolve("c"));
         String first = Files.readString(HtmlReport.write(a));
