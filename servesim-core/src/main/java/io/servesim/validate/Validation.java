@@ -91,13 +91,29 @@ public record Validation(Map<String, Metric> metrics, double measuredOutputTokS,
         metrics.put("ttft_ms", metric(measured.ttftMs(), client.ttftMs()));
         metrics.put("tpot_ms", metric(measured.tpotMs(), client.tpotMs())); // (E2E − TTFT) / (outputs − 1)
         metrics.put("e2e_ms", metric(measured.e2eMs(), client.e2eMs()));
-        double simSeconds = sim.endNanos() / 1e9;
+        double simSeconds = lastCompletedTokenNanos(sim) / 1e9;
         return new Validation(
                 metrics,
                 measured.outputTokens() >= 0 && measured.durationS() > 0
                         ? measured.outputTokens() / measured.durationS()
                         : Double.NaN,
                 simSeconds > 0 ? outputs / simSeconds : 0);
+    }
+
+    /**
+     * The simulated span the output throughput divides by: to the last token of a completed request, as the measured
+     * span ends at the last token of a successful one (a request whose client gave up, or a rejection, ends the
+     * simulated run later without adding output); the run's end when nothing completed.
+     */
+    private static long lastCompletedTokenNanos(RunResult sim) {
+        io.servesim.metrics.RequestLog log = sim.log();
+        long last = -1;
+        for (int i = 0; i < log.size(); i++) {
+            if (log.status(i).completed()) {
+                last = Math.max(last, log.lastTokenNanos(i));
+            }
+        }
+        return last > 0 ? last : sim.endNanos();
     }
 
     private static Metric metric(double[] measured, double[] simulated) {

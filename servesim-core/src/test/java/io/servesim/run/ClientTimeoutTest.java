@@ -158,6 +158,22 @@ class ClientTimeoutTest {
     }
 
     @Test
+    void validate_dividesTheOutputByTheSpanToTheLastCompletedToken_notToALaterTimeout() {
+        // request 0 (3 tokens) completes at 30 ms; request 1, waiting behind it, gets tokens at 40 ... 100 and times
+        // out at 100 ms: the run ends at 100, the completed output (3 tokens) was all out by 30
+        RunResult r = Simulation.run(config("""
+                {"arrival_ms": 0, "input_length": 100, "output_length": 3}
+                {"arrival_ms": 0, "input_length": 100, "output_length": 10}
+                """, false, "0.1"));
+        assertThat(r.endNanos()).isEqualTo(100 * MS);
+        assertThat(r.log().status(row(r.log(), 1))).isEqualTo(RequestStatus.TIMED_OUT);
+        double[] one = {1};
+        io.servesim.validate.Validation v =
+                io.servesim.validate.Validation.of(new io.servesim.validate.MeasuredRun(one, one, one, 1, 1), r);
+        assertThat(v.simulatedOutputTokS()).isEqualTo(3 / 0.030, org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
     void aTimedOutSessionTurn_endsItsSession_itsLaterTurnsAreAbandoned() {
         RunResult r = Simulation.run(ConfigLoader.fromYaml(
                 "",
