@@ -107,10 +107,10 @@ public final class RooflineTiming implements TimingModel {
     private final double perSequenceSeconds;
     private final int tensorParallel;
     private final RooflineConfig params;
-    private final double slidingShare;
-    // Llama 4's chunked local attention: the chunk in tokens and the share of layers attending within it
+    // the share of layers attending locally: gpt-oss's sliding-window layers, or Llama 4's chunked local attention
+    // layers (then chunk > 0: the chunk in tokens)
+    private final double localShare;
     private final int chunk;
-    private final double chunkedShare;
     private final double knee;
     /** {@link ModelSpec#qkNormAllReduce}, read once (the step loop does not compare architecture names). */
     private final boolean qkNormAllReduce;
@@ -254,9 +254,10 @@ public final class RooflineTiming implements TimingModel {
                 1.0 / (gpu.hasNvlink() ? params.collectiveEfficiency() : params.pcieCollectiveEfficiency());
         this.fixedSeconds = model.numLayers() * params.layerOverheadUs() * 1e-6;
         this.perSequenceSeconds = model.numLayers() * params.attentionOverheadUs() * 1e-6;
-        this.slidingShare = model.slidingWindow() > 0 ? 0.5 : 0; // gpt-oss alternates sliding and full layers
         this.chunk = model.attentionChunkSize();
-        this.chunkedShare = chunk > 0 ? (double) model.chunkedLayers() / model.numLayers() : 0;
+        this.localShare = model.slidingWindow() > 0
+                ? 0.5 // gpt-oss alternates sliding and full layers
+                : chunk > 0 ? (double) model.chunkedLayers() / model.numLayers() : 0;
         this.knee = params.kneeExponent();
         this.qkNormAllReduce = model.qkNormAllReduce();
     }
@@ -523,13 +524,21 @@ public final class RooflineTiming implements TimingModel {
         double tokens = batch.newTokensSum();
         double pairs = batch.causalPairs();
         double kvTokens = batch.kvTokens();
-        if (slidingShare > 0) {
+        if (localShare > 0) {
             /*
-             * A sliding-window layer's query attends to at most the window's keys, and the kernel reads only the keys
-             * some query of the chunk can see: a query sees itself and the w - 1 tokens before it (vLLM passes the
-             * window to the kernels as w - 1 keys to the left), so t new tokens on c computed ones read
-             * min(c + t, w - 1 + t) (the kernels skip the KV tiles left of every query's window). Full-attention
-             * layers read all c + t.
+             * Layers that attend locally; the others attend to everything (c + t keys read, t (c + (t + 1) / 2)
+             * pairs).
+             *
+             * A sliding-window layer (gpt-oss): a query attends to at most the window's keys, and the kernel reads
+             * only the keys some query of the chunk can see: a query sees itself and the w - 1 tokens before it (vLLM
+             * passes the window to the kernels as w - 1 keys to the left), so t new tokens on c computed ones read
+             * min(c + t, w - 1 + t) (the kernels skip the KV tiles left of every query's window).
+             *
+             * A chunked local attention layer (Llama 4; vLLM's ChunkedLocalAttention, which splits each request into
+             * one virtual request per attention_chunk_size-aligned chunk): the query at position p attends to the keys
+             * from its chunk's start, p - p mod C, through itself, p mod C + 1 of them, and t new tokens on c computed
+             * ones read the keys from the start of the first new token's chunk, c + t - C floor(c / C). Below C tokens
+             * of context that is full attention.
              */
             int window = model.slidingWindow();
             pairs = 0;
@@ -538,27 +547,17 @@ public final class RooflineTiming implements TimingModel {
                 int t = batch.newTokens(i);
                 int c = batch.contextTokens(i);
                 double full = t * (c + (t + 1) / 2.0);
-                double windowed = t * Math.min(c + (t + 1) / 2.0, window);
-                pairs += (1 - slidingShare) * full + slidingShare * windowed;
-                kvTokens += (1 - slidingShare) * (c + t) + slidingShare * Math.min(c + t, window - 1 + t);
-            }
-        } else if (chunkedShare > 0) {
-            /*
-             * Chunked local attention (Llama 4; vLLM's ChunkedLocalAttention, which splits each request into one
-             * virtual request per attention_chunk_size-aligned chunk): the query at position p attends to the keys
-             * from its chunk's start, p - p mod C, through itself, p mod C + 1 of them, and t new tokens on c
-             * computed ones read the keys from the start of the first new token's chunk, c + t - C floor(c / C).
-             * Below C tokens of context that is full attention. The other layers (the NoPE ones) attend to all.
-             */
-            pairs = 0;
-            kvTokens = 0;
-            for (int i = 0; i < n; i++) {
-                int t = batch.newTokens(i);
-                int c = batch.contextTokens(i);
-                double full = t * (c + (t + 1) / 2.0);
-                double local = chunkPairsBefore(c + t, chunk) - chunkPairsBefore(c, chunk);
-                pairs += (1 - chunkedShare) * full + chunkedShare * local;
-                kvTokens += (1 - chunkedShare) * (c + t) + chunkedShare * (c + t - (long) (c / chunk) * chunk);
+                double local;
+                double localKv;
+                if (chunk > 0) {
+                    local = chunkPairsBefore(c + t, chunk) - chunkPairsBefore(c, chunk);
+                    localKv = c + t - (long) (c / chunk) * chunk;
+                } else {
+                    local = t * Math.min(c + (t + 1) / 2.0, window);
+                    localKv = Math.min(c + t, window - 1 + t);
+                }
+                pairs += (1 - localShare) * full + localShare * local;
+                kvTokens += (1 - localShare) * (c + t) + localShare * localKv;
             }
         }
         double linear;
@@ -607,7 +606,7 @@ public final class RooflineTiming implements TimingModel {
             double decodePairs = batch.decodeContextTokens();
             double flops = (pairs - decodePairs) * attentionFlopsPerPair + decodePairs * mlaDecodeFlopsPerPair;
             attention = roof(flops / attentionFlops, kvBytesPerToken * kvTokens / kvBytesPerSecond);
-        } else if (pairs == kvTokens && kvTokens < ATTENTION_MEMO && slidingShare == 0 && chunkedShare == 0) {
+        } else if (pairs == kvTokens && kvTokens < ATTENTION_MEMO && localShare == 0) {
             // pairs equal KV tokens when every request computes one token (decode steps): then the attention time
             // depends on the KV tokens alone, computed once per value (not with sliding-window layers, whose
             // weighted sums need not be whole)

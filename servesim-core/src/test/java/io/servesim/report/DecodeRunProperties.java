@@ -151,7 +151,8 @@ class DecodeRunProperties {
     Arbitrary<List<String>> asyncSingleRankConfigs() {
         // CPU-bound, GPU-bound and no CPU part (with fixed timing)
         return Combinators.combine(
-                        clusters(Arbitraries.of("independent"), Arbitraries.of(true)), Arbitraries.of(0, 2, 15))
+                        OpenLoopClusters.clusters(Arbitraries.of("independent"), Arbitraries.of(true)),
+                        Arbitraries.of(0, 2, 15))
                 .as((all, cpuMs) -> {
                     if (!all.contains("timing.type=roofline")) {
                         all.add("timing.fixed.cpu_ms=" + cpuMs);
@@ -162,7 +163,7 @@ class DecodeRunProperties {
 
     @Provide
     Arbitrary<List<String>> openLoopConfigs() {
-        return clusters(Arbitraries.of("lockstep", "independent"), Arbitraries.of(true, false));
+        return OpenLoopClusters.clusters(Arbitraries.of("lockstep", "independent"), Arbitraries.of(true, false));
     }
 
     @Provide
@@ -170,7 +171,8 @@ class DecodeRunProperties {
         // the open-loop clusters without a KV connector, with a sliding-window group of 2 to 60 tokens on twice the
         // blocks (so max_model_len fits both groups, as vLLM's start-up check requires)
         return Combinators.combine(
-                        clusters(Arbitraries.of("lockstep", "independent"), Arbitraries.of(true, false)),
+                        OpenLoopClusters.clusters(
+                                Arbitraries.of("lockstep", "independent"), Arbitraries.of(true, false)),
                         Arbitraries.integers().between(2, 60))
                 .as((all, window) -> {
                     all.removeIf(o -> o.startsWith("engine.kv_cache.host_offload."));
@@ -185,37 +187,6 @@ class DecodeRunProperties {
                         }
                     }
                     all.add("engine.kv_cache.hybrid_window=" + window);
-                    return all;
-                });
-    }
-
-    /** Open-loop clusters ({@link OpenLoopClusters#overrides}) in the given DP modes and engine loops, every router. */
-    private static Arbitrary<List<String>> clusters(Arbitrary<String> dpMode, Arbitrary<Boolean> async) {
-        Arbitrary<Integer> workers = Arbitraries.integers().between(1, 4);
-        Arbitrary<Integer> dp = Arbitraries.integers().between(1, 2);
-        Arbitrary<Integer> blocks = Arbitraries.integers().between(8, 200);
-        Arbitrary<Integer> maxSeqs = Arbitraries.integers().between(1, 12);
-        Arbitrary<String> router = Arbitraries.of("round_robin", "least_loaded", "session_affinity", "kv_aware");
-        Arbitrary<Long> seed = Arbitraries.longs().between(0, 1000);
-        return Combinators.combine(workers, dp, blocks, maxSeqs, router, dpMode, seed, async)
-                .as((w, d, nb, ms, r, mode, s, a) -> {
-                    List<String> all = OpenLoopClusters.overrides(new OpenLoopClusters.Shape(
-                            w,
-                            d,
-                            mode,
-                            nb,
-                            s % 2 == 0 ? 8 : 16,
-                            ms,
-                            r,
-                            s % 2 == 0 ? "approximate" : "exact",
-                            s,
-                            s % 4 == 0 ? 0.05 : 1.0,
-                            s % 3 == 0 ? 200 : 10));
-                    all.add("engine.scheduler.async_scheduling=" + a);
-                    all.add("engine.kv_cache.prefix_caching=" + (s % 7 != 0 || s % 11 == 0));
-                    if (s % 11 == 0) {
-                        all.add("engine.kv_cache.host_offload.num_host_blocks=64"); // a G2 tier: a KV connector
-                    }
                     return all;
                 });
     }

@@ -6,6 +6,9 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 
 /**
  * Random open-loop clusters for the properties that compare two ways of running one config (run-ahead, decode runs):
@@ -96,5 +99,36 @@ final class OpenLoopClusters {
         }
         w.write(rows.toString());
         return w.toString();
+    }
+
+    /** Open-loop clusters ({@link OpenLoopClusters#overrides}) in the given DP modes and engine loops, every router. */
+    static Arbitrary<List<String>> clusters(Arbitrary<String> dpMode, Arbitrary<Boolean> async) {
+        Arbitrary<Integer> workers = Arbitraries.integers().between(1, 4);
+        Arbitrary<Integer> dp = Arbitraries.integers().between(1, 2);
+        Arbitrary<Integer> blocks = Arbitraries.integers().between(8, 200);
+        Arbitrary<Integer> maxSeqs = Arbitraries.integers().between(1, 12);
+        Arbitrary<String> router = Arbitraries.of("round_robin", "least_loaded", "session_affinity", "kv_aware");
+        Arbitrary<Long> seed = Arbitraries.longs().between(0, 1000);
+        return Combinators.combine(workers, dp, blocks, maxSeqs, router, dpMode, seed, async)
+                .as((w, d, nb, ms, r, mode, s, a) -> {
+                    List<String> all = OpenLoopClusters.overrides(new OpenLoopClusters.Shape(
+                            w,
+                            d,
+                            mode,
+                            nb,
+                            s % 2 == 0 ? 8 : 16,
+                            ms,
+                            r,
+                            s % 2 == 0 ? "approximate" : "exact",
+                            s,
+                            s % 4 == 0 ? 0.05 : 1.0,
+                            s % 3 == 0 ? 200 : 10));
+                    all.add("engine.scheduler.async_scheduling=" + a);
+                    all.add("engine.kv_cache.prefix_caching=" + (s % 7 != 0 || s % 11 == 0));
+                    if (s % 11 == 0) {
+                        all.add("engine.kv_cache.host_offload.num_host_blocks=64"); // a G2 tier: a KV connector
+                    }
+                    return all;
+                });
     }
 }

@@ -78,7 +78,7 @@ class ClientTimeoutTest {
         // request 0: prefill 0-10 (token 1 at 10), decodes to 20, 30, 40, 50; its deadline is 50, after that instant's
         // outputs: 5 tokens. The step at 50 aborts it first, so request 1 (waiting since 45) prefills 50-60 and decodes
         // to 70 and 80: TTFT 15 ms, E2E 35 ms, inside its deadline (95)
-        RunResult r = Simulation.run(config(false, "0.05"));
+        RunResult r = CheckedRuns.run(config(false, "0.05"));
         RequestLog log = r.log();
         int a = row(log, 0);
         assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);
@@ -100,7 +100,7 @@ class ClientTimeoutTest {
 
     @Test
     void withoutATimeout_theSameRequestsComplete_andTheSecondWaitsForTheFirst() {
-        RunResult r = Simulation.run(config(false, null));
+        RunResult r = CheckedRuns.run(config(false, null));
         RequestLog log = r.log();
         assertThat(log.status(row(log, 0))).isEqualTo(RequestStatus.COMPLETED);
         int b = row(log, 1);
@@ -115,7 +115,7 @@ class ClientTimeoutTest {
         // above, and the step 50-60 (scheduled at 40) holds its sixth decode. At 50 the loop schedules the step after
         // it, aborting request 0 first: request 1 is admitted into 60-70 (token at 70), decodes at 80 and 90. The
         // step 50-60 still runs; its token for request 0 is dropped (the client has 5)
-        RunResult r = Simulation.run(config(true, "0.05"));
+        RunResult r = CheckedRuns.run(config(true, "0.05"));
         RequestLog log = r.log();
         int a = row(log, 0);
         assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);
@@ -133,7 +133,7 @@ class ClientTimeoutTest {
     @Test
     void aRequestFinishingAtItsDeadline_completes() {
         // request 0 alone: its tenth token at 100 ms, its deadline 100 ms after the instant's outputs
-        RunResult r = Simulation.run(config(false, "0.1", "workload.trace.limit=1"));
+        RunResult r = CheckedRuns.run(config(false, "0.1", "workload.trace.limit=1"));
         assertThat(r.log().status(0)).isEqualTo(RequestStatus.COMPLETED);
         assertThat(io.servesim.report.Summaries.of(r).timedOut()).isZero();
     }
@@ -142,7 +142,7 @@ class ClientTimeoutTest {
     void aWaitingRequestPastItsDeadline_leavesTheQueue_neverScheduled() {
         // both arrive at 0: request 0 runs (tokens at 10 ... 50), request 1 waits behind it; at 50 both clients give
         // up: request 0 with 5 tokens, request 1 never scheduled, and nothing is left to run
-        RunResult r = Simulation.run(config("""
+        RunResult r = CheckedRuns.run(config("""
                 {"arrival_ms": 0, "input_length": 100, "output_length": 10}
                 {"arrival_ms": 0, "input_length": 100, "output_length": 3}
                 """, false, "0.05"));
@@ -161,7 +161,7 @@ class ClientTimeoutTest {
     void validate_dividesTheOutputByTheSpanToTheLastCompletedToken_notToALaterTimeout() {
         // request 0 (3 tokens) completes at 30 ms; request 1, waiting behind it, gets tokens at 40 ... 100 and times
         // out at 100 ms: the run ends at 100, the completed output (3 tokens) was all out by 30
-        RunResult r = Simulation.run(config("""
+        RunResult r = CheckedRuns.run(config("""
                 {"arrival_ms": 0, "input_length": 100, "output_length": 3}
                 {"arrival_ms": 0, "input_length": 100, "output_length": 10}
                 """, false, "0.1"));
@@ -175,7 +175,7 @@ class ClientTimeoutTest {
 
     @Test
     void aTimedOutSessionTurn_endsItsSession_itsLaterTurnsAreAbandoned() {
-        RunResult r = Simulation.run(ConfigLoader.fromYaml(
+        RunResult r = CheckedRuns.run(ConfigLoader.fromYaml(
                 "",
                 "t",
                 List.of(

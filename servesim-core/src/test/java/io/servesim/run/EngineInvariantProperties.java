@@ -3,7 +3,6 @@ package io.servesim.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.servesim.config.ConfigLoader;
-import io.servesim.config.SimConfig;
 import io.servesim.metrics.RequestLog;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,12 +27,7 @@ class EngineInvariantProperties {
 
     @Property(tries = 150)
     void engineInvariantsHoldAfterEveryStep(@ForAll("configs") List<String> overrides) {
-        SimConfig config = ConfigLoader.fromYaml("", "property", overrides);
-        Simulation sim = new Simulation(config);
-        Invariants checks = new Invariants(config).watch(sim);
-        RunResult result = sim.run();
-        checks.atEnd(sim, result, config);
-        assertThat(checks.violations()).isEmpty();
+        RunResult result = CheckedRuns.run(ConfigLoader.fromYaml("", "property", overrides));
         RequestLog log = result.log();
         boolean sessions = overrides.contains("workload.type=sessions");
         for (int i = 0; i < log.size(); i++) {

@@ -3,7 +3,6 @@ package io.servesim.timing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.servesim.config.ConfigLoader;
-import io.servesim.config.RooflineConfig;
 import io.servesim.config.TimingConfig;
 import io.servesim.config.TimingConfig.Dtype;
 import java.util.List;
@@ -15,17 +14,12 @@ import org.junit.jupiter.api.Test;
  * and layer, two ways of attending), the dense leading layers, the shared expert.
  */
 class LatentAttentionTest {
-    /** The efficiencies at 1 and a knee of 1,000 (the larger bound alone), so the terms are hand-computable. */
-    private static final RooflineConfig BARE = new RooflineConfig(1, 1, 0, 0, 10, 25, 0, 0, 1, 1, 0, 1, 1, 1000);
+    private static final io.servesim.config.RooflineConfig BARE = StepTerms.BARE;
 
     private static final ModelSpec V3 = Specs.model("deepseek-v3", "t");
 
     private static double term(TimingModel t, StepBatch b, String name) {
-        return t.stepTerms(b).stream()
-                .filter(s -> s.name().equals(name))
-                .findFirst()
-                .orElseThrow()
-                .nanos();
+        return StepTerms.term(t, b, name);
     }
 
     @Test
@@ -130,21 +124,15 @@ class LatentAttentionTest {
     @Test
     void eachEngine_replaysDeepSeekV3_onEightH200s_withTheLatentKvPool() {
         for (String engine : List.of("vllm", "sglang", "trtllm")) {
-            io.servesim.config.SimConfig c = ConfigLoader.fromYaml(
-                    "",
-                    "t",
-                    List.of(
-                            "workload.type=synthetic",
-                            "workload.synthetic.requests=24",
-                            "workload.synthetic.input_tokens={type: fixed, value: 3000}",
-                            "workload.synthetic.output_tokens={type: fixed, value: 40}",
-                            "workload.arrival.rate=20",
-                            "engine.kind=" + engine,
-                            "engine.kv_cache.block_size=" + (engine.equals("trtllm") ? 32 : 16),
-                            "timing.type=roofline",
-                            "timing.model=deepseek-v3",
-                            "timing.gpu=h200-sxm",
-                            "timing.tensor_parallel=8"));
+            io.servesim.config.SimConfig c = StepTerms.replay(
+                    24,
+                    3000,
+                    40,
+                    "engine.kind=" + engine,
+                    "engine.kv_cache.block_size=" + (engine.equals("trtllm") ? 32 : 16),
+                    "timing.model=deepseek-v3",
+                    "timing.gpu=h200-sxm",
+                    "timing.tensor_parallel=8");
             Deployment d = Deployment.resolve(c);
             assertThat(d.bytesPerToken()).as(engine).isEqualTo(61L * 576 * 2);
             // 141 GB less about 84 GB of weights per GPU leaves room for several hundred thousand latent tokens

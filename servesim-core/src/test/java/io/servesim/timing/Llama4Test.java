@@ -3,10 +3,7 @@ package io.servesim.timing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.servesim.config.ConfigLoader;
-import io.servesim.config.RooflineConfig;
 import io.servesim.config.TimingConfig.Dtype;
-import java.util.List;
 import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Test;
 
@@ -15,18 +12,13 @@ import org.junit.jupiter.api.Test;
  * interleaved dense layers, and chunked local attention on the three of every four layers with rotary positions.
  */
 class Llama4Test {
-    /** The efficiencies at 1 and a knee of 1,000 (the larger bound alone), so the terms are hand-computable. */
-    private static final RooflineConfig BARE = new RooflineConfig(1, 1, 0, 0, 10, 25, 0, 0, 1, 1, 0, 1, 1, 1000);
+    private static final io.servesim.config.RooflineConfig BARE = StepTerms.BARE;
 
     private static final ModelSpec SCOUT = Specs.model("llama-4-scout", "t");
     private static final ModelSpec MAVERICK = Specs.model("llama-4-maverick", "t");
 
     private static double term(TimingModel t, StepBatch b, String name) {
-        return t.stepTerms(b).stream()
-                .filter(s -> s.name().equals(name))
-                .findFirst()
-                .orElseThrow()
-                .nanos();
+        return StepTerms.term(t, b, name);
     }
 
     @Test
@@ -86,16 +78,12 @@ class Llama4Test {
     void aDecodePastOneChunk_readsAllItsKeysInTheGlobalLayers_andOnlyItsChunksInTheOthers() {
         GpuSpec h100 = Specs.gpu("h100-sxm", "t");
         RooflineTiming t = new RooflineTiming(SCOUT, h100, 4, 1, Dtype.BF16, null, 2, 2, BARE, false);
-        StepBatch b = new StepBatch();
-        b.reset(1 << 20);
-        b.add(1, 10_000, true); // the token at position 10,000: its chunk began at 8,192
+        StepBatch b = StepTerms.one(1, 10_000, true); // the token at position 10,000: its chunk began at 8,192
         double perLayer = 12 / 48.0 * 10_001 + 36 / 48.0 * (10_000 - 8192 + 1);
         assertThat(term(t, b, "attention"))
                 .isCloseTo(attentionNanos(h100, 4, perLayer, perLayer), Percentage.withPercentage(1e-6));
 
-        StepBatch inFirstChunk = new StepBatch();
-        inFirstChunk.reset(1 << 20);
-        inFirstChunk.add(1, 5000, true); // within the first chunk, full attention everywhere
+        StepBatch inFirstChunk = StepTerms.one(1, 5000, true); // within the first chunk, full attention everywhere
         assertThat(term(t, inFirstChunk, "attention"))
                 .isCloseTo(attentionNanos(h100, 4, 5001, 5001), Percentage.withPercentage(1e-6));
     }
@@ -104,9 +92,8 @@ class Llama4Test {
     void aPrefillAcrossAChunkBoundary_pairsEachQueryWithItsOwnChunksKeys() {
         GpuSpec h100 = Specs.gpu("h100-sxm", "t");
         RooflineTiming t = new RooflineTiming(SCOUT, h100, 4, 1, Dtype.BF16, null, 2, 2, BARE, false);
-        StepBatch b = new StepBatch();
-        b.reset(1 << 20);
-        b.add(2000, 7000, false); // positions 7,000-8,999: 1,192 queries in the first chunk, 808 in the second
+        // positions 7,000-8,999: 1,192 queries in the first chunk, 808 in the second
+        StepBatch b = StepTerms.one(2000, 7000, false);
         double global = 2000 * (7000 + 2001 / 2.0);
         double local = (8192 * 8193 / 2.0 + 808 * 809 / 2.0) - (7000 * 7001 / 2.0);
         double pairs = 12 / 48.0 * global + 36 / 48.0 * local;
@@ -132,9 +119,7 @@ class Llama4Test {
         double lmHead = s.apply(5120L, 202_048L / tp);
         double expected = 48 * attention + 24 * dense + 24 * (shared + router) + lmHead;
         RooflineTiming t = new RooflineTiming(MAVERICK, h200, tp, 1, Dtype.BF16, null, 2, 2, BARE, true);
-        StepBatch one = new StepBatch();
-        one.reset(1 << 20);
-        one.add(1, 100, true);
+        StepBatch one = StepTerms.one(1, 100, true);
         assertThat(term(t, one, "dense")).isCloseTo(expected * 1e9, Percentage.withPercentage(1e-6));
     }
 
@@ -182,19 +167,8 @@ class Llama4Test {
 
     @Test
     void scout_replaysOnFourH100s_inVllm() {
-        io.servesim.config.SimConfig c = ConfigLoader.fromYaml(
-                "",
-                "t",
-                List.of(
-                        "workload.type=synthetic",
-                        "workload.synthetic.requests=24",
-                        "workload.synthetic.input_tokens={type: fixed, value: 9000}",
-                        "workload.synthetic.output_tokens={type: fixed, value: 40}",
-                        "workload.arrival.rate=20",
-                        "timing.type=roofline",
-                        "timing.model=llama-4-scout",
-                        "timing.gpu=h100-sxm",
-                        "timing.tensor_parallel=4"));
+        io.servesim.config.SimConfig c = StepTerms.replay(
+                24, 9000, 40, "timing.model=llama-4-scout", "timing.gpu=h100-sxm", "timing.tensor_parallel=4");
         Deployment d = Deployment.resolve(c);
         assertThat(d.bytesPerToken()).isEqualTo(48L * 2 * 128 * 2 * 2);
         // 0.9 x 80 GiB per GPU less a quarter of 215.5 GB of BF16 weights leaves about 20 GB: some 400,000 tokens
