@@ -224,6 +224,12 @@ public final class VllmScheduler extends RankScheduler {
         pendingPromptTokens += s.promptLength();
     }
 
+    /** Brings the live decode run's requests up to date ({@link #settleRun}). */
+    @Override
+    void settle() {
+        settleRun();
+    }
+
     /**
      * vLLM's {@code Scheduler.finish_requests(request_id, RequestStatus.FINISHED_ABORTED)} for one request, as the
      * engine core runs it when its client disconnects (the API server's {@code AsyncLLM.abort}, processed from the
@@ -233,11 +239,6 @@ public final class VllmScheduler extends RankScheduler {
      * is no longer in {@code self.requests}). A decode run it belonged to ends: the run's requests are brought up to
      * date and the next step takes the full path.
      */
-    @Override
-    void settle() {
-        settleRun();
-    }
-
     @Override
     void abort(Sequence s) {
         settleRun();
