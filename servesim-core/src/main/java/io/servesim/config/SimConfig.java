@@ -42,9 +42,9 @@ public record SimConfig(
 
     /**
      * Where a client timeout is modelled: vLLM's abort ({@code Scheduler.finish_requests} with {@code
-     * FINISHED_ABORTED}) on an aggregated cluster whose requests hold nothing but their own KV blocks. With G2 loads,
-     * KVCR pulls, P/D handoffs or failing workers (whose requests restart) a request also holds copies in flight or
-     * starts over, which an abort does not yet undo; SGLang's and TensorRT-LLM's aborts are not modelled.
+     * FINISHED_ABORTED}), in aggregated and disaggregated clusters (with NIXL's delayed frees and leases). With G2
+     * loads or KVCR pulls, or failing workers (whose requests restart), a request also holds copies or starts over,
+     * which an abort does not yet undo; SGLang's and TensorRT-LLM's aborts are not modelled.
      */
     private static void checkClientTimeout(ClusterConfig cluster, EngineConfig engine) {
         String at = "workload.client_timeout_s";
@@ -52,8 +52,6 @@ public record SimConfig(
         if (engine.kind() != EngineKind.VLLM
                 || cluster.pools().stream().anyMatch(p -> p.engine().kind() != EngineKind.VLLM)) {
             why = "is modelled for the vLLM engine only (its abort of a disconnected request)";
-        } else if (cluster.disaggregated()) {
-            why = "is not modelled in disaggregated clusters yet (an abort would have to cancel the KV transfer)";
         } else if (engine.kvcr().enabled()) {
             why = "is not modelled with KVCR yet (an abort would have to cancel the pull): turn one off";
         } else if (engine.kvCache().hostOffload().enabled()) {

@@ -110,12 +110,39 @@ public final class PdTransfers implements io.servesim.sim.EventHandler {
      * them (or a fault releases them).
      */
     public void prefillDone(Handoff h, EngineRank source, Sequence prefill) {
+        hold(h, source, prefill);
+        handoffs++;
+    }
+
+    private void hold(Handoff h, EngineRank source, Sequence prefill) {
         h.prefill = prefill;
         h.source = source;
         h.held = true;
         h.prefillDoneNanos = clock.nowNanos();
         held.put(h.id(), h);
-        handoffs++;
+    }
+
+    /**
+     * The prefill of {@code h} finished on {@code source} after its client had given up ({@code
+     * workload.client_timeout_s}): it finished length-capped, so its blocks are held for a read, but the proxy sends no
+     * decode request, and the hold lasts until its lease expires (vLLM's NIXL connector frees at once only an aborted
+     * or otherwise finished prefill).
+     */
+    public void prefillOrphaned(Handoff h, EngineRank source, Sequence prefill) {
+        hold(h, source, prefill);
+        expireLater(h);
+    }
+
+    /**
+     * The client of {@code h}'s decode side gave up: a read not started yet never will be, so the prefill worker
+     * holds the blocks until the lease the decode worker no longer renews expires; a read in flight still lands (vLLM
+     * frees an aborted request's blocks once its receive finishes), and after it nothing is held.
+     */
+    public void decodeAborted(Handoff h) {
+        if (h.held && h.transferId < 0 && !h.orphaned) {
+            h.awaitingPull = false;
+            expireLater(h);
+        }
     }
 
     /**

@@ -368,14 +368,20 @@ public abstract class RankScheduler {
      * and it waits, holding them, where its engine admits it next ({@link #requeueLanded}).
      */
     void copyLanded(Sequence s) {
-        if (s.copyLanded()) {
-            int heldBlocks = s.targetBlocks();
-            kv.cacheLoaded(s.table(), heldBlocks);
-            loading.remove(s);
-            heldByWaiting += s.table().numBlocks();
-            s.landed(heldBlocks);
-            requeueLanded(s);
+        if (!s.copyLanded()) {
+            return; // another copy of it is still in flight
         }
+        loading.remove(s);
+        if (s.finished()) {
+            // aborted while its copies were in flight: vLLM frees its (never hashed) blocks once they have landed
+            kv.free(s.table());
+            return;
+        }
+        int heldBlocks = s.targetBlocks();
+        kv.cacheLoaded(s.table(), heldBlocks);
+        heldByWaiting += s.table().numBlocks();
+        s.landed(heldBlocks);
+        requeueLanded(s);
     }
 
     /** Puts a request whose copies all landed back in the engine's queue (vLLM: the head of waiting). */

@@ -246,14 +246,23 @@ public final class VllmScheduler extends RankScheduler {
             endRun();
         }
         decodeRun = 0;
+        if (s.awaitingFirstToken()) {
+            // its prompt no longer waits to be computed (the same share the other paths count: pendingPromptTokens)
+            pendingPromptTokens -= s.promptLength() - Math.min(s.numComputedTokens(), s.promptLength());
+        }
+        if (loading.contains(s)) {
+            // WAITING_FOR_REMOTE_KVS: finish_requests delays freeing its blocks until its receive finishes
+            // (delay_free_blocks); they are freed when the copy lands (RankScheduler.copyLanded)
+            s.finish();
+            return;
+        }
         if (s.running()) {
             running.remove(s);
         } else {
             waiting.remove(s);
-        }
-        if (s.awaitingFirstToken()) {
-            // its prompt no longer waits to be computed (the same share the other paths count: pendingPromptTokens)
-            pendingPromptTokens -= s.promptLength() - Math.min(s.numComputedTokens(), s.promptLength());
+            if (s.loaded()) {
+                heldByWaiting -= s.loadedBlocks(); // its copies had landed: it held their blocks in waiting
+            }
         }
         kv.free(s.table());
         s.finish();

@@ -135,7 +135,7 @@ final class Dispatcher implements RequestSink {
         workerRequests[rank.workerId()]++;
         Sequence s = rank.submit(request, decision, hashes);
         if (clientTimeoutNanos > 0 && s != null) {
-            deadlines.watch(rank, s, Math.max(queue.nowNanos(), request.arrivalNanos() + clientTimeoutNanos));
+            deadlines.watch(rank, s, Math.max(queue.nowNanos(), request.arrivalNanos() + clientTimeoutNanos), null);
         }
     }
 
@@ -144,8 +144,23 @@ final class Dispatcher implements RequestSink {
         return deadlines.armed ? 1 : 0;
     }
 
-    /** A request's client deadline: the rank holding it, as that rank holds it, and when its client gives up. */
-    private record Deadline(EngineRank rank, Sequence sequence, long nanos) {}
+    /**
+     * A request's client deadline: when its client gives up, and the rank holding it as that rank holds it (in a
+     * disaggregated cluster its prefill side, then its decode side).
+     */
+    private static final class Deadline {
+        final long nanos;
+        final io.servesim.engine.Handoff handoff;
+        EngineRank rank;
+        Sequence sequence;
+
+        Deadline(EngineRank rank, Sequence sequence, long nanos, io.servesim.engine.Handoff handoff) {
+            this.rank = rank;
+            this.sequence = sequence;
+            this.nanos = nanos;
+            this.handoff = handoff;
+        }
+    }
 
     /**
      * The clients' deadlines ({@code workload.client_timeout_s}): a request not finished by its deadline is given up
@@ -158,40 +173,65 @@ final class Dispatcher implements RequestSink {
      */
     private final class ClientDeadlines implements io.servesim.sim.EventHandler {
         private final java.util.ArrayDeque<Deadline> pending = new java.util.ArrayDeque<>();
+        // the deadlines of requests handed from a prefill worker to a decode worker, by handoff id
+        private final it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap<Deadline> byHandoff =
+                new it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap<>();
         private long lastNanos = Long.MIN_VALUE;
         private boolean armed;
 
-        void watch(EngineRank rank, Sequence s, long deadlineNanos) {
+        void watch(EngineRank rank, Sequence s, long deadlineNanos, io.servesim.engine.Handoff h) {
+            Deadline known = h == null ? null : byHandoff.get(h.id());
+            if (known != null) {
+                known.rank = rank; // the decode side of a request whose prefill side was watched
+                known.sequence = s;
+                return;
+            }
             if (deadlineNanos < lastNanos) {
                 throw new IllegalStateException(
                         "client deadlines out of order: " + deadlineNanos + " after " + lastNanos);
             }
             lastNanos = deadlineNanos;
-            pending.addLast(new Deadline(rank, s, deadlineNanos));
+            Deadline d = new Deadline(rank, s, deadlineNanos, h);
+            pending.addLast(d);
+            if (h != null && !h.local()) {
+                byHandoff.put(h.id(), d);
+            }
             if (!armed) {
                 arm();
             }
         }
 
         private void arm() {
-            while (!pending.isEmpty() && pending.peekFirst().sequence().finished()) {
-                pending.pollFirst();
+            // (a prefill side that finished and went on has been replaced by its decode side at that instant, so a
+            // finished sequence here is a request that ended)
+            while (!pending.isEmpty() && pending.peekFirst().sequence.finished()) {
+                forget(pending.pollFirst());
             }
             armed = !pending.isEmpty();
             if (armed) {
-                queue.schedule(pending.peekFirst().nanos(), io.servesim.sim.Phase.ARRIVAL, 0, this, 0, 0);
+                queue.schedule(pending.peekFirst().nanos, io.servesim.sim.Phase.ARRIVAL, 0, this, 0, 0);
+            }
+        }
+
+        private void forget(Deadline d) {
+            if (d.handoff != null) {
+                byHandoff.remove(d.handoff.id());
             }
         }
 
         @Override
         public void onEvent(int kind, long payload) {
             long now = queue.nowNanos();
-            while (!pending.isEmpty() && pending.peekFirst().nanos() <= now) {
+            while (!pending.isEmpty() && pending.peekFirst().nanos <= now) {
                 Deadline d = pending.pollFirst();
-                Sequence s = d.sequence();
-                if (d.rank().clientTimedOut(s)) { // (it settles the request first: read it after)
-                    recorder.timedOut(d.rank(), s, now);
+                forget(d);
+                Sequence s = d.sequence;
+                if (d.rank.clientTimedOut(s)) { // (it settles the request first: read it after)
+                    recorder.timedOut(d.rank, s, now);
                     timedOut.accept(s.request());
+                    if (s.handoff() != null && !s.prefillOnly() && !s.handoff().local()) {
+                        pd.decodeAborted(s.handoff()); // a read not started is never made: the hold runs out
+                    }
                 }
             }
             arm();
@@ -280,6 +320,19 @@ final class Dispatcher implements RequestSink {
         RoutingDecision decision = new RoutingDecision(w, g - cluster.firstRankOf(w), false, -1, -1, 0, restarts);
         EngineRank rank = cluster.rank(g);
         workerRequests[rank.workerId()]++;
-        rank.submit(request, decision, hashes, h, prefillOnly);
+        Sequence s = rank.submit(request, decision, hashes, h, prefillOnly);
+        if (clientTimeoutNanos > 0 && s != null) {
+            // a request's decode side takes over its prefill side's deadline (the same client waits for both)
+            deadlines.watch(rank, s, Math.max(queue.nowNanos(), request.arrivalNanos() + clientTimeoutNanos), h);
+        }
+    }
+
+    /**
+     * The prefill of {@code s} finished on {@code prefillRank} after its client had given up: the proxy sends no
+     * decode request, and the prefill worker holds the blocks until their lease expires, as vLLM's NIXL connector
+     * does for a read that never comes.
+     */
+    void prefillOrphaned(EngineRank prefillRank, Sequence s) {
+        pd.prefillOrphaned(s.handoff(), prefillRank, s);
     }
 }

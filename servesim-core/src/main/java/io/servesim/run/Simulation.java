@@ -140,7 +140,12 @@ public final class Simulation {
         @Override
         public void onRequestFinished(EngineRank rank, Sequence s, boolean rejected) {
             if (s.clientGone()) {
-                return; // its client gave up before this finish: recorded as timed out then (Dispatcher)
+                // its client gave up before this finish: recorded as timed out then (Dispatcher); a prefill that
+                // finished holds its blocks for a read that never comes
+                if (s.prefillOnly() && !rejected) {
+                    dispatcher.prefillOrphaned(rank, s);
+                }
+                return;
             }
             if (s.prefillOnly() && !rejected) {
                 dispatcher.handoff(rank, s); // a P/D prefill ends: the request goes on to its decode worker

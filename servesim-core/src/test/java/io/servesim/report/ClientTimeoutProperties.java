@@ -19,7 +19,8 @@ import net.jqwik.api.statistics.Statistics;
 
 /**
  * Client timeouts ({@code workload.client_timeout_s}) on random vLLM clusters (attention DP in both modes, both engine
- * loops, every router, drains, time limits, roofline timing): the engine invariants hold after every step (block
+ * loops, every router, drains, time limits, roofline timing, the hybrid KV cache, and disaggregated prefill/decode
+ * clusters whose clients give up before, during and after the pull): the engine invariants hold after every step (block
  * conservation, queues, no request lost: each ends completed, rejected, timed out or, under a time limit,
  * incomplete), and aborting requests is as deterministic as the rest — the output is the same with decode runs and
  * run-ahead as without them.
@@ -53,6 +54,59 @@ class ClientTimeoutProperties {
                 new Simulation(config).withoutDecodeRuns().withoutRunAhead().run());
         assertThat(OpenLoopClusters.canonicalWithTimeSeries(new Simulation(config).run()))
                 .isEqualTo(plain);
+    }
+
+    @Property(tries = 40)
+    void timeouts_inDisaggregatedClusters_keepTheInvariants_andChangeNoOutputWithTheShortcuts(
+            @ForAll("disaggregated") List<String> overrides) throws IOException {
+        SimConfig config = ConfigLoader.fromYaml("", "property", overrides);
+        RunResult result = io.servesim.run.CheckedRuns.run(config);
+        long timedOut = 0;
+        for (int i = 0; i < result.log().size(); i++) {
+            String st = result.log().status(i).status();
+            assertThat(st).isIn("completed", "rejected", "timed_out", "incomplete");
+            timedOut += st.equals("timed_out") ? 1 : 0;
+        }
+        assertThat(OpenLoopClusters.canonicalWithTimeSeries(new Simulation(config).run()))
+                .isEqualTo(OpenLoopClusters.canonicalWithTimeSeries(new Simulation(config)
+                        .withoutDecodeRuns()
+                        .withoutRunAhead()
+                        .run()));
+        Statistics.label("some timed out").collect(timedOut > 0);
+        Statistics.label("some timed out").coverage(c -> c.check(true).percentage(p -> p >= 50));
+    }
+
+    @Provide
+    Arbitrary<List<String>> disaggregated() {
+        // one prefill worker and 1-3 decode workers (attention DP 1-2) on vLLM, pulls over slow NICs (so requests give
+        // up on both sides and in flight), local prefills below 40 missing tokens or never, NIXL leases of 0.2 s
+        return Combinators.combine(
+                        Arbitraries.integers().between(1, 3),
+                        Arbitraries.integers().between(1, 2),
+                        Arbitraries.integers().between(12, 120),
+                        Arbitraries.longs().between(0, 1000),
+                        Arbitraries.of(true, false),
+                        Arbitraries.of(0.05, 0.15, 0.4, 1.0))
+                .as((decode, dp, blocks, seed, async, timeout) -> new java.util.ArrayList<>(List.of(
+                        "workload.seed=" + seed,
+                        "workload.synthetic.requests=40",
+                        "workload.synthetic.input_tokens={type: uniform, min: 1, max: 150}",
+                        "workload.synthetic.output_tokens={type: uniform, min: 1, max: 40}",
+                        "workload.synthetic.shared_prefix_tokens=24",
+                        "workload.synthetic.prefix_groups=3",
+                        "workload.arrival.rate=" + (seed % 2 == 0 ? 200 : 30),
+                        "workload.client_timeout_s=" + timeout,
+                        "engine.scheduler.async_scheduling=" + async,
+                        "engine.scheduler.max_num_seqs=" + (1 + seed % 8),
+                        "engine.kv_cache.block_size=" + (seed % 2 == 0 ? 8 : 16),
+                        "engine.kv_cache.num_gpu_blocks=" + blocks,
+                        "engine.max_model_len=" + Math.min((blocks - 1) * 8, 200),
+                        "cluster.mode=disaggregated",
+                        "cluster.prefill={workers: 1}",
+                        "cluster.decode={workers: " + decode + ", attention_dp: " + dp + "}",
+                        "cluster.disagg.max_local_prefill_tokens=" + (seed % 3 == 0 ? 40 : 0),
+                        "cluster.disagg.transfer={nic_gbytes_per_s: 0.001, bytes_per_token: 1000, kv_lease_s: 0.2}",
+                        "output.timeseries_tick_s=" + (seed % 4 == 0 ? 0.05 : 1.0))));
     }
 
     private static long timeoutNanos(List<String> overrides) {

@@ -404,6 +404,78 @@ class DisaggregationTest {
     }
 
     @Test
+    void aClientGivingUpDuringThePrefill_leavesItsFinishedPrefillHoldingTheBlocksUntilTheLease() {
+        // the client gives up at 10 ms, inside the 0-20 ms prefill step; the prefill finishes length-capped at 20 ms
+        // (the abort would come before its next step), so its blocks are held for a read, but no decode request
+        // follows: NIXL frees them when the lease (1 s from the prefill's end) expires
+        Simulation sim = new Simulation(load("workload.client_timeout_s=0.01", "cluster.disagg.transfer.kv_lease_s=1"));
+        sim.runUntil(1020 * MS - 1);
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isEqualTo(4);
+        sim.runUntil(1020 * MS);
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isZero();
+        RunResult r = sim.run();
+        RequestRecord q = row(r, 0);
+        assertThat(q.status()).isEqualTo(io.servesim.metrics.RequestStatus.TIMED_OUT);
+        assertThat(q.outputTokens()).isZero();
+        assertThat(q.worker()).isZero(); // it never reached a decode worker
+        assertThat(Summaries.of(r).pd().handoffs()).isZero();
+        assertThat(Summaries.of(r).pd().expired()).isEqualTo(1);
+    }
+
+    @Test
+    void aClientGivingUpDuringThePull_letsTheReadLand_thenBothSidesFreeTheBlocks() {
+        // the pull is staged at 20 ms and lands at 21.064 ms; the client gives up at 20.5 ms. vLLM's decode side keeps
+        // the blocks of an aborted request until its receive finishes, and the prefill side frees on the read
+        Simulation sim = new Simulation(load("workload.client_timeout_s=0.0205"));
+        Invariants checks = new Invariants(sim.config()).watch(sim);
+        sim.runUntil(21 * MS + 63_999);
+        assertThat(sim.rank(1).scheduler().numLoading()).isEqualTo(1);
+        assertThat(sim.rank(1).scheduler().pool().usedBlocks()).isEqualTo(4);
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isEqualTo(4);
+        sim.runUntil(21 * MS + 64_000);
+        assertThat(sim.rank(1).scheduler().numLoading()).isZero();
+        assertThat(sim.rank(1).scheduler().pool().usedBlocks()).isZero();
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isZero();
+        RunResult r = sim.run();
+        checks.atEnd(sim, r, sim.config());
+        assertThat(checks.violations()).isEmpty();
+        assertThat(row(r, 0).status()).isEqualTo(io.servesim.metrics.RequestStatus.TIMED_OUT);
+        assertThat(r.counters().steps()).isEqualTo(1); // the prefill's; the decode side never ran a step for it
+    }
+
+    @Test
+    void clientsGivingUpOnTheDecodeSide_abortTheRunningRequest_andLeaveAnUnstagedPullsHoldToTheLease() {
+        // the back-pressured pool above, both clients giving up at 50 ms: request 0 runs on the decode worker (first
+        // token at 41.064 ms) and is aborted before the step at 51.064 ms; request 1 waits there unstaged, so its
+        // prefill blocks stay held until the lease (1 s from its prefill's end at 20 ms) runs out
+        Simulation sim = new Simulation(load(
+                "workload.synthetic.requests=2",
+                "workload.arrival={type: concurrency, concurrency: 2, rate: null}",
+                "cluster.decode.engine={kv_cache: {num_gpu_blocks: 6}, max_model_len: 80}",
+                "workload.client_timeout_s=0.05",
+                "cluster.disagg.transfer.kv_lease_s=1"));
+        Invariants checks = new Invariants(sim.config()).watch(sim);
+        sim.runUntil(1020 * MS - 1);
+        assertThat(sim.rank(1).scheduler().numRunning()).isZero();
+        assertThat(sim.rank(1).scheduler().numWaiting()).isZero();
+        assertThat(sim.rank(1).scheduler().pool().usedBlocks()).isZero();
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isEqualTo(4);
+        RunResult r = sim.run();
+        checks.atEnd(sim, r, sim.config());
+        assertThat(checks.violations()).isEmpty();
+        assertThat(sim.rank(0).scheduler().heldForHandoffs()).isZero();
+        RequestRecord first = row(r, 0);
+        assertThat(first.status()).isEqualTo(io.servesim.metrics.RequestStatus.TIMED_OUT);
+        assertThat(first.outputTokens()).isEqualTo(1);
+        assertThat(first.lastTokenNanos()).isEqualTo(41 * MS + 64_000);
+        RequestRecord second = row(r, 1);
+        assertThat(second.status()).isEqualTo(io.servesim.metrics.RequestStatus.TIMED_OUT);
+        assertThat(second.pd().transferStartNanos()).isEqualTo(-1);
+        assertThat(Summaries.of(r).pd().expired()).isEqualTo(1);
+        assertThat(Summaries.of(r).pd().transfers()).isEqualTo(1);
+    }
+
+    @Test
     void config_namesWhatIsWrong() {
         assertThatThrownBy(
                         () -> ConfigLoader.fromYaml(PD.replace("  decode: {workers: 1}\n", ""), "pd.yaml", List.of()))
