@@ -92,6 +92,20 @@ class DeterminismTest {
         assertThat(sha256(c)).isEqualTo(QUICKSTART_SYNC_CANONICAL_SHA256);
     }
 
+    /**
+     * SHA-256 of canonical.json for examples/quickstart.yaml with clients that give up after 5 s (1,321 turns time
+     * out and end their sessions: 2,439 later turns abandoned).
+     */
+    static final String QUICKSTART_TIMEOUTS_CANONICAL_SHA256 =
+            "0edad59ba8e0fb6c6069d8fcec629f34db63201426c0596442175e37528e6f44";
+
+    @Test
+    void quickstartWithClientTimeoutsCanonicalDigest_isPinned() throws Exception {
+        String c = canonical(Path.of("..", "examples", "quickstart.yaml"), List.of("workload.client_timeout_s=5"));
+        assertThat(c).contains("\"timed_out\":1321").contains("\"abandoned\":2439");
+        assertThat(sha256(c)).isEqualTo(QUICKSTART_TIMEOUTS_CANONICAL_SHA256);
+    }
+
     @Test
     void differentSeeds_giveDifferentCanonicalOutput() throws IOException {
         Path p = Path.of("..", "examples", "quickstart.yaml");
