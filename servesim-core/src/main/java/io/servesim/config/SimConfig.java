@@ -42,16 +42,22 @@ public record SimConfig(
 
     /**
      * Where a client timeout is modelled: vLLM's abort ({@code Scheduler.finish_requests} with {@code
-     * FINISHED_ABORTED}), in aggregated and disaggregated clusters (with NIXL's delayed frees and leases). With G2
-     * loads or KVCR pulls, or failing workers (whose requests restart), a request also holds copies or starts over,
-     * which an abort does not yet undo; SGLang's and TensorRT-LLM's aborts are not modelled.
+     * FINISHED_ABORTED}), in aggregated and disaggregated clusters (with NIXL's delayed frees and leases), and SGLang's
+     * ({@code abort_request}) in aggregated ones. With G2 loads or KVCR pulls, or failing workers (whose requests
+     * restart), a request also holds copies or starts over, which an abort does not yet undo; TensorRT-LLM's abort is
+     * not modelled.
      */
     private static void checkClientTimeout(ClusterConfig cluster, EngineConfig engine) {
         String at = "workload.client_timeout_s";
         String why = null;
-        if (engine.kind() != EngineKind.VLLM
-                || cluster.pools().stream().anyMatch(p -> p.engine().kind() != EngineKind.VLLM)) {
-            why = "is modelled for the vLLM engine only (its abort of a disconnected request)";
+        java.util.function.Predicate<EngineKind> aborts =
+                k -> k == EngineKind.VLLM || (k == EngineKind.SGLANG && !cluster.disaggregated());
+        if (!aborts.test(engine.kind())
+                || cluster.pools().stream()
+                        .anyMatch(p -> !aborts.test(p.engine().kind()))) {
+            why =
+                    "is modelled for vLLM, and for SGLang in aggregated clusters (their aborts of a disconnected request),"
+                            + " not for TensorRT-LLM";
         } else if (engine.kvcr().enabled()) {
             why = "is not modelled with KVCR yet (an abort would have to cancel the pull): turn one off";
         } else if (engine.kvCache().hostOffload().enabled()) {

@@ -361,6 +361,16 @@ public final class Sequence {
         cold.clientGone = true;
     }
 
+    /** Whether it finishes with its next sampled token whatever its length (SGLang's {@code to_finish}). */
+    boolean finishAtNextOutput() {
+        return cold.finishAtNextOutput;
+    }
+
+    /** It finishes with its next sampled token ({@link #finishAtNextOutput}). */
+    void finishAtNextOutput(boolean yes) {
+        cold.finishAtNextOutput = yes;
+    }
+
     /** It leaves the rank: finished, or rejected at submission. */
     void finish() {
         finished = true;
@@ -518,6 +528,7 @@ public final class Sequence {
         int pullSource = -1;
         boolean firstTokenHeld;
         boolean clientGone;
+        boolean finishAtNextOutput;
 
         Cold(RoutingDecision routing, Handoff handoff, boolean prefillOnly) {
             this.routing = routing;

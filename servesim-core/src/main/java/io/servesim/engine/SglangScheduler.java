@@ -175,6 +175,28 @@ public final class SglangScheduler extends RankScheduler {
         return pendingPromptTokens;
     }
 
+    /**
+     * SGLang's {@code Scheduler.abort_request} for one request (its client disconnected): a waiting request is popped
+     * from the queue ("abort method 1": it holds no pages); any other — running, in the batch in flight, or being
+     * chunk-prefilled — is marked {@code to_finish} ("abort method 3": it "will still run one decode forward pass",
+     * then the usual finish path frees its pages when that pass's result comes back). servesim also marks a
+     * chunked request between two of its chunks, which SGLang's scan of the running and current batches can miss.
+     */
+    @Override
+    void abort(Sequence s) {
+        int i = waiting.indexOf(s);
+        if (i < 0) {
+            s.finishAtNextOutput(true);
+            return;
+        }
+        waiting.remove(i);
+        if (s.awaitingFirstToken()) {
+            pendingPromptTokens -= s.promptLength() - Math.min(s.numComputedTokens(), s.promptLength());
+        }
+        kv.free(s.table());
+        s.finish();
+    }
+
     private int page() {
         return settings.blockSize();
     }
@@ -248,7 +270,7 @@ public final class SglangScheduler extends RankScheduler {
             if (r.awaitingFirstToken()) {
                 pendingPromptTokens -= Math.max(0, Math.min(context + n, prompt) - Math.min(context, prompt));
             }
-            if (samples && r.mayFinishWithin(overlap ? r.placeholders() : 1)) {
+            if (samples && (r.mayFinishWithin(overlap ? r.placeholders() : 1) || r.finishAtNextOutput())) {
                 step.mayFinish = true;
             }
             total += n;
@@ -876,7 +898,7 @@ public final class SglangScheduler extends RankScheduler {
                 r.ensureHashes(page());
                 kv.cacheBlocks(r.table(), r.numComputedTokens() - r.placeholders());
             }
-            if (r.reachedTarget()) {
+            if (r.reachedTarget() || r.finishAtNextOutput()) {
                 r.finish();
                 if (r.prefillOnly()) {
                     heldForHandoffs += r.table().numBlocks(); // held until the decode side has read them

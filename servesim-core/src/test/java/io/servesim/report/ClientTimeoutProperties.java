@@ -18,7 +18,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * Client timeouts ({@code workload.client_timeout_s}) on random vLLM clusters (attention DP in both modes, both engine
+ * Client timeouts ({@code workload.client_timeout_s}) on random vLLM and SGLang clusters (attention DP in both modes, both engine
  * loops, every router, drains, time limits, roofline timing, the hybrid KV cache, and disaggregated prefill/decode
  * clusters whose clients give up before, during and after the pull): the engine invariants hold after every step (block
  * conservation, queues, no request lost: each ends completed, rejected, timed out or, under a time limit,
@@ -124,15 +124,21 @@ class ClientTimeoutProperties {
         // (failing workers, the G2 tier), sometimes on vLLM's hybrid KV cache, with clients giving up after 50 ms to
         // 1.5 s
         Arbitrary<Double> timeout = Arbitraries.of(0.05, 0.2, 0.5, 1.5);
-        Arbitrary<Boolean> hybrid = Arbitraries.of(false, false, true);
+        Arbitrary<String> kind = Arbitraries.of("vllm", "vllm", "hybrid", "sglang", "sglang-lpm");
         return Combinators.combine(
                         OpenLoopClusters.clusters(
                                 Arbitraries.of("lockstep", "independent"), Arbitraries.of(true, false)),
                         timeout,
-                        hybrid)
-                .as((all, t, h) -> {
+                        kind)
+                .as((all, t, k) -> {
                     all.removeIf(o -> o.contains("action: fail") || o.startsWith("engine.kv_cache.host_offload."));
-                    if (h) {
+                    if (k.startsWith("sglang")) {
+                        // SGLang ranks (its overlap scheduler on or off as the loop says): a waiting request is
+                        // popped, a running one finishes with its next token
+                        all.add("engine.kind=sglang");
+                        all.add("engine.sglang={schedule_policy: " + (k.equals("sglang") ? "fcfs" : "lpm") + "}");
+                    }
+                    if (k.equals("hybrid")) {
                         // a sliding-window group beside the full one, on twice the blocks
                         all.add("engine.kv_cache.hybrid_window=17");
                         all.removeIf(o -> o.startsWith("timing."));

@@ -131,6 +131,33 @@ class ClientTimeoutTest {
     }
 
     @Test
+    void sglang_popsAWaitingRequest_butARunningOneRunsOneMoreForwardBeforeItsPagesAreFreed() {
+        // SGLang's abort_request: request 0 (running) is marked to_finish at 50 ms, so the decode batch 50-60 still
+        // runs it and frees its pages when its result comes back at 60; request 1 then prefills 60-70 and decodes at
+        // 80 and 90 (vLLM, above, admits it at 50)
+        RunResult r =
+                CheckedRuns.run(config(false, "0.05", "engine.kind=sglang", "engine.sglang={max_running_requests: 1}"));
+        RequestLog log = r.log();
+        int a = row(log, 0);
+        assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);
+        assertThat(log.outputTokens(a)).isEqualTo(5); // what its client had at 50 ms
+        int b = row(log, 1);
+        assertThat(log.status(b)).isEqualTo(RequestStatus.COMPLETED);
+        assertThat(log.firstTokenNanos(b)).isEqualTo(70 * MS);
+        assertThat(log.lastTokenNanos(b)).isEqualTo(90 * MS);
+        // request 0: its prefill, 4 decodes to 50 ms and the one more forward; request 1: its prefill and 2 decodes
+        assertThat(r.counters().steps()).isEqualTo(6 + 3);
+        // a waiting request is popped at once: both arriving at 0, request 1 never runs
+        RunResult both = CheckedRuns.run(
+                config("""
+                {"arrival_ms": 0, "input_length": 100, "output_length": 10}
+                {"arrival_ms": 0, "input_length": 100, "output_length": 3}
+                """, false, "0.05", "engine.kind=sglang", "engine.sglang={max_running_requests: 1}"));
+        assertThat(both.log().firstScheduledNanos(row(both.log(), 1))).isEqualTo(-1);
+        assertThat(both.counters().steps()).isEqualTo(6);
+    }
+
+    @Test
     void aRequestFinishingAtItsDeadline_completes() {
         // request 0 alone: its tenth token at 100 ms, its deadline 100 ms after the instant's outputs
         RunResult r = CheckedRuns.run(config(false, "0.1", "workload.trace.limit=1"));
@@ -203,8 +230,7 @@ class ClientTimeoutTest {
     void aTimeout_isRefusedWhereAnAbortIsNotModelled_namingTheKeyAndWhy() {
         record Case(String set, String why) {}
         for (Case c : List.of(
-                new Case("engine.kind=sglang", "vLLM engine only"),
-                new Case("engine.kind=trtllm", "vLLM engine only"),
+                new Case("engine.kind=trtllm", "not for TensorRT-LLM"),
                 new Case("engine.kvcr.enabled=true", "KVCR"),
                 new Case("engine.kv_cache.host_offload.num_host_blocks=64", "G2"),
                 new Case("cluster.events=[{at_ms: 10, worker: 0, action: fail}]", "failing workers"))) {
@@ -215,6 +241,16 @@ class ClientTimeoutTest {
                     .hasMessageContaining("workload.client_timeout_s")
                     .hasMessageContaining(c.why());
         }
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(
+                        "",
+                        "t",
+                        List.of(
+                                "workload.client_timeout_s=10",
+                                "cluster.mode=disaggregated",
+                                "cluster.prefill={workers: 1, engine: {kind: sglang}}",
+                                "cluster.decode={workers: 1, engine: {kind: sglang}}")))
+                .hasMessageContaining("workload.client_timeout_s")
+                .hasMessageContaining("SGLang in aggregated clusters");
         assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("workload.client_timeout_s=0")))
                 .hasMessageContaining("workload.client_timeout_s")
                 .hasMessageContaining("expected a positive number of seconds");
