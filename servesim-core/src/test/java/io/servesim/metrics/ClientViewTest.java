@@ -25,31 +25,7 @@ class ClientViewTest {
             long lastMs,
             int outputs,
             RequestStatus status) {
-        return new RequestRecord(
-                id,
-                -1,
-                0,
-                0,
-                rank,
-                ns(arrivalMs),
-                ns(scheduledMs),
-                ns(firstMs),
-                ns(lastMs),
-                10,
-                outputs,
-                0,
-                0,
-                0,
-                0,
-                0,
-                status,
-                -1,
-                -1,
-                0,
-                false,
-                -1,
-                -1,
-                0);
+        return Records.timed(id, 0, rank, ns(arrivalMs), ns(scheduledMs), ns(firstMs), ns(lastMs), 10, outputs, status);
     }
 
     private static long ns(long ms) {

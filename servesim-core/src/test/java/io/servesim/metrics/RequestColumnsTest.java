@@ -46,31 +46,7 @@ class RequestColumnsTest {
 
     @Test
     void neverHappenedValues_areEmptyCells_andReadBackAsMinusOne() {
-        RequestRecord r = new RequestRecord(
-                0,
-                -1,
-                0,
-                -1,
-                -1,
-                5L,
-                -1,
-                -1,
-                -1,
-                10,
-                0,
-                0,
-                0,
-                0,
-                0,
-                0,
-                RequestStatus.REJECTED_NO_WORKER,
-                -1,
-                -1,
-                0,
-                false,
-                -1,
-                -1,
-                0);
+        RequestRecord r = Records.timed(0, -1, -1, 5L, -1, -1, -1, 10, 0, RequestStatus.REJECTED_NO_WORKER);
         StringBuilder sb = new StringBuilder();
         RequestColumns.appendCsv(r, sb);
         assertThat(sb.toString()).startsWith("0,,0,-1,-1,0.000005,,,,,,,,10,0,");
@@ -91,31 +67,7 @@ class RequestColumnsTest {
         RequestMetrics m = new RequestMetrics();
         m.record(r);
         assertThat(m.tpotPicos.stats(1e-9).mean()).isEqualTo(r.tpotMs());
-        RequestRecord oneToken = new RequestRecord(
-                1,
-                -1,
-                0,
-                0,
-                0,
-                0,
-                0,
-                10,
-                10,
-                5,
-                1,
-                0,
-                0,
-                0,
-                0,
-                0,
-                RequestStatus.COMPLETED,
-                -1,
-                -1,
-                0,
-                false,
-                -1,
-                -1,
-                0);
+        RequestRecord oneToken = Records.timed(1, 0, 0, 0, 0, 10, 10, 5, 1, RequestStatus.COMPLETED);
         assertThat(oneToken.tpotPicos()).isEqualTo(-1);
         assertThat(oneToken.tpotMs()).isNaN();
     }

@@ -9,9 +9,7 @@ class StepOccupancyTest {
     /** A record with the fields the count reads; the rest at their "never happened" values. */
     private static RequestRecord record(int id, int worker, int rank, long scheduled, long last, RequestStatus status) {
         long first = scheduled < 0 ? -1 : scheduled + 1;
-        return new RequestRecord(
-                id, -1, 0, worker, rank, 0, scheduled, first, last, 10, 2, 0, 0, 0, 0, 0, status, -1, -1, 0, false, -1,
-                -1, 0);
+        return Records.timed(id, worker, rank, 0, scheduled, first, last, 10, 2, status);
     }
 
     private static RequestRecord served(int id, int worker, int rank, long scheduled, long last) {
