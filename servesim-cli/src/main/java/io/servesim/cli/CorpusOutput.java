@@ -11,6 +11,7 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /** What {@code validate --run} and {@code --corpus} print and write per run: the deployment line, corpus.csv and the table. */
 final class CorpusOutput {
@@ -19,7 +20,7 @@ final class CorpusOutput {
     /** corpus.csv's header. */
     static final String CORPUS_HEADER = "run,gpu,model,tensor_parallel,data_parallel,ttft_mean_err_pct,"
             + "tpot_mean_err_pct,e2e_mean_err_pct,ttft_p99_err_pct,e2e_p99_err_pct,tpot_p99_err_pct,requests,"
-            + "num_gpu_blocks_stated,num_gpu_blocks_derived,client_side";
+            + "num_gpu_blocks_stated,num_gpu_blocks_derived,client_side,error";
 
     /** The error columns of corpus.csv and its table: metric and statistic, in column order. */
     static final List<String[]> CORPUS_ERRORS = List.of(
@@ -164,9 +165,13 @@ final class CorpusOutput {
                 efficiency);
     }
 
-    /** corpus.csv: one row per run, the error columns in %, empty where unknown. */
-    static String corpusCsv(List<Corpus.Result> results) {
-        StringBuilder sb = new StringBuilder(CORPUS_HEADER).append('\n');
+    /**
+     * corpus.csv: one row per run in name order, the error columns in %, empty where unknown; a run that was not
+     * validated has only its name and, in the last column, why.
+     */
+    static String corpusCsv(List<Corpus.Result> results, Map<String, String> notValidated) {
+        java.util.TreeMap<String, String> rows = new java.util.TreeMap<>();
+        notValidated.forEach((run, why) -> rows.put(run, run + ",".repeat(14) + "," + csvCell(why)));
         for (Corpus.Result r : results) {
             RunFolder f = r.run();
             List<String> cells = new ArrayList<>(List.of(
@@ -190,9 +195,20 @@ final class CorpusOutput {
                             ? ""
                             : r.numGpuBlocks().derived().toString());
             cells.add(Boolean.toString(f.clientSide()));
-            sb.append(String.join(",", cells)).append('\n');
+            cells.add("");
+            rows.put(f.name(), String.join(",", cells));
         }
+        StringBuilder sb = new StringBuilder(CORPUS_HEADER).append('\n');
+        rows.values().forEach(row -> sb.append(row).append('\n'));
         return sb.toString();
+    }
+
+    /** A CSV cell: quoted, inner quotes doubled, when it holds a comma, a quote or a line break. */
+    private static String csvCell(String text) {
+        if (text.indexOf(',') < 0 && text.indexOf('"') < 0 && text.indexOf('\n') < 0 && text.indexOf('\r') < 0) {
+            return text;
+        }
+        return '"' + text.replace("\"", "\"\"") + '"';
     }
 
     /** The corpus as an aligned table, one row per run, then the mean |error| of each error column. */

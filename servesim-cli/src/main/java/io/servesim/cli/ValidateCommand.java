@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -282,7 +283,16 @@ public final class ValidateCommand implements Callable<Integer> {
     private int corpus(Map<String, Double> limits) {
         PrintWriter o = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        List<RunFolder> runs = reportingUserErrors(err, () -> RunFolder.corpus(corpus, facts(meta)));
+        // a run that cannot be read or replayed is reported and skipped, so one unsupported deployment does not cost
+        // the others their validation; the exit code still says so
+        Map<String, String> notValidated = new TreeMap<>();
+        List<RunFolder> runs = reportingUserErrors(
+                err,
+                () -> RunFolder.corpus(corpus, facts(meta), (name, e) -> {
+                    notValidated.put(name, message(e));
+                    err.println("not validated " + name + ": " + message(e));
+                    err.flush();
+                }));
         if (runs == null) {
             return Main.USAGE;
         }
@@ -293,26 +303,53 @@ public final class ValidateCommand implements Callable<Integer> {
         io.servesim.report.RunDirectory.CORPUS.begin(out);
         List<Corpus.Result> results = reportingUserErrors(
                 err,
-                () -> Corpus.evaluate(runs, config, overrides, threads, windowS == null ? 0 : windowS, r -> {
-                    List<String> ex = exceeded(r.validation(), limits);
-                    ex.forEach(e -> exceeded.add(r.run().name() + ": " + e));
-                    AtomicFiles.writeString(
-                            out.resolve(r.run().name()).resolve("validation.json"),
-                            json(r.validation(), limits, ex, r));
-                    AtomicFiles.writeString(out.resolve(r.run().name()).resolve("requests.csv"), r.requestsCsv());
-                    for (String w : r.warnings()) {
-                        if (warned.add(w)) {
-                            Main.warn(err, List.of(w));
-                        }
-                    }
-                    err.printf(Locale.ROOT, "validated %s (%d/%d)%n", r.run().name(), ++done[0], runs.size());
-                    err.flush();
-                }));
+                () -> Corpus.evaluate(
+                        runs,
+                        config,
+                        overrides,
+                        threads,
+                        windowS == null ? 0 : windowS,
+                        r -> {
+                            List<String> ex = exceeded(r.validation(), limits);
+                            ex.forEach(e -> exceeded.add(r.run().name() + ": " + e));
+                            AtomicFiles.writeString(
+                                    out.resolve(r.run().name()).resolve("validation.json"),
+                                    json(r.validation(), limits, ex, r));
+                            AtomicFiles.writeString(
+                                    out.resolve(r.run().name()).resolve("requests.csv"), r.requestsCsv());
+                            for (String w : r.warnings()) {
+                                if (warned.add(w)) {
+                                    Main.warn(err, List.of(w));
+                                }
+                            }
+                            err.printf(
+                                    Locale.ROOT,
+                                    "validated %s (%d/%d)%n",
+                                    r.run().name(),
+                                    ++done[0],
+                                    runs.size());
+                            err.flush();
+                        },
+                        (run, e) -> {
+                            notValidated.put(run.name(), message(e));
+                            err.printf(
+                                    Locale.ROOT,
+                                    "not validated %s (%d/%d): %s%n",
+                                    run.name(),
+                                    ++done[0],
+                                    runs.size(),
+                                    message(e));
+                            err.flush();
+                        }));
         if (results == null) {
             return Main.USAGE;
         }
         o.print(CorpusOutput.corpusTable(results));
-        AtomicFiles.writeString(out.resolve("corpus.csv"), CorpusOutput.corpusCsv(results));
+        if (!notValidated.isEmpty()) {
+            o.println("not validated (" + notValidated.size() + "):");
+            notValidated.forEach((run, why) -> o.println("  " + run + ": " + why));
+        }
+        AtomicFiles.writeString(out.resolve("corpus.csv"), CorpusOutput.corpusCsv(results, notValidated));
         List<String> written = new ArrayList<>(List.of("corpus.csv"));
         for (Corpus.Result r : results) {
             written.add(r.run().name() + "/validation.json");
@@ -324,7 +361,20 @@ public final class ValidateCommand implements Callable<Integer> {
                 + " validation.json and requests.csv files (listed in " + io.servesim.report.RunDirectory.MANIFEST
                 + ")");
         o.flush();
-        return verdict(err, exceeded);
+        int verdict = verdict(err, exceeded);
+        if (!notValidated.isEmpty()) {
+            err.println(notValidated.size() + " of " + (results.size() + notValidated.size())
+                    + " runs not validated (their errors above and in corpus.csv's error column)");
+            err.flush();
+            return Main.USAGE;
+        }
+        return verdict;
+    }
+
+    /** A skipped run's error as one line: the message the user would get from validating it alone. */
+    private static String message(RuntimeException e) {
+        String m = e instanceof UncheckedIOException u ? Main.describe(u) : e.getMessage();
+        return m == null ? e.getClass().getSimpleName() : m.replace('\n', ' ');
     }
 
     private static List<String> exceeded(Validation v, Map<String, Double> limits) {

@@ -139,14 +139,15 @@ class ValidateCommandTest {
                 .startsWith("run,gpu,model,tensor_parallel,data_parallel,ttft_mean_err_pct,tpot_mean_err_pct,"
                         + "e2e_mean_err_pct,ttft_p99_err_pct,e2e_p99_err_pct")
                 .isEqualTo(CorpusOutput.CORPUS_HEADER)
-                .endsWith("tpot_p99_err_pct,requests,num_gpu_blocks_stated,num_gpu_blocks_derived,client_side");
+                .endsWith("tpot_p99_err_pct,requests,num_gpu_blocks_stated,num_gpu_blocks_derived,client_side,error");
         assertThat(csv).hasSize(3);
         String[] blis = csv.get(1).split(",", -1);
         String[] sharegpt = csv.get(2).split(",", -1);
         assertThat(blis).startsWith("blis_H100_Llama-2-7b_tp1_codegen", "h100-sxm", "llama-2-7b", "1", "1");
         assertThat(sharegpt).startsWith("llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1", "rtx-pro-6000", "llama-3.1-8b");
         for (String[] row : List.of(blis, sharegpt)) {
-            assertThat(row).hasSize(15);
+            assertThat(row).hasSize(16);
+            assertThat(row[15]).isEmpty(); // validated: no error
             for (int i = 3; i < 14; i++) {
                 if (!row[i].isEmpty()) {
                     assertThat(Double.parseDouble(row[i]))
@@ -192,6 +193,60 @@ class ValidateCommandTest {
                                 single.toAbsolutePath().normalize().toString()));
         assertThat(Files.readString(single.resolve("corpus.csv")))
                 .isEqualTo(Files.readString(out.resolve("corpus.csv")));
+    }
+
+    @Test
+    void corpus_skipsARunItCannotReadOrBuild_validatesTheOthers_andExitsWithTheErrorsInCorpusCsv() throws IOException {
+        Path dir = tmp.resolve("mixed");
+        for (String run : List.of("blis_H100_Llama-2-7b_tp1_codegen", "llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1")) {
+            copy(CORPUS.resolve(run), dir.resolve(run));
+        }
+        // a model no preset has: meta.json cannot be read into a deployment
+        copy(CORPUS.resolve("blis_H100_Llama-2-7b_tp1_codegen"), dir.resolve("a_unknown_model"));
+        Path meta = dir.resolve("a_unknown_model/meta.json");
+        Files.writeString(meta, Files.readString(meta).replace("meta-llama/Llama-2-7b-hf", "acme/Nonexistent-7B, v2"));
+        // read, but its deployment does not fit: the 70B model's weights on one GPU
+        copy(CORPUS.resolve("blis_H100_Llama-2-7b_tp1_codegen"), dir.resolve("m_does_not_fit"));
+        meta = dir.resolve("m_does_not_fit/meta.json");
+        Files.writeString(
+                meta,
+                Files.readString(meta)
+                        .replace("meta-llama/Llama-2-7b-hf", "meta-llama/Llama-2-70b-hf")
+                        .replaceAll("\"num_gpu_blocks\": *[0-9]+", "\"num_gpu_blocks\": null"));
+        Path out = tmp.resolve("mixed-out");
+        CliRun r = CliRun.of("validate", "--corpus", dir.toString(), "--out", out.toString(), "--threads", "2");
+
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err())
+                .contains("run a_unknown_model: meta.json: model: unknown model 'acme/Nonexistent-7B, v2'")
+                .contains("not validated m_does_not_fit")
+                .contains("2 of 4 runs not validated");
+        assertThat(r.out()).contains("not validated (2):").contains("  m_does_not_fit: run m_does_not_fit: ");
+        List<String> csv = Files.readAllLines(out.resolve("corpus.csv"));
+        assertThat(csv).hasSize(5);
+        assertThat(csv.get(1)).startsWith("a_unknown_model,,,").contains("\"run a_unknown_model: meta.json: model:");
+        assertThat(csv.get(2))
+                .startsWith("blis_H100_Llama-2-7b_tp1_codegen,h100-sxm,llama-2-7b,")
+                .endsWith(",true,");
+        assertThat(csv.get(3)).startsWith("llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1,rtx-pro-6000,");
+        assertThat(csv.get(4)).startsWith("m_does_not_fit,,,").contains("does not fit on h100-sxm");
+        // the validated runs' rows are those of a corpus without the failing runs
+        Path clean = tmp.resolve("clean");
+        CliRun c = CliRun.of("validate", "--corpus", CORPUS.toString(), "--out", clean.toString());
+        assertThat(c.exit()).as(c.err()).isZero();
+        List<String> cleanCsv = Files.readAllLines(clean.resolve("corpus.csv"));
+        assertThat(List.of(csv.get(2), csv.get(3))).isEqualTo(cleanCsv.subList(1, 3));
+        assertThat(out.resolve("a_unknown_model")).doesNotExist();
+        assertThat(out.resolve("m_does_not_fit")).doesNotExist();
+    }
+
+    private static void copy(Path from, Path to) throws IOException {
+        Files.createDirectories(to);
+        try (var files = Files.list(from)) {
+            for (Path f : files.toList()) {
+                Files.copy(f, to.resolve(f.getFileName()));
+            }
+        }
     }
 
     @Test
@@ -501,6 +556,9 @@ class ValidateCommandTest {
                 Files.readString(Path.of(dir).resolve("meta.json")).replace("\"tensor_parallel\": 1,", ""));
         CliRun broken = CliRun.of("validate", "--corpus", tmp.resolve("corpus").toString(), "--out", "x");
         assertThat(broken.exit()).isEqualTo(Main.USAGE);
-        assertThat(broken.err().strip()).isEqualTo("config error: run bad_run: meta.json: tensor_parallel: missing");
+        assertThat(broken.err().lines().toList())
+                .containsExactly(
+                        "not validated bad_run: run bad_run: meta.json: tensor_parallel: missing",
+                        "1 of 1 runs not validated (their errors above and in corpus.csv's error column)");
     }
 }

@@ -548,15 +548,14 @@ public final class Specs {
      * @param field where the name came from, reported in errors (e.g. {@code meta.json: gpu})
      */
     public static GpuSpec gpuByName(String printed, String field) {
-        String want = printed == null ? "" : printed.strip();
-        String lower = want.toLowerCase(Locale.ROOT);
+        String lower = gpuNameForm(printed == null ? "" : printed);
         String best = null;
         int bestLength = -1;
         for (String preset : GPU_PRESETS.keySet()) {
             List<String> aliases = new ArrayList<>(gpuNames(preset));
             aliases.add(preset);
             for (String alias : aliases) {
-                String a = alias.toLowerCase(Locale.ROOT);
+                String a = gpuNameForm(alias);
                 if (a.equals(lower)) {
                     return gpu(preset, field);
                 }
@@ -577,6 +576,16 @@ public final class Specs {
                 field,
                 "unknown GPU '" + printed + "' (known: " + String.join(", ", known) + "; or a preset name: "
                         + String.join(", ", GPU_PRESETS.keySet()) + ")");
+    }
+
+    /**
+     * A GPU name as compared: lower case, without a leading "NVIDIA ", with '-' and '_' read as spaces and runs of
+     * spaces as one, so "H100_SXM", "h100-sxm" and "NVIDIA H100 SXM" are one name.
+     */
+    private static String gpuNameForm(String name) {
+        String s = name.strip().toLowerCase(Locale.ROOT).replace('-', ' ').replace('_', ' ');
+        s = s.replaceAll(" +", " ");
+        return s.startsWith("nvidia ") ? s.substring("nvidia ".length()) : s;
     }
 
     private static double[] fleetRatios() {

@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -173,13 +174,41 @@ public final class Corpus {
             int threads,
             double windowS,
             Consumer<Result> onResult) {
+        return evaluate(runs, base, sets, threads, windowS, onResult, (run, e) -> {
+            throw e;
+        });
+    }
+
+    /**
+     * {@link #evaluate(List, Path, List, int, double, Consumer)}, except that a run failing with an
+     * {@linkplain RunFolder#isInputError input error} (a deployment servesim cannot build, a malformed file) is handed
+     * to {@code onFailure}, in the runs' order, and the others go on; the results of the runs that succeeded are
+     * returned. Any other error still ends the evaluation.
+     */
+    public static List<Result> evaluate(
+            List<RunFolder> runs,
+            Path base,
+            List<String> sets,
+            int threads,
+            double windowS,
+            Consumer<Result> onResult,
+            BiConsumer<RunFolder, RuntimeException> onFailure) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be >= 1, got " + threads);
         }
         List<Result> out = new ArrayList<>();
         if (threads == 1) {
             for (RunFolder run : runs) {
-                Result r = evaluate(run, base, sets, windowS);
+                Result r;
+                try {
+                    r = evaluate(run, base, sets, windowS);
+                } catch (RuntimeException e) {
+                    if (!RunFolder.isInputError(e)) {
+                        throw e;
+                    }
+                    onFailure.accept(run, e);
+                    continue;
+                }
                 onResult.accept(r);
                 out.add(r);
             }
@@ -191,8 +220,17 @@ public final class Corpus {
                 futures.add(pool.submit(() -> evaluate(run, base, sets, windowS)));
             }
             try {
-                for (Future<Result> f : futures) {
-                    Result r = get(f);
+                for (int i = 0; i < futures.size(); i++) {
+                    Result r;
+                    try {
+                        r = get(futures.get(i));
+                    } catch (RuntimeException e) {
+                        if (!RunFolder.isInputError(e)) {
+                            throw e;
+                        }
+                        onFailure.accept(runs.get(i), e);
+                        continue;
+                    }
                     onResult.accept(r);
                     out.add(r);
                 }

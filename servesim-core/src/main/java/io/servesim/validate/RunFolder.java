@@ -221,6 +221,18 @@ public record RunFolder(
      * name; none is an error, and so is a fact about no run of the corpus.
      */
     public static List<RunFolder> corpus(Path dir, List<MetaFact> facts) {
+        return corpus(dir, facts, (run, e) -> {
+            throw e;
+        });
+    }
+
+    /**
+     * {@link #corpus(Path, List)}, except that a run folder that cannot be read (its meta.json, workload or
+     * measured file missing or invalid: an {@linkplain #isInputError input error}) is handed to {@code unreadable}
+     * with its name, in name order, and left out; the others are returned. A fact must still name some folder.
+     */
+    public static List<RunFolder> corpus(
+            Path dir, List<MetaFact> facts, java.util.function.BiConsumer<String, RuntimeException> unreadable) {
         if (!Files.isDirectory(dir)) {
             throw new ConfigException("", "corpus " + dir + ": no such directory");
         }
@@ -238,15 +250,30 @@ public record RunFolder(
         }
         List<RunFolder> runs = new ArrayList<>();
         for (Path f : folders) {
-            runs.add(read(f, facts));
+            try {
+                runs.add(read(f, facts));
+            } catch (RuntimeException e) {
+                if (!isInputError(e)) {
+                    throw e;
+                }
+                unreadable.accept(f.getFileName().toString(), e);
+            }
         }
         for (MetaFact fact : facts) {
-            if (runs.stream().noneMatch(r -> fact.matches(r.name()))) {
+            if (folders.stream().noneMatch(f -> fact.matches(f.getFileName().toString()))) {
                 throw new ConfigException(
                         "--meta", "no run of corpus " + dir + " is named " + fact.run() + " (" + fact.field() + ")");
             }
         }
         return runs;
+    }
+
+    /**
+     * Whether {@code e} is a fault of the input rather than of servesim: a config or trace-format error, or a file
+     * that cannot be read. A corpus validation reports such a run and goes on with the others.
+     */
+    public static boolean isInputError(RuntimeException e) {
+        return e instanceof ConfigException || e instanceof TraceFormatException || e instanceof UncheckedIOException;
     }
 
     /** Reads and checks a run folder's meta.json and the presence of its workload and measured files. */

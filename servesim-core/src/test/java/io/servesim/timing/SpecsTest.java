@@ -64,7 +64,9 @@ class SpecsTest {
                         "codellama-7b",
                         "codellama-13b",
                         "minimax-m2.5",
-                        "deepseek-v3");
+                        "deepseek-v3",
+                        "yi-34b",
+                        "mistral-nemo-12b");
         for (String name : Specs.modelPresets()) {
             ModelSpec m = Specs.model(name, "timing.model");
             assertThat(m.totalParams() / 1e9)
@@ -90,6 +92,21 @@ class SpecsTest {
         ModelSpec code = Specs.model("codellama-34b", "timing.model");
         assertThat(code.totalParams() / 1e9).isCloseTo(33.7, Percentage.withPercentage(2));
         assertThat(code.maxPositionEmbeddings()).isEqualTo(16384);
+    }
+
+    @Test
+    void yiAndMistralNemo_resolveFromTheirReleases_withTheirOwnHeadWidthAndContext() {
+        ModelSpec yi = Specs.modelByHfId("01-ai/Yi-34B-Chat", "model");
+        assertThat(yi.name()).isEqualTo("yi-34b");
+        // 2 (K and V) x 60 layers x 8 KV heads x 128 (7,168 / 56) x 2 B
+        assertThat(yi.kvBytesPerToken(2, 1)).isEqualTo(245_760);
+        assertThat(yi.maxPositionEmbeddings()).isEqualTo(4096);
+        ModelSpec nemo = Specs.modelByHfId("mistralai/Mistral-Nemo-Instruct-2407", "model");
+        assertThat(nemo.name()).isEqualTo("mistral-nemo-12b");
+        // head_dim 128 as stated, not 5,120 / 32 = 160: 2 x 40 layers x 8 x 128 x 2 B
+        assertThat(nemo.kvBytesPerToken(2, 1)).isEqualTo(163_840);
+        assertThat(Specs.modelByHfId("/models/Mistral-Nemo-Base-2407", "model").name())
+                .isEqualTo("mistral-nemo-12b");
     }
 
     @Test
@@ -234,6 +251,15 @@ class SpecsTest {
         assertThat(Specs.gpuByName("NVIDIA H200", "gpu").name()).isEqualTo("h200-sxm");
         assertThat(Specs.gpuByName("NVIDIA B200", "gpu").name()).isEqualTo("b200");
         assertThat(Specs.gpuByName("b200", "gpu").name()).isEqualTo("b200"); // a preset name too
+        // separators and the vendor prefix do not matter: '-', '_' and spaces are one separator
+        assertThat(Specs.gpuByName("H100_SXM", "gpu").name()).isEqualTo("h100-sxm");
+        assertThat(Specs.gpuByName("nvidia-h100-80gb-hbm3", "gpu").name()).isEqualTo("h100-sxm");
+        assertThat(Specs.gpuByName("H100-SXM5-80GB", "gpu").name()).isEqualTo("h100-sxm");
+        assertThat(Specs.gpuByName("H100_PCIe", "gpu").name()).isEqualTo("h100-pcie");
+        assertThat(Specs.gpuByName("H200-141GB", "gpu").name()).isEqualTo("h200-sxm");
+        assertThat(Specs.gpuByName("A100", "gpu").name()).isEqualTo("a100-sxm-80gb");
+        assertThat(Specs.gpuByName("A100_40GB", "gpu").name()).isEqualTo("a100-sxm-40gb");
+        assertThat(Specs.gpuByName("rtx_pro_6000", "gpu").name()).isEqualTo("rtx-pro-6000");
         // a longer name is not a prefix match without a separator
         assertThatThrownBy(() -> Specs.gpuByName("NVIDIA L40SX", "meta.json: gpu"))
                 .isInstanceOf(ConfigException.class)

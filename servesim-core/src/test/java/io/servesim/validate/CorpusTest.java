@@ -89,6 +89,25 @@ class CorpusTest {
         assertThatThrownBy(() -> Corpus.evaluate(bad, null, List.of("engine.scheduler.max_num_seqs=0")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("run bad_run: engine.scheduler.max_num_seqs: must be >= 1, got 0");
+
+        // handed to onFailure instead, the failing run is skipped and the runs after it are evaluated, in order
+        RunFolder good = RunFolder.read(CORPUS.resolve("blis_H100_Llama-2-7b_tp1_codegen"));
+        for (int threads : new int[] {1, 2}) {
+            List<String> events = new ArrayList<>();
+            List<Corpus.Result> results = Corpus.evaluate(
+                    List.of(bad, good, bad),
+                    null,
+                    List.of(),
+                    threads,
+                    0,
+                    r -> events.add("ok " + r.run().name()),
+                    (run, e) -> events.add("failed " + run.name() + ": " + e.getMessage()));
+            assertThat(results).extracting(r -> r.run().name()).containsExactly(good.name());
+            assertThat(events).as("threads " + threads).hasSize(3);
+            assertThat(events.get(0)).startsWith("failed bad_run: run bad_run: ");
+            assertThat(events.get(1)).isEqualTo("ok blis_H100_Llama-2-7b_tp1_codegen");
+            assertThat(events.get(2)).isEqualTo(events.get(0));
+        }
     }
 
     @Test
