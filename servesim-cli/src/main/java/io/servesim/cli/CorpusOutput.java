@@ -72,6 +72,12 @@ final class CorpusOutput {
                         ? ""
                         : String.format(Locale.ROOT, " (%+.1f%% vs stated)", b.derivedVsStatedPct()),
                 b.used()));
+        if (f.hostOffloadBlocks() != null) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "CPU KV offloading (vLLM's native connector): %d blocks per engine%n",
+                    f.hostOffloadBlocks()));
+        }
         sb.append(
                 r.config().engine().scheduler().asyncScheduling()
                         ? "engine loop: async (vLLM's default from v0.14.0)\n"

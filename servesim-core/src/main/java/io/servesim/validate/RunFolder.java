@@ -66,7 +66,9 @@ import tools.jackson.databind.json.JsonMapper;
  * @param tokenIds whether the workload rows carry {@code prompt_token_ids} (judged by the first row)
  * @param clientTimeoutS {@code client_timeout_s} (servesim's: seconds after which the measuring client gave up on a
  *     request; 0: never), else {@link #INFERENCE_PERF_TIMEOUT_S} when {@code measured_definitions} names
- *     inference-perf, else null ({@code workload.client_timeout_s})
+ *     inference-perf or blis observe, else null ({@code workload.client_timeout_s})
+ * @param hostOffloadBlocks the CPU blocks per engine of vLLM's native KV offloading from {@code kv_offloading_size}
+ *     ({@link #hostOffloadBlocks(double, ModelSpec, TimingConfig.Dtype, int, int)}), or null when it is off
  */
 public record RunFolder(
         String name,
@@ -93,14 +95,18 @@ public record RunFolder(
         boolean clientSide,
         SharedPrefixConfig sharedPrefix,
         boolean tokenIds,
-        Double clientTimeoutS) {
+        Double clientTimeoutS,
+        Integer hostOffloadBlocks) {
 
     /**
      * The total timeout of an inference-perf client that sets none ({@code load.request_timeout} unset): its aiohttp
      * session then takes aiohttp's default {@code ClientTimeout(total=300)} (kubernetes-sigs/inference-perf {@code
      * inference_perf/client/modelserver/openai_client.py}, which passes aiohttp's sentinel; aiohttp's {@code
      * DEFAULT_TIMEOUT}). A request not finished 300 s after it was sent fails at the client, which disconnects, and
-     * vLLM aborts it.
+     * vLLM aborts it. BLIS's own load generator, {@code blis observe}, has the same default: its Go HTTP client's
+     * whole-request timeout is {@code --timeout}, 300 s unless given (inference-sim/inference-sim {@code
+     * cmd/observe.go}, {@code defaultHTTPTimeoutSeconds}, at f90a1e3a), and it records such a request as
+     * {@code timeout}.
      */
     public static final double INFERENCE_PERF_TIMEOUT_S = 300;
 
@@ -171,6 +177,8 @@ public record RunFolder(
             "link_gbytes_per_s",
             "async_scheduling",
             "client_timeout_s",
+            "kv_offloading_size",
+            "kv_offloading_backend",
             "measured_definitions",
             "workload_profile");
 
@@ -344,7 +352,30 @@ public record RunFolder(
             }
             timeout = v.doubleValue() > 0 ? v.doubleValue() : null;
         } else {
-            timeout = definitions.toLowerCase(Locale.ROOT).contains("inference-perf") ? INFERENCE_PERF_TIMEOUT_S : null;
+            String d = definitions.toLowerCase(Locale.ROOT);
+            timeout = d.contains("inference-perf") || d.contains("blis observe") ? INFERENCE_PERF_TIMEOUT_S : null;
+        }
+        Integer hostBlocks = null;
+        if (m.has("kv_offloading_backend") && !m.string("kv_offloading_backend").equals("native")) {
+            throw m.error(
+                    "kv_offloading_backend",
+                    "is '" + m.string("kv_offloading_backend") + "' but servesim models vLLM's native CPU offloading"
+                            + " (OffloadingConnector) only");
+        }
+        if (m.has("kv_offloading_size")) {
+            JsonNode v = m.root.get("kv_offloading_size");
+            if (!v.isNumber() || v.doubleValue() < 0 || !Double.isFinite(v.doubleValue())) {
+                throw m.error(
+                        "kv_offloading_size", "expected GiB of CPU memory (vLLM's --kv-offloading-size), got " + v);
+            }
+            if (v.doubleValue() > 0) {
+                if (!m.bool("enable_prefix_caching", true)) {
+                    throw m.error(
+                            "kv_offloading_size",
+                            "needs prefix caching (vLLM's offloading connector stores and finds blocks by their hash)");
+                }
+                hostBlocks = hostOffloadBlocks(v.doubleValue(), model, kv, blockSize, tp);
+            }
         }
         return new RunFolder(
                 name,
@@ -371,7 +402,21 @@ public record RunFolder(
                 m.string("measured_definitions").toLowerCase(Locale.ROOT).contains("client-side"),
                 withRepeats(m.sharedPrefix(), name, abs.resolve(WORKLOAD), tokenIds),
                 tokenIds,
-                timeout);
+                timeout,
+                hostBlocks);
+    }
+
+    /**
+     * The CPU blocks of vLLM's native KV offloading for {@code --kv-offloading-size} GiB: the size, which spans the
+     * engine's tensor-parallel ranks, over one block's bytes on one GPU times the ranks ({@code
+     * VllmConfig._post_init_kv_transfer_config} passes {@code cpu_bytes_to_use = size << 30}; {@code
+     * CPUOffloadingSpec} divides it by {@code (GPU KV bytes / num_blocks) x world_size}). A block whose KV heads are
+     * replicated over the ranks costs each copy, as in vLLM.
+     */
+    public static int hostOffloadBlocks(
+            double gib, ModelSpec model, TimingConfig.Dtype kvDtype, int blockSize, int tensorParallel) {
+        long bytesPerBlock = model.kvBytesPerToken((int) kvDtype.bytes(), tensorParallel) * blockSize * tensorParallel;
+        return (int) Math.min(Integer.MAX_VALUE, (long) Math.floor(gib * (1L << 30)) / bytesPerBlock);
     }
 
     /**
@@ -427,6 +472,9 @@ public record RunFolder(
         sets.add("engine.kv_cache.block_size=" + blockSize);
         sets.add("engine.kv_cache.prefix_caching=" + prefixCaching);
         sets.add("engine.kv_cache.num_gpu_blocks=" + (statedNumGpuBlocks == null ? "null" : statedNumGpuBlocks));
+        if (hostOffloadBlocks != null) {
+            sets.add("engine.kv_cache.host_offload.num_host_blocks=" + hostOffloadBlocks);
+        }
         sets.add("engine.max_model_len=" + (maxModelLen == null ? "null" : maxModelLen));
         return sets;
     }
@@ -724,7 +772,7 @@ public record RunFolder(
                 return fallback;
             }
             String s = string(field).strip().toLowerCase(Locale.ROOT);
-            if (s.startsWith("fp8")) {
+            if (s.startsWith("fp8") || s.startsWith("float8")) { // vLLM's fp8, fp8_e4m3, ...; torch's float8_e4m3fn
                 return TimingConfig.Dtype.FP8;
             }
             if (s.startsWith("auto")) {
@@ -736,7 +784,7 @@ public record RunFolder(
             throw error(
                     field,
                     "unsupported dtype '" + root.get(field).stringValue()
-                            + "' (bfloat16, float16, auto or fp8*; servesim times 2-byte and 1-byte elements)");
+                            + "' (bfloat16, float16, auto, fp8* or float8*; servesim times 2-byte and 1-byte elements)");
         }
 
         /** {@code workload_profile.shared_prefix}'s system prompt, or null when the run does not describe one. */

@@ -169,7 +169,47 @@ class RunFolderTest {
     }
 
     @Test
-    void clientTimeout_isInferencePerfsAiohttpDefault_unlessStated() throws IOException {
+    void kvOffloadingSize_isVllmsNativeCpuOffload_countedInBlocksOfTheWholeEngine() throws IOException {
+        // Llama-2-7B, BF16, 16-token blocks: 2 x 32 layers x 32 heads x 128 x 2 B x 16 = 8 MiB a block; 4 GiB = 512
+        RunFolder small = RunFolder.read(run("small", Map.of("kv_offloading_size", 4)));
+        assertThat(small.hostOffloadBlocks()).isEqualTo(512);
+        assertThat(small.overrides()).contains("engine.kv_cache.host_offload.num_host_blocks=512");
+        assertThat(small.config(null, List.of())
+                        .engine()
+                        .kvCache()
+                        .hostOffload()
+                        .numHostBlocks())
+                .isEqualTo(512);
+        // Llama-2-70B at TP 4: 2 x 80 x (8 / 4) x 128 x 2 B x 16 = 1.25 MiB on each GPU, 5 MiB over the four;
+        // the size spans the ranks, so 10 GiB = 2,048 blocks (and 10.001 GiB still 2,048)
+        Map<String, Object> tp4 = Map.of("model", "meta-llama/Llama-2-70b-hf", "tensor_parallel", 4);
+        Map<String, Object> big = new LinkedHashMap<>(tp4);
+        big.put("kv_offloading_size", 10.001);
+        big.put("kv_offloading_backend", "native");
+        assertThat(RunFolder.read(run("big", big)).hostOffloadBlocks()).isEqualTo(2048);
+        // FP8 KV halves a block: twice the blocks
+        Map<String, Object> fp8 = new LinkedHashMap<>(big);
+        fp8.put("kv_cache_dtype", "fp8_e4m3");
+        assertThat(RunFolder.read(run("fp8", fp8)).hostOffloadBlocks()).isEqualTo(4096);
+        // absent, null or 0: off
+        assertThat(RunFolder.read(run("none", Map.of())).hostOffloadBlocks()).isNull();
+        assertThat(RunFolder.read(run("zero", Map.of("kv_offloading_size", 0))).hostOffloadBlocks())
+                .isNull();
+        assertThat(RunFolder.read(run("none2", Map.of())).overrides())
+                .noneMatch(o -> o.startsWith("engine.kv_cache.host_offload"));
+        assertThatThrownBy(() -> RunFolder.read(
+                        run("lmcache", Map.of("kv_offloading_size", 4, "kv_offloading_backend", "lmcache"))))
+                .hasMessage("run lmcache: meta.json: kv_offloading_backend: is 'lmcache' but servesim models vLLM's"
+                        + " native CPU offloading (OffloadingConnector) only");
+        assertThatThrownBy(() -> RunFolder.read(run("neg", Map.of("kv_offloading_size", -1))))
+                .hasMessageStartingWith("run neg: meta.json: kv_offloading_size: expected GiB");
+        assertThatThrownBy(() ->
+                        RunFolder.read(run("nocache", Map.of("kv_offloading_size", 4, "enable_prefix_caching", false))))
+                .hasMessageContaining("kv_offloading_size: needs prefix caching");
+    }
+
+    @Test
+    void clientTimeout_isInferencePerfsAndBlisObservesDefault_unlessStated() throws IOException {
         String perf = "Client-side, measured by kubernetes-sigs/inference-perf (streaming /v1/completions over HTTP).";
         RunFolder byTool = RunFolder.read(run("perf", Map.of("measured_definitions", perf)));
         assertThat(byTool.clientTimeoutS()).isEqualTo(300.0); // aiohttp's ClientTimeout(total=300)
@@ -178,6 +218,9 @@ class RunFolderTest {
         assertThat(stated.config(null, List.of()).workload().clientTimeoutS()).isEqualTo(120.0);
         RunFolder never = RunFolder.read(run("never", Map.of("measured_definitions", perf, "client_timeout_s", 0)));
         assertThat(never.config(null, List.of()).workload().clientTimeoutS()).isNull();
+        RunFolder blis = RunFolder.read(
+                run("blis", Map.of("measured_definitions", "Client-side, measured by BLIS observe (TraceV2 CSV).")));
+        assertThat(blis.clientTimeoutS()).isEqualTo(300.0); // blis observe's default --timeout
         RunFolder otherTool = RunFolder.read(
                 run("other", Map.of("measured_definitions", "Client-side, measured by a load generator over HTTP.")));
         assertThat(otherTool.clientTimeoutS()).isNull();
