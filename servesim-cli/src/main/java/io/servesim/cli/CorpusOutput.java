@@ -20,7 +20,7 @@ final class CorpusOutput {
     /** corpus.csv's header. */
     static final String CORPUS_HEADER = "run,gpu,model,tensor_parallel,data_parallel,ttft_mean_err_pct,"
             + "tpot_mean_err_pct,e2e_mean_err_pct,ttft_p99_err_pct,e2e_p99_err_pct,tpot_p99_err_pct,requests,"
-            + "num_gpu_blocks_stated,num_gpu_blocks_derived,client_side,error";
+            + "num_gpu_blocks_stated,num_gpu_blocks_derived,client_side,measured_failed,simulated_timed_out,error";
 
     /** The error columns of corpus.csv and its table: metric and statistic, in column order. */
     static final List<String[]> CORPUS_ERRORS = List.of(
@@ -177,7 +177,7 @@ final class CorpusOutput {
      */
     static String corpusCsv(List<Corpus.Result> results, Map<String, String> notValidated) {
         java.util.TreeMap<String, String> rows = new java.util.TreeMap<>();
-        notValidated.forEach((run, why) -> rows.put(run, run + ",".repeat(14) + "," + csvCell(why)));
+        notValidated.forEach((run, why) -> rows.put(run, run + ",".repeat(16) + "," + csvCell(why)));
         for (Corpus.Result r : results) {
             RunFolder f = r.run();
             List<String> cells = new ArrayList<>(List.of(
@@ -201,6 +201,8 @@ final class CorpusOutput {
                             ? ""
                             : r.numGpuBlocks().derived().toString());
             cells.add(Boolean.toString(f.clientSide()));
+            cells.add(Integer.toString(r.measuredFailed()));
+            cells.add(Long.toString(r.simulatedTimedOut()));
             cells.add("");
             rows.put(f.name(), String.join(",", cells));
         }

@@ -139,15 +139,18 @@ class ValidateCommandTest {
                 .startsWith("run,gpu,model,tensor_parallel,data_parallel,ttft_mean_err_pct,tpot_mean_err_pct,"
                         + "e2e_mean_err_pct,ttft_p99_err_pct,e2e_p99_err_pct")
                 .isEqualTo(CorpusOutput.CORPUS_HEADER)
-                .endsWith("tpot_p99_err_pct,requests,num_gpu_blocks_stated,num_gpu_blocks_derived,client_side,error");
+                .endsWith("tpot_p99_err_pct,requests,num_gpu_blocks_stated,num_gpu_blocks_derived,client_side,"
+                        + "measured_failed,simulated_timed_out,error");
         assertThat(csv).hasSize(3);
         String[] blis = csv.get(1).split(",", -1);
         String[] sharegpt = csv.get(2).split(",", -1);
         assertThat(blis).startsWith("blis_H100_Llama-2-7b_tp1_codegen", "h100-sxm", "llama-2-7b", "1", "1");
         assertThat(sharegpt).startsWith("llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1", "rtx-pro-6000", "llama-3.1-8b");
         for (String[] row : List.of(blis, sharegpt)) {
-            assertThat(row).hasSize(16);
-            assertThat(row[15]).isEmpty(); // validated: no error
+            assertThat(row).hasSize(18);
+            assertThat(row[15]).isEqualTo("0"); // no measured request failed
+            assertThat(row[16]).isEqualTo("0"); // and no simulated client gave up
+            assertThat(row[17]).isEmpty(); // validated: no error
             for (int i = 3; i < 14; i++) {
                 if (!row[i].isEmpty()) {
                     assertThat(Double.parseDouble(row[i]))
@@ -225,9 +228,11 @@ class ValidateCommandTest {
         List<String> csv = Files.readAllLines(out.resolve("corpus.csv"));
         assertThat(csv).hasSize(5);
         assertThat(csv.get(1)).startsWith("a_unknown_model,,,").contains("\"run a_unknown_model: meta.json: model:");
+        assertThat(csv.get(4).split(",", -1)).hasSizeGreaterThanOrEqualTo(18);
+        assertThat(csv.get(4).split(",", -1)[17]).startsWith("\"run m_does_not_fit: "); // quoted: it holds commas
         assertThat(csv.get(2))
                 .startsWith("blis_H100_Llama-2-7b_tp1_codegen,h100-sxm,llama-2-7b,")
-                .endsWith(",true,");
+                .endsWith(",true,0,0,");
         assertThat(csv.get(3)).startsWith("llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1,rtx-pro-6000,");
         assertThat(csv.get(4)).startsWith("m_does_not_fit,,,").contains("does not fit on h100-sxm");
         // the validated runs' rows are those of a corpus without the failing runs
