@@ -227,6 +227,11 @@ public abstract class RankScheduler {
         return step;
     }
 
+    /** Whether no step is in flight (every scheduled step's outputs have been applied). */
+    protected final boolean nothingInFlight() {
+        return oldestInFlight == null;
+    }
+
     /** Whether {@code step} is the only step in flight. */
     protected final boolean onlyInFlight(ScheduledStep step) {
         return oldestInFlight == step && newestInFlight == step;

@@ -68,6 +68,11 @@ public final class TrtllmScheduler extends RankScheduler {
     private final it.unimi.dsi.fastutil.longs.LongOpenHashSet contributed =
             new it.unimi.dsi.fastutil.longs.LongOpenHashSet();
 
+    /** Requests whose cancellation was fetched: terminated when the next outputs are handled. */
+    private final ObjectArrayList<Sequence> canceled = new ObjectArrayList<>();
+    /** Scratch for cancellations terminated outside an output pass. */
+    private final ObjectArrayList<Sequence> terminatedScratch = new ObjectArrayList<>();
+
     private boolean pausedLastStep;
     private long pauses;
     private long pendingPromptTokens;
@@ -303,6 +308,16 @@ public final class TrtllmScheduler extends RankScheduler {
             total += n;
         }
         endStepRecord(step, total);
+        if (total == 0 && !canceled.isEmpty() && nothingInFlight()) {
+            // An iteration that schedules nothing handles no cancellation in TRT-LLM (both loops call
+            // _handle_canceled_requests only after a forward), so a canceled request nothing lets run would stay
+            // active. In an aggregated cluster that cannot happen (a pool holds at least one max_model_len request,
+            // and a request in generation is always scheduled); should it, servesim terminates the request now (it
+            // holds no blocks then) and schedules the iteration again without it, so it cannot pin the rank.
+            terminateCanceled(terminatedScratch);
+            terminatedScratch.clear();
+            return schedule(nowNanos, batch);
+        }
         counters.stepScheduled(total, batch.prefillTokens());
         copyNanos = secondary == null ? 0 : secondary.takeCopyNanos();
         return total;
@@ -1097,9 +1112,56 @@ public final class TrtllmScheduler extends RankScheduler {
                 finishedCount++;
             }
         }
+        if (!canceled.isEmpty()) {
+            finishedCount += terminateCanceled(finishedOut);
+        }
         flushGaps();
         recycle(step);
         return finishedCount;
+    }
+
+    /**
+     * TensorRT-LLM's cancellation of one request whose client disconnected ({@code PyExecutor}, @ the versions read
+     * above): the cancel is fetched with new requests at the start of an iteration, and the request stays active — it
+     * may be scheduled in that iteration — until {@code _handle_canceled_requests} finishes it ({@code
+     * FinishReason.CANCELLED}) after the next outputs are handled (this iteration's in the synchronous loop, the
+     * previous iteration's in the overlap loop, whose batch in flight may then hold it: that token is dropped), and
+     * {@code _handle_responses} terminates it at once, its blocks released for reuse as a finished request's. servesim
+     * calls this before the iteration's schedule, which is where the fetch is.
+     */
+    @Override
+    void abort(Sequence s) {
+        canceled.add(s);
+    }
+
+    /**
+     * Finishes and terminates every canceled request not finished meanwhile ({@code _handle_canceled_requests}, then
+     * {@code _handle_responses}), appending them to {@code out}.
+     *
+     * @return how many it terminated
+     */
+    private int terminateCanceled(ObjectArrayList<Sequence> out) {
+        int n = 0;
+        for (int i = 0, size = canceled.size(); i < size; i++) {
+            Sequence c = canceled.get(i);
+            if (c.finished()) {
+                continue; // it reached its end in the outputs just handled
+            }
+            if (c.awaitingFirstToken()) {
+                pendingPromptTokens -= c.promptLength() - Math.min(c.numComputedTokens(), c.promptLength());
+            }
+            if (c.table().numBlocks() > 0) {
+                storeForReuse(c); // _terminate_request: free_resources stores its blocks for reuse
+                kv.free(c.table());
+            }
+            started.remove(c);
+            active.remove(c);
+            c.finish();
+            out.add(c);
+            n++;
+        }
+        canceled.clear();
+        return n;
     }
 
     /** A P/D context's blocks are read: released for reuse as any request's, the partial last one too. */
@@ -1128,5 +1190,6 @@ public final class TrtllmScheduler extends RankScheduler {
         }
         clearSteps();
         pendingPromptTokens = 0;
+        canceled.clear();
     }
 }

@@ -18,8 +18,9 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * Client timeouts ({@code workload.client_timeout_s}) on random vLLM and SGLang clusters (attention DP in both modes, both engine
- * loops, every router, drains, time limits, roofline timing, the hybrid KV cache, and disaggregated prefill/decode
+ * Client timeouts ({@code workload.client_timeout_s}) on random vLLM, SGLang and TensorRT-LLM clusters (attention DP in both
+ * modes, both engine loops, every router, drains, time limits, roofline timing, the hybrid KV cache, vLLM's G2 tier, and
+ * disaggregated prefill/decode
  * clusters whose clients give up before, during and after the pull): the engine invariants hold after every step (block
  * conservation, queues, no request lost: each ends completed, rejected, timed out or, under a time limit,
  * incomplete), and aborting requests is as deterministic as the rest — the output is the same with decode runs and
@@ -121,17 +122,35 @@ class ClientTimeoutProperties {
     @Provide
     Arbitrary<List<String>> configs() {
         // the open-loop clusters of the decode-run and run-ahead properties, without what a timeout is refused with
-        // (failing workers, the G2 tier), sometimes on vLLM's hybrid KV cache, with clients giving up after 50 ms to
+        // (failing workers; the G2 tier but on plain vLLM ranks, where a load in flight delays the abort's free), on
+        // vLLM (sometimes its hybrid KV cache), SGLang or TensorRT-LLM ranks, with clients giving up after 50 ms to
         // 1.5 s
         Arbitrary<Double> timeout = Arbitraries.of(0.05, 0.2, 0.5, 1.5);
-        Arbitrary<String> kind = Arbitraries.of("vllm", "vllm", "hybrid", "sglang", "sglang-lpm");
+        Arbitrary<String> kind =
+                Arbitraries.of("vllm", "vllm-g2", "hybrid", "sglang", "sglang-lpm", "trtllm", "trtllm-max-utilization");
         return Combinators.combine(
                         OpenLoopClusters.clusters(
                                 Arbitraries.of("lockstep", "independent"), Arbitraries.of(true, false)),
                         timeout,
                         kind)
                 .as((all, t, k) -> {
-                    all.removeIf(o -> o.contains("action: fail") || o.startsWith("engine.kv_cache.host_offload."));
+                    all.removeIf(o -> o.contains("action: fail")
+                            || (!k.startsWith("vllm") && o.startsWith("engine.kv_cache.host_offload.")));
+                    if (k.equals("vllm-g2")) {
+                        // a small G2 tier over slow copies: loads are in flight when clients give up
+                        all.removeIf(o -> o.startsWith("engine.kv_cache.host_offload.")
+                                || o.startsWith("engine.kv_cache.prefix_caching="));
+                        all.add("engine.kv_cache.prefix_caching=true");
+                        all.add("engine.kv_cache.host_offload={num_host_blocks: 48, d2h_gbytes_per_s: 0.0005,"
+                                + " h2d_gbytes_per_s: 0.0005}");
+                    }
+                    if (k.startsWith("trtllm")) {
+                        // TensorRT-LLM ranks (the overlap loop or not as the loop says): a canceled request runs the
+                        // iteration that fetched the cancel, then is terminated after the next outputs
+                        all.add("engine.kind=trtllm");
+                        all.add("engine.trtllm={max_batch_size: 6, max_num_tokens: 512, capacity_scheduler_policy: "
+                                + (k.equals("trtllm") ? "guaranteed_no_evict" : "max_utilization") + "}");
+                    }
                     if (k.startsWith("sglang")) {
                         // SGLang ranks (its overlap scheduler on or off as the loop says): a waiting request is
                         // popped, a running one finishes with its next token

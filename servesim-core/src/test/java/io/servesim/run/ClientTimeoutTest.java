@@ -158,6 +158,57 @@ class ClientTimeoutTest {
     }
 
     @Test
+    void trtllm_synchronousLoop_aCanceledRequestRunsTheIterationThatFetchedTheCancel_thenIsTerminated() {
+        // TensorRT-LLM fetches the cancel at the start of the iteration at 50 ms; request 0 is still active, so that
+        // iteration (50-60) schedules it, and _handle_canceled_requests terminates it after its outputs, at 60.
+        // Request 1 (waiting since 45) then runs its context 60-70 and decodes at 80 and 90 (vLLM admits it at 50)
+        RunResult r = CheckedRuns.run(config(false, "0.05", TRTLLM_ONE_AT_A_TIME));
+        RequestLog log = r.log();
+        int a = row(log, 0);
+        assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);
+        assertThat(log.outputTokens(a)).isEqualTo(5); // what its client had at 50 ms
+        int b = row(log, 1);
+        assertThat(log.status(b)).isEqualTo(RequestStatus.COMPLETED);
+        assertThat(log.firstTokenNanos(b)).isEqualTo(70 * MS);
+        assertThat(log.lastTokenNanos(b)).isEqualTo(90 * MS);
+        // request 0: its context, five decodes (the last one after the deadline, its token generated and discarded)
+        assertThat(r.counters().steps()).isEqualTo(6 + 3);
+        assertThat(r.counters().generatedTokens()).isEqualTo(6 + 3);
+        // a request waiting behind it is terminated at the same point without ever running
+        RunResult both = CheckedRuns.run(config("""
+                {"arrival_ms": 0, "input_length": 100, "output_length": 10}
+                {"arrival_ms": 0, "input_length": 100, "output_length": 3}
+                """, false, "0.05", TRTLLM_ONE_AT_A_TIME));
+        assertThat(both.log().status(row(both.log(), 1))).isEqualTo(RequestStatus.TIMED_OUT);
+        assertThat(both.log().firstScheduledNanos(row(both.log(), 1))).isEqualTo(-1);
+        assertThat(both.counters().steps()).isEqualTo(6); // the iteration 50-60 ran (the run ends with its requests)
+    }
+
+    @Test
+    void trtllm_overlapLoop_theCancelIsHandledAfterThePreviousIterationsOutputs_whileItsNextBatchIsInFlight() {
+        // the overlap loop schedules an iteration while the one before runs: at 50 ms (the outputs of 40-50 handled,
+        // the client gone with 5 tokens) it fetches the cancel and schedules 60-70, which still holds request 0 (50-60
+        // does too). Handling the outputs of 50-60 at 60 terminates it; the iteration scheduled then (70-80) runs
+        // request 1's context: tokens at 80 and 90 (vLLM's async loop: 70)
+        RunResult r = CheckedRuns.run(config("""
+                {"arrival_ms": 0, "input_length": 100, "output_length": 10}
+                {"arrival_ms": 45, "input_length": 100, "output_length": 2}
+                """, true, "0.05", TRTLLM_ONE_AT_A_TIME));
+        RequestLog log = r.log();
+        int a = row(log, 0);
+        assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);
+        assertThat(log.outputTokens(a)).isEqualTo(5);
+        int b = row(log, 1);
+        assertThat(log.status(b)).isEqualTo(RequestStatus.COMPLETED);
+        assertThat(log.firstTokenNanos(b)).isEqualTo(80 * MS);
+        assertThat(log.lastTokenNanos(b)).isEqualTo(90 * MS);
+        // request 0's token of 50-60 is handled before the cancel (generated), that of 60-70 after it (dropped)
+        assertThat(r.counters().generatedTokens()).isEqualTo(6 + 2);
+    }
+
+    private static final String TRTLLM_ONE_AT_A_TIME = "engine={kind: trtllm, trtllm: {max_batch_size: 1}}";
+
+    @Test
     void aRequestFinishingAtItsDeadline_completes() {
         // request 0 alone: its tenth token at 100 ms, its deadline 100 ms after the instant's outputs
         RunResult r = CheckedRuns.run(config(false, "0.1", "workload.trace.limit=1"));
@@ -230,9 +281,8 @@ class ClientTimeoutTest {
     void aTimeout_isRefusedWhereAnAbortIsNotModelled_namingTheKeyAndWhy() {
         record Case(String set, String why) {}
         for (Case c : List.of(
-                new Case("engine.kind=trtllm", "not for TensorRT-LLM"),
                 new Case("engine.kvcr.enabled=true", "KVCR"),
-                new Case("engine.kv_cache.host_offload.num_host_blocks=64", "G2"),
+                new Case("engine={kind: sglang, kv_cache: {host_offload: {num_host_blocks: 64}}}", "HiCache"),
                 new Case("cluster.events=[{at_ms: 10, worker: 0, action: fail}]", "failing workers"))) {
             assertThatThrownBy(() -> ConfigLoader.fromYaml(
                             "", "t", List.of("workload.client_timeout_s=10", "cluster.workers=2", c.set())))
@@ -250,7 +300,7 @@ class ClientTimeoutTest {
                                 "cluster.prefill={workers: 1, engine: {kind: sglang}}",
                                 "cluster.decode={workers: 1, engine: {kind: sglang}}")))
                 .hasMessageContaining("workload.client_timeout_s")
-                .hasMessageContaining("SGLang in aggregated clusters");
+                .hasMessageContaining("SGLang and TensorRT-LLM in aggregated clusters");
         assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("workload.client_timeout_s=0")))
                 .hasMessageContaining("workload.client_timeout_s")
                 .hasMessageContaining("expected a positive number of seconds");
