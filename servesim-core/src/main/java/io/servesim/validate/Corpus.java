@@ -102,7 +102,8 @@ public final class Corpus {
                 Validation.of(measured, sim, client, Long.MIN_VALUE, Long.MAX_VALUE),
                 blocks,
                 measured.failedRequests(),
-                loaded.warnings(),
+                java.util.stream.Stream.concat(run.warnings().stream(), loaded.warnings().stream())
+                        .toList(),
                 client,
                 windowS > 0 ? windows(run, sim, client, windowS) : List.of(),
                 RequestComparison.csv(run, sim, client),

@@ -38,9 +38,11 @@ import tools.jackson.databind.json.JsonMapper;
  * @param gpu GPU preset (from {@code gpu}, a printed GPU name)
  * @param model model preset (from {@code model}, a Hugging Face id)
  * @param tensorParallel {@code tensor_parallel}
- * @param dataParallel {@code data_parallel} (null: 1, or for a MoE model {@code expert_parallel / tensor_parallel}
- *     when that is larger: vLLM's expert-parallel group is TP x DP)
- * @param expertParallel {@code expert_parallel} (null: 1)
+ * @param dataParallel {@code gpu_count / tensor_parallel} when {@code gpu_count} is stated (a stated {@code
+ *     data_parallel} that disagrees is warned about), else {@code data_parallel} (null: 1, or for a MoE model {@code
+ *     expert_parallel / tensor_parallel} when that is larger: vLLM's expert-parallel group is TP x DP)
+ * @param expertParallel {@code expert_parallel} (null: 1); above 1 it is TP x DP, vLLM's only expert-parallel group
+ *     (another stated size is warned about)
  * @param maxNumSeqs {@code max_num_seqs}
  * @param maxNumBatchedTokens {@code max_num_batched_tokens}
  * @param maxModelLen {@code max_model_len}, or null (then the model's {@code max_position_embeddings}, capped by the
@@ -69,6 +71,8 @@ import tools.jackson.databind.json.JsonMapper;
  *     inference-perf or blis observe, else null ({@code workload.client_timeout_s})
  * @param hostOffloadBlocks the CPU blocks per engine of vLLM's native KV offloading from {@code kv_offloading_size}
  *     ({@link #hostOffloadBlocks(double, ModelSpec, TimingConfig.Dtype, int, int)}), or null when it is off
+ * @param warnings what servesim read differently from what meta.json states, and why (e.g. a data-parallel size
+ *     that does not add up to {@code gpu_count}), each naming the run
  */
 public record RunFolder(
         String name,
@@ -96,7 +100,8 @@ public record RunFolder(
         SharedPrefixConfig sharedPrefix,
         boolean tokenIds,
         Double clientTimeoutS,
-        Integer hostOffloadBlocks) {
+        Integer hostOffloadBlocks,
+        List<String> warnings) {
 
     /**
      * The total timeout of an inference-perf client that sets none ({@code load.request_timeout} unset): its aiohttp
@@ -157,6 +162,7 @@ public record RunFolder(
     /** The meta.json fields a run folder's replay reads, in the layout's order: the ones {@code --meta} may give. */
     public static final List<String> FIELDS = List.of(
             "gpu",
+            "gpu_count",
             "model",
             "dtype",
             "kv_cache_dtype",
@@ -320,15 +326,31 @@ public record RunFolder(
                             + " expert parallelism)");
         }
         int ep = m.integer("expert_parallel", 1);
-        if (!m.has("data_parallel") && model.moe() && ep > tp && ep % tp == 0) {
+        List<String> warnings = new ArrayList<>();
+        int gpus = m.has("gpu_count") ? m.integer("gpu_count", null) : 0;
+        if (gpus > 0 && gpus != tp * dp && gpus % tp == 0) {
+            // the GPUs the run used are the deployment's TP x DP (no pipeline parallelism here): "TP 1, EP 2" on two
+            // GPUs is two data-parallel ranks, whatever a default data_parallel of 1 says
+            if (m.has("data_parallel")) {
+                warnings.add("run " + name + ": meta.json: data_parallel is " + dp + " but gpu_count " + gpus
+                        + " over tensor_parallel " + tp + " makes " + gpus / tp + " data-parallel ranks: servesim"
+                        + " replays " + gpus / tp);
+            }
+            dp = gpus / tp;
+        } else if (!m.has("data_parallel") && model.moe() && ep > tp && ep % tp == 0) {
             // vLLM's expert-parallel group is TP x DP (--enable-expert-parallel): "TP 1, EP 2" is DP 2
             dp = ep / tp;
         }
+        if (ep > 1 && !model.moe()) {
+            throw m.error("expert_parallel", "is " + ep + " but " + model.name() + " has no experts");
+        }
         if (ep > 1 && ep != tp * dp) {
-            throw m.error(
-                    "expert_parallel",
-                    "is " + ep + " but servesim splits experts over all tensor_parallel x data_parallel = " + tp * dp
-                            + " GPUs");
+            // vLLM has no expert-parallel size of its own: --enable-expert-parallel splits the experts over the
+            // TP x DP GPUs of the deployment
+            warnings.add("run " + name + ": meta.json: expert_parallel is " + ep + " but vLLM's expert-parallel group"
+                    + " is tensor_parallel x data_parallel = " + tp * dp + " GPUs: servesim splits the experts over "
+                    + tp * dp);
+            ep = tp * dp;
         }
         m.string("measured_definitions");
         TimingConfig.Dtype stated = m.dtype("dtype", TimingConfig.Dtype.BF16);
@@ -403,7 +425,8 @@ public record RunFolder(
                 withRepeats(m.sharedPrefix(), name, abs.resolve(WORKLOAD), tokenIds),
                 tokenIds,
                 timeout,
-                hostBlocks);
+                hostBlocks,
+                List.copyOf(warnings));
     }
 
     /**

@@ -162,10 +162,37 @@ class RunFolderTest {
         RunFolder r = RunFolder.read(run("ep", m));
         assertThat(r.dataParallel()).isEqualTo(2);
         assertThat(r.config(null, List.of()).cluster().attentionDp()).isEqualTo(2);
-        m.put("data_parallel", 1); // stated: then it must add up
-        assertThatThrownBy(() -> RunFolder.read(run("ep1", m)))
-                .hasMessageContaining("expert_parallel: is 2 but servesim splits experts over all tensor_parallel x"
-                        + " data_parallel = 1 GPUs");
+        assertThat(r.warnings()).isEmpty();
+        // a converter's default data_parallel of 1 beside the two GPUs the run used: the GPUs decide
+        m.put("data_parallel", 1);
+        m.put("gpu_count", 2);
+        RunFolder counted = RunFolder.read(run("ep1", m));
+        assertThat(counted.dataParallel()).isEqualTo(2);
+        assertThat(counted.expertParallel()).isEqualTo(2);
+        assertThat(counted.warnings())
+                .containsExactly("run ep1: meta.json: data_parallel is 1 but gpu_count 2 over tensor_parallel 1 makes"
+                        + " 2 data-parallel ranks: servesim replays 2");
+        // an expert-parallel size vLLM cannot form ("TP 4, EP 2" on eight GPUs): the experts go over TP x DP
+        Map<String, Object> big = new LinkedHashMap<>();
+        big.put("model", "mistralai/Mixtral-8x22B-Instruct-v0.1");
+        big.put("tensor_parallel", 4);
+        big.put("expert_parallel", 2);
+        big.put("gpu_count", 8);
+        RunFolder x22 = RunFolder.read(run("x22", big));
+        assertThat(x22.dataParallel()).isEqualTo(2);
+        assertThat(x22.expertParallel()).isEqualTo(8);
+        assertThat(x22.warnings())
+                .containsExactly("run x22: meta.json: expert_parallel is 2 but vLLM's expert-parallel group is"
+                        + " tensor_parallel x data_parallel = 8 GPUs: servesim splits the experts over 8");
+        // without gpu_count a stated data_parallel stands, and a dense model has no experts to split
+        m.remove("gpu_count");
+        assertThat(RunFolder.read(run("ep2", m)).expertParallel()).isEqualTo(1);
+        Map<String, Object> dense = new LinkedHashMap<>(Map.of("expert_parallel", 2, "gpu_count", 2));
+        assertThatThrownBy(() -> RunFolder.read(run("dense", dense)))
+                .hasMessage("run dense: meta.json: expert_parallel: is 2 but llama-2-7b has no experts");
+        // a dense model on two GPUs at TP 1: two data-parallel ranks
+        assertThat(RunFolder.read(run("dense2", Map.of("gpu_count", 2))).dataParallel())
+                .isEqualTo(2);
     }
 
     @Test
@@ -378,7 +405,7 @@ class RunFolderTest {
         assertThatThrownBy(() -> RunFolder.read(run(Map.of("enable_prefix_caching", "yes"))))
                 .hasMessage("run x: meta.json: enable_prefix_caching: expected true, false or null, got \"yes\"");
         assertThatThrownBy(() -> RunFolder.read(run(Map.of("tensor_parallel", 2, "expert_parallel", 8))))
-                .hasMessageStartingWith("run x: meta.json: expert_parallel: is 8 but servesim splits experts over");
+                .hasMessage("run x: meta.json: expert_parallel: is 8 but llama-2-7b has no experts");
         Path noMeasured = run(Map.of());
         Files.delete(noMeasured.resolve("measured.jsonl"));
         assertThatThrownBy(() -> RunFolder.read(noMeasured)).hasMessage("run x: measured.jsonl: missing");
