@@ -365,6 +365,12 @@ public record RunFolder(
         Integer blocks = m.has("num_gpu_blocks") ? m.integer("num_gpu_blocks", null) : null;
         boolean tokenIds = firstRowHasTokenIds(name, abs.resolve(WORKLOAD));
         VllmVersion version = m.version("vllm_version");
+        String fork = version == null ? forkVersion(m.root) : null;
+        if (fork != null) {
+            version = VllmVersion.find(fork);
+            warnings.add("run " + name + ": meta.json: vllm_version is not stated, but inference-sim's vLLM fork"
+                    + " served the run, on vLLM " + fork + " then: replayed as " + fork);
+        }
         String definitions = m.string("measured_definitions");
         Double timeout;
         if (m.has("client_timeout_s")) {
@@ -440,6 +446,31 @@ public record RunFolder(
             double gib, ModelSpec model, TimingConfig.Dtype kvDtype, int blockSize, int tensorParallel) {
         long bytesPerBlock = model.kvBytesPerToken((int) kvDtype.bytes(), tensorParallel) * blockSize * tensorParallel;
         return (int) Math.min(Integer.MAX_VALUE, (long) Math.floor(gib * (1L << 30)) / bytesPerBlock);
+    }
+
+    /**
+     * The vLLM a run served by inference-sim's instrumented vLLM fork (BLIS's measurements: its meta.json's notes name
+     * the fork, or its source is inference-sim/training) ran when it records no version: the fork builds on an
+     * upstream release image, v0.14.1 from 2026-01-26 (inference-sim/vllm d92280b6, "Update base image to v0.14.1")
+     * and v0.15.1 from 2026-02-06 (f6ec81c7, "Bump vLLM base image to v0.15.1", its newest public commit when read in
+     * December 2026), so a run collected (meta.json {@code collected}, {@code YYYYMMDD-...}) on or after a bump ran
+     * that release, and one with no date the newest; null for any other run, or one collected before 2026-01-26.
+     */
+    static String forkVersion(JsonNode meta) {
+        boolean fork = meta.path("source").path("repo").asString("").equalsIgnoreCase("inference-sim/training");
+        for (JsonNode note : meta.path("notes")) {
+            fork |= note.isString() && note.asString().toLowerCase(Locale.ROOT).contains("inference-sim/vllm");
+        }
+        if (!fork) {
+            return null;
+        }
+        String collected = meta.path("collected").asString("");
+        java.util.regex.Matcher day =
+                java.util.regex.Pattern.compile("^(\\d{8})").matcher(collected);
+        if (!day.find() || day.group(1).compareTo("20260206") >= 0) {
+            return "0.15.1";
+        }
+        return day.group(1).compareTo("20260126") >= 0 ? "0.14.1" : null;
     }
 
     /**

@@ -8,6 +8,7 @@ import io.servesim.config.SharedPrefixConfig;
 import io.servesim.config.SimConfig;
 import io.servesim.config.TimingConfig;
 import io.servesim.config.TraceFormat;
+import io.servesim.config.VllmVersion;
 import io.servesim.workload.trace.TraceFormatException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -193,6 +194,33 @@ class RunFolderTest {
         // a dense model on two GPUs at TP 1: two data-parallel ranks
         assertThat(RunFolder.read(run("dense2", Map.of("gpu_count", 2))).dataParallel())
                 .isEqualTo(2);
+    }
+
+    @Test
+    void aRunOfInferenceSimsVllmFork_withoutAVersion_isReplayedAsTheForksBaseReleaseOfItsDate() throws IOException {
+        List<String> blisNote =
+                List.of("vLLM version not recorded: an instrumented inference-sim/vllm fork served it.");
+        RunFolder feb = RunFolder.read(run("feb", Map.of("notes", blisNote, "collected", "20260217-155451")));
+        assertThat(feb.vllmVersion()).hasToString(VllmVersion.find("0.15.1").toString());
+        assertThat(feb.warnings())
+                .containsExactly("run feb: meta.json: vllm_version is not stated, but inference-sim's vLLM fork served"
+                        + " the run, on vLLM 0.15.1 then: replayed as 0.15.1");
+        assertThat(feb.overrides()).contains("timing.vllm_version=\"0.15\"");
+        // the fork's base image was v0.14.1 from 2026-01-26 to 2026-02-05; before that unknown
+        assertThat(RunFolder.read(run("jan", Map.of("notes", blisNote, "collected", "20260130-101010")))
+                        .vllmVersion())
+                .isEqualTo(VllmVersion.find("0.14.1"));
+        assertThat(RunFolder.read(run("dec", Map.of("notes", blisNote, "collected", "20251220-101010")))
+                        .vllmVersion())
+                .isNull();
+        // named by its source repository instead, with no date: the fork's newest base
+        Map<String, Object> bySource = Map.of("source", Map.of("repo", "inference-sim/training"));
+        assertThat(RunFolder.read(run("src", bySource)).vllmVersion()).isEqualTo(VllmVersion.find("0.15.1"));
+        // a stated version wins, and any other run stays unknown
+        Map<String, Object> stated = Map.of("notes", blisNote, "vllm_version", "0.12.0");
+        assertThat(RunFolder.read(run("stated", stated)).vllmVersion()).isEqualTo(VllmVersion.find("0.12"));
+        assertThat(RunFolder.read(run("stated", stated)).warnings()).isEmpty();
+        assertThat(RunFolder.read(run("other", Map.of())).vllmVersion()).isNull();
     }
 
     @Test
