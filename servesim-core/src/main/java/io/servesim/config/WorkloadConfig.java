@@ -8,6 +8,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  *
  * @param clientTimeoutS seconds after sending a request that its client gives up on it (an HTTP client's total
  *     timeout: aiohttp's default is 300 s) and disconnects, so the engine aborts it; null: clients wait for ever
+ * @param maxTokensSent whether each request's client sends its output length as {@code max_tokens} (benchmark
+ *     clients with {@code ignore_eos} do): vLLM's API server then refuses a request whose prompt and {@code max_tokens}
+ *     together exceed {@code max_model_len} (HTTP 400) instead of serving it up to that limit
  */
 public record WorkloadConfig(
         long seed,
@@ -16,7 +19,8 @@ public record WorkloadConfig(
         SessionsConfig sessions,
         ArrivalConfig arrival,
         TraceConfig trace,
-        @JsonInclude(JsonInclude.Include.NON_NULL) Double clientTimeoutS) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) Double clientTimeoutS,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean maxTokensSent) {
     /** Validates the section the chosen type uses. */
     public WorkloadConfig {
         if (clientTimeoutS != null && !(clientTimeoutS > 0 && clientTimeoutS < 1e9)) {

@@ -22,6 +22,7 @@ public final class EngineRank {
     private final OffloadCounters offloadCounters;
     private StepBatch batch = new StepBatch();
     private final ObjectArrayList<Sequence> finished = new ObjectArrayList<>();
+    private boolean maxTokensSent; // workload.max_tokens_sent: the API server checks prompt + max_tokens
     // requests whose clients gave up, to abort before the next schedule (the engine core's input queue)
     private final ObjectArrayList<Sequence> aborts = new ObjectArrayList<>();
     private StepDriver driver;
@@ -289,6 +290,17 @@ public final class EngineRank {
     }
 
     /**
+     * Whether requests come with their output length as {@code max_tokens} ({@code workload.max_tokens_sent}): the
+     * API server in front of this rank then refuses one whose prompt and {@code max_tokens} exceed {@code
+     * max_model_len}, as vLLM's renderer does ({@code vllm/renderers/params.py}: the prompt may hold at most {@code
+     * max_model_len - max_tokens} tokens, else "This model's maximum context length is ..."), rather than letting the
+     * engine stop it at the limit.
+     */
+    public void maxTokensSent(boolean sent) {
+        this.maxTokensSent = sent;
+    }
+
+    /**
      * Accepts a routed request at the current time: rejects it at once if its prompt leaves no room for an output
      * token within {@code max_model_len} (vLLM rejects over-long prompts at input validation), else queues it.
      */
@@ -316,7 +328,9 @@ public final class EngineRank {
         }
         // a P/D decode request pulling its prompt runs no context here (TRT-LLM's generation-only request)
         boolean runsContext = handoff == null || prefillOnly || handoff.local();
-        if (request.promptLength() >= maxModelLen || (runsContext && scheduler.rejectsPrompt(request.promptLength()))) {
+        if (request.promptLength() >= maxModelLen
+                || (maxTokensSent && (long) request.promptLength() + request.outputTokens() > maxModelLen)
+                || (runsContext && scheduler.rejectsPrompt(request.promptLength()))) {
             s.finish();
             listener.onRequestFinished(this, s, true);
             return null;

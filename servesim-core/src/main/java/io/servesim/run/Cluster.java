@@ -189,6 +189,7 @@ final class Cluster {
                     vllm.hybridKv(hybridWindowOf[poolOfWorker[i]]);
                 }
                 rs[r].shareStepBatch(stepBatch);
+                rs[r].maxTokensSent(config.workload().maxTokensSent());
                 ranks[g] = rs[r];
             }
             workers[i] = new Worker(i, rs, config.cluster().dpMode(), settings.asyncScheduling(), queue);

@@ -520,6 +520,10 @@ public record RunFolder(
         if (clientTimeoutS != null) {
             sets.add(String.format(Locale.ROOT, "workload.client_timeout_s=%s", clientTimeoutS));
         }
+        if (clientSide) {
+            // an HTTP client sends the output length as max_tokens: the API server refuses what cannot fit
+            sets.add("workload.max_tokens_sent=true");
+        }
         sets.add("engine.scheduler.max_num_seqs=" + maxNumSeqs);
         sets.add("engine.scheduler.max_num_batched_tokens=" + maxNumBatchedTokens);
         sets.add("engine.scheduler.enable_chunked_prefill=" + chunkedPrefill);

@@ -269,6 +269,14 @@ class RunFolderTest {
         RunFolder byTool = RunFolder.read(run("perf", Map.of("measured_definitions", perf)));
         assertThat(byTool.clientTimeoutS()).isEqualTo(300.0); // aiohttp's ClientTimeout(total=300)
         assertThat(byTool.config(null, List.of()).workload().clientTimeoutS()).isEqualTo(300.0);
+        // an HTTP client sends the output length as max_tokens, which vLLM's API server checks against
+        // max_model_len; an engine-side run's requests meet the engine only
+        assertThat(byTool.config(null, List.of()).workload().maxTokensSent()).isTrue();
+        assertThat(RunFolder.read(run("engine", Map.of()))
+                        .config(null, List.of())
+                        .workload()
+                        .maxTokensSent())
+                .isFalse();
         RunFolder stated = RunFolder.read(run("stated", Map.of("measured_definitions", perf, "client_timeout_s", 120)));
         assertThat(stated.config(null, List.of()).workload().clientTimeoutS()).isEqualTo(120.0);
         RunFolder never = RunFolder.read(run("never", Map.of("measured_definitions", perf, "client_timeout_s", 0)));
