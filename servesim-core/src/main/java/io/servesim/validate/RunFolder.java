@@ -73,6 +73,9 @@ import tools.jackson.databind.json.JsonMapper;
  *     ({@link #hostOffloadBlocks(double, ModelSpec, TimingConfig.Dtype, int, int)}), or null when it is off
  * @param warnings what servesim read differently from what meta.json states, and why (e.g. a data-parallel size
  *     that does not add up to {@code gpu_count}), each naming the run
+ * @param closedLoopClients {@code concurrency} when the run was measured closed loop (a client count and no request
+ *     rate: each client sent its next request when the last one returned), else null; the replay then keeps that
+ *     many requests in flight, in the workload's order, instead of replaying the recorded send times
  */
 public record RunFolder(
         String name,
@@ -101,7 +104,8 @@ public record RunFolder(
         boolean tokenIds,
         Double clientTimeoutS,
         Integer hostOffloadBlocks,
-        List<String> warnings) {
+        List<String> warnings,
+        Integer closedLoopClients) {
 
     /**
      * The total timeout of an inference-perf client that sets none ({@code load.request_timeout} unset): its aiohttp
@@ -183,6 +187,8 @@ public record RunFolder(
             "link_gbytes_per_s",
             "async_scheduling",
             "client_timeout_s",
+            "concurrency",
+            "request_rate",
             "kv_offloading_size",
             "kv_offloading_backend",
             "measured_definitions",
@@ -432,7 +438,30 @@ public record RunFolder(
                 tokenIds,
                 timeout,
                 hostBlocks,
-                List.copyOf(warnings));
+                List.copyOf(warnings),
+                closedLoop(m));
+    }
+
+    /**
+     * The client count of a closed-loop measurement: {@code concurrency} (a whole number of at least 1) when the run
+     * states no request rate ({@code request_rate} absent, null, or "inf": clients sending as fast as their previous
+     * request returns, as {@code vllm bench serve --max-concurrency N} does at an infinite rate), else null — with a
+     * rate the recorded send times already carry both.
+     */
+    private static Integer closedLoop(Meta m) {
+        if (!m.has("concurrency")) {
+            return null;
+        }
+        JsonNode c = m.root.get("concurrency");
+        if (!c.isIntegralNumber() || c.longValue() < 1 || c.longValue() > Integer.MAX_VALUE) {
+            throw m.error("concurrency", "expected a number of clients (a whole number >= 1) or null, got " + c);
+        }
+        JsonNode rate = m.root.get("request_rate");
+        boolean noRate = rate == null
+                || rate.isNull()
+                || (rate.isString()
+                        && rate.asString().strip().toLowerCase(Locale.ROOT).startsWith("inf"));
+        return noRate ? c.intValue() : null;
     }
 
     /**
@@ -494,6 +523,10 @@ public record RunFolder(
             sets.add("workload.trace.shared_prefix={tokens: " + sharedPrefix.tokens() + ", groups: "
                     + sharedPrefix.groups() + ", repeat_period: "
                     + (sharedPrefix.repeatPeriod() == null ? "null" : sharedPrefix.repeatPeriod()) + "}");
+        }
+        if (closedLoopClients != null) {
+            sets.add("workload.trace.arrival=concurrency");
+            sets.add("workload.trace.concurrency=" + closedLoopClients);
         }
         sets.add("cluster.workers=1");
         sets.add("cluster.attention_dp=" + dataParallel);

@@ -197,6 +197,29 @@ class RunFolderTest {
     }
 
     @Test
+    void aClosedLoopRun_clientsAndNoRate_isReplayedClosedLoop_otherwiseAtItsRecordedSendTimes() throws IOException {
+        Map<String, Object> closed = new LinkedHashMap<>();
+        closed.put("concurrency", 8);
+        closed.put("request_rate", null);
+        RunFolder c = RunFolder.read(run("closed", closed));
+        assertThat(c.closedLoopClients()).isEqualTo(8);
+        SimConfig config = c.config(null, List.of());
+        assertThat(config.workload().trace().arrival().configName()).isEqualTo("concurrency");
+        assertThat(config.workload().trace().concurrency()).isEqualTo(8);
+        // "inf", as vllm bench serve prints an unlimited rate, is no rate either
+        assertThat(RunFolder.read(run("inf", Map.of("concurrency", 4, "request_rate", "inf")))
+                        .closedLoopClients())
+                .isEqualTo(4);
+        // with a rate (the BLIS stages) the recorded send times carry the load; without a client count, too
+        Map<String, Object> rated = Map.of("concurrency", 8, "request_rate", 10);
+        assertThat(RunFolder.read(run("rated", rated)).closedLoopClients()).isNull();
+        assertThat(RunFolder.read(run("open", Map.of())).overrides())
+                .noneMatch(o -> o.startsWith("workload.trace.arrival"));
+        assertThatThrownBy(() -> RunFolder.read(run("bad", Map.of("concurrency", 2.5))))
+                .hasMessageStartingWith("run bad: meta.json: concurrency: expected a number of clients");
+    }
+
+    @Test
     void aRunOfInferenceSimsVllmFork_withoutAVersion_isReplayedAsTheForksBaseReleaseOfItsDate() throws IOException {
         List<String> blisNote =
                 List.of("vLLM version not recorded: an instrumented inference-sim/vllm fork served it.");
