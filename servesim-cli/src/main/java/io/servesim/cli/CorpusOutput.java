@@ -72,6 +72,13 @@ final class CorpusOutput {
                         ? ""
                         : String.format(Locale.ROOT, " (%+.1f%% vs stated)", b.derivedVsStatedPct()),
                 b.used()));
+        if (f.closedLoopClients() != null) {
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "closed loop: %d clients, each sending the next request when its last one returns (the recorded"
+                            + " send times are not replayed)%n",
+                    f.closedLoopClients()));
+        }
         if (f.hostOffloadBlocks() != null) {
             sb.append(String.format(
                     Locale.ROOT,
