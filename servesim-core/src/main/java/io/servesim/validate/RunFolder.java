@@ -321,7 +321,9 @@ public record RunFolder(
             m.require(f);
         }
         String gpu = m.wrap("gpu", () -> Specs.gpuByName(m.string("gpu"), "gpu").name());
-        ModelSpec model = m.wrap("model", () -> Specs.modelByHfId(m.string("model"), "model"));
+        // a Hugging Face id has no spaces: what follows one is a converter's annotation ("... (revision 1a2b)")
+        String modelId = m.string("model").strip().split("\\s+", 2)[0];
+        ModelSpec model = m.wrap("model", () -> Specs.modelByHfId(modelId, "model"));
         int tp = m.integer("tensor_parallel", null);
         int dp = m.integer("data_parallel", 1);
         int pp = m.integer("pipeline_parallel", 1);
@@ -363,7 +365,7 @@ public record RunFolder(
         TimingConfig.Dtype kv = m.dtype("kv_cache_dtype", stated);
         // an FP8 release named as such (e.g. RedHatAI/...-FP8-dynamic) serves FP8 weights whatever --dtype says
         // (that is the activations' type, and the KV cache's under "auto")
-        TimingConfig.Dtype named = Specs.checkpointDtypeOfId(m.string("model"));
+        TimingConfig.Dtype named = Specs.checkpointDtypeOfId(modelId);
         TimingConfig.Dtype weights = named != null && stated == TimingConfig.Dtype.BF16 ? named : stated;
         double utilization = m.fraction("gpu_memory_utilization", 0.9);
         int blockSize = m.integer("block_size", null);
@@ -862,14 +864,16 @@ public record RunFolder(
             if (!has(field)) {
                 return fallback;
             }
-            String s = string(field).strip().toLowerCase(Locale.ROOT);
+            // the first word decides: converters annotate the value ("auto (not set; model config torch_dtype=...)")
+            String s = string(field).strip().toLowerCase(Locale.ROOT).split("[\\s(,;]", 2)[0];
             if (s.startsWith("fp8") || s.startsWith("float8")) { // vLLM's fp8, fp8_e4m3, ...; torch's float8_e4m3fn
                 return TimingConfig.Dtype.FP8;
             }
             if (s.startsWith("auto")) {
                 return field.equals("kv_cache_dtype") ? fallback : TimingConfig.Dtype.BF16;
             }
-            if (List.of("bfloat16", "bf16", "float16", "fp16", "half").contains(s)) {
+            if (List.of("bfloat16", "bf16", "float16", "fp16", "half", "torch.bfloat16", "torch.float16")
+                    .contains(s)) {
                 return TimingConfig.Dtype.BF16;
             }
             throw error(

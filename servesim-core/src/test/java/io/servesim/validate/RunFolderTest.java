@@ -197,6 +197,26 @@ class RunFolderTest {
     }
 
     @Test
+    void dtypesAndModelIds_areReadByTheirFirstWord_asConvertersAnnotateThem() throws IOException {
+        assertThat(RunFolder.read(run("a", Map.of("dtype", "float16 (stated)"))).weightDtype())
+                .isEqualTo(TimingConfig.Dtype.BF16);
+        assertThat(RunFolder.read(run("b", Map.of("dtype", "torch.bfloat16"))).weightDtype())
+                .isEqualTo(TimingConfig.Dtype.BF16);
+        assertThat(RunFolder.read(run("c", Map.of("dtype", "FP8 (dynamic, per tensor)")))
+                        .weightDtype())
+                .isEqualTo(TimingConfig.Dtype.FP8);
+        assertThat(RunFolder.read(run("d", Map.of("kv_cache_dtype", "fp8_e4m3,scaled")))
+                        .kvDtype())
+                .isEqualTo(TimingConfig.Dtype.FP8);
+        // a model id with a converter's note after it
+        assertThat(RunFolder.read(run("f", Map.of("model", "meta-llama/Llama-2-70b-hf (revision 3aba440)")))
+                        .model())
+                .isEqualTo("llama-2-70b");
+        assertThatThrownBy(() -> RunFolder.read(run("e", Map.of("dtype", "int8 (w8a8)"))))
+                .hasMessageStartingWith("run e: meta.json: dtype: unsupported dtype 'int8 (w8a8)'");
+    }
+
+    @Test
     void aClosedLoopRun_clientsAndNoRate_isReplayedClosedLoop_otherwiseAtItsRecordedSendTimes() throws IOException {
         Map<String, Object> closed = new LinkedHashMap<>();
         closed.put("concurrency", 8);
