@@ -66,7 +66,11 @@ class SpecsTest {
                         "minimax-m2.5",
                         "deepseek-v3",
                         "yi-34b",
-                        "mistral-nemo-12b");
+                        "mistral-nemo-12b",
+                        "deepseek-r1-distill-qwen-7b",
+                        "deepseek-r1-distill-qwen-14b",
+                        "deepseek-r1-distill-qwen-32b",
+                        "qwq-32b");
         for (String name : Specs.modelPresets()) {
             ModelSpec m = Specs.model(name, "timing.model");
             assertThat(m.totalParams() / 1e9)
@@ -107,6 +111,15 @@ class SpecsTest {
         assertThat(nemo.kvBytesPerToken(2, 1)).isEqualTo(163_840);
         assertThat(Specs.modelByHfId("/models/Mistral-Nemo-Base-2407", "model").name())
                 .isEqualTo("mistral-nemo-12b");
+        // reasoning releases on Qwen2.5's shapes keep their own context; the coder releases are Qwen2.5's
+        ModelSpec distill = Specs.modelByHfId("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "model");
+        assertThat(distill.maxPositionEmbeddings()).isEqualTo(131072);
+        assertThat(distill.totalParams())
+                .isEqualTo(Specs.model("qwen2.5-32b", "m").totalParams());
+        assertThat(Specs.modelByHfId("Qwen/QwQ-32B", "model").maxPositionEmbeddings())
+                .isEqualTo(40960);
+        assertThat(Specs.modelByHfId("Qwen/Qwen2.5-Coder-7B-Instruct", "model").name())
+                .isEqualTo("qwen2.5-7b");
     }
 
     @Test
