@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Stream;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -67,8 +68,8 @@ import tools.jackson.databind.json.JsonMapper;
  * @param sharedPrefix the shared system prompt of {@code workload_profile.shared_prefix}, or null
  * @param tokenIds whether the workload rows carry {@code prompt_token_ids} (judged by the first row)
  * @param clientTimeoutS {@code client_timeout_s} (servesim's: seconds after which the measuring client gave up on a
- *     request; 0: never), else {@link #INFERENCE_PERF_TIMEOUT_S} when {@code measured_definitions} names
- *     inference-perf or blis observe, else null ({@code workload.client_timeout_s})
+ *     request; 0: never), else the default of the client tool {@code measured_definitions} names (300 s for
+ *     inference-perf, blis observe and GuideLLM, 6 h for vLLM's benchmark client), else null ({@code workload.client_timeout_s})
  * @param hostOffloadBlocks the CPU blocks per engine of vLLM's native KV offloading from {@code kv_offloading_size}
  *     ({@link #hostOffloadBlocks(double, ModelSpec, TimingConfig.Dtype, int, int)}), or null when it is off
  * @param warnings what servesim read differently from what meta.json states, and why (e.g. a data-parallel size
@@ -118,6 +119,32 @@ public record RunFolder(
      * {@code timeout}.
      */
     public static final double INFERENCE_PERF_TIMEOUT_S = 300;
+
+    /**
+     * The total timeout a measuring client applies unless told otherwise, by the tool {@code measured_definitions}
+     * names (case ignored), in the order tried: inference-perf and {@code blis observe} ({@link
+     * #INFERENCE_PERF_TIMEOUT_S}); GuideLLM, whose settings default {@code request_timeout} to 5 minutes
+     * ({@code GUIDELLM__REQUEST_TIMEOUT}); and vLLM's own benchmark client ({@code vllm bench serve}, formerly {@code
+     * benchmark_serving.py}), whose aiohttp session allows 6 hours ({@code AIOHTTP_TIMEOUT} in {@code
+     * vllm/benchmarks/lib/endpoint_request_func.py}).
+     */
+    private static final List<Map.Entry<String, Double>> CLIENT_TOOL_TIMEOUTS_S = List.of(
+            Map.entry("inference-perf", INFERENCE_PERF_TIMEOUT_S),
+            Map.entry("blis observe", INFERENCE_PERF_TIMEOUT_S),
+            Map.entry("guidellm", 300.0),
+            Map.entry("vllm bench", 6 * 3600.0),
+            Map.entry("benchmark_serving", 6 * 3600.0));
+
+    /** The default total timeout of the client tool {@code definitions} names, or null for another client. */
+    static Double clientToolTimeoutS(String definitions) {
+        String d = definitions.toLowerCase(Locale.ROOT);
+        for (Map.Entry<String, Double> tool : CLIENT_TOOL_TIMEOUTS_S) {
+            if (d.contains(tool.getKey())) {
+                return tool.getValue();
+            }
+        }
+        return null;
+    }
 
     /**
      * A fact a run folder's meta.json lacks or states wrongly, given on the command line ({@code --meta
@@ -388,8 +415,7 @@ public record RunFolder(
             }
             timeout = v.doubleValue() > 0 ? v.doubleValue() : null;
         } else {
-            String d = definitions.toLowerCase(Locale.ROOT);
-            timeout = d.contains("inference-perf") || d.contains("blis observe") ? INFERENCE_PERF_TIMEOUT_S : null;
+            timeout = clientToolTimeoutS(definitions);
         }
         Integer hostBlocks = null;
         if (m.has("kv_offloading_backend") && !m.string("kv_offloading_backend").equals("native")) {

@@ -327,6 +327,10 @@ class RunFolderTest {
         RunFolder blis = RunFolder.read(
                 run("blis", Map.of("measured_definitions", "Client-side, measured by BLIS observe (TraceV2 CSV).")));
         assertThat(blis.clientTimeoutS()).isEqualTo(300.0); // blis observe's default --timeout
+        assertThat(RunFolder.clientToolTimeoutS("Client-side, GuideLLM 0.3 over HTTP"))
+                .isEqualTo(300.0);
+        assertThat(RunFolder.clientToolTimeoutS("client-side: vllm bench serve --max-concurrency 8"))
+                .isEqualTo(21600.0); // aiohttp ClientTimeout(total=6 * 60 * 60)
         RunFolder otherTool = RunFolder.read(
                 run("other", Map.of("measured_definitions", "Client-side, measured by a load generator over HTTP.")));
         assertThat(otherTool.clientTimeoutS()).isNull();
