@@ -135,6 +135,15 @@ public record RunFolder(
             Map.entry("vllm bench", 6 * 3600.0),
             Map.entry("benchmark_serving", 6 * 3600.0));
 
+    private static boolean knownModel(String id) {
+        try {
+            Specs.modelByHfId(id, "model");
+            return true;
+        } catch (ConfigException e) {
+            return false;
+        }
+    }
+
     /** The default total timeout of the client tool {@code definitions} names, or null for another client. */
     static Double clientToolTimeoutS(String definitions) {
         String d = definitions.toLowerCase(Locale.ROOT);
@@ -348,8 +357,13 @@ public record RunFolder(
             m.require(f);
         }
         String gpu = m.wrap("gpu", () -> Specs.gpuByName(m.string("gpu"), "gpu").name());
-        // a Hugging Face id has no spaces: what follows one is a converter's annotation ("... (revision 1a2b)")
-        String modelId = m.string("model").strip().split("\\s+", 2)[0];
+        // a Hugging Face id has no spaces: when the whole value names no model, what follows its first word is taken
+        // for a converter's annotation ("... (revision 1a2b)"); an error names the whole value
+        String statedModel = m.string("model").strip();
+        String firstWord = statedModel.split("\\s+", 2)[0];
+        String modelId = !firstWord.equals(statedModel) && knownModel(firstWord) && !knownModel(statedModel)
+                ? firstWord
+                : statedModel;
         ModelSpec model = m.wrap("model", () -> Specs.modelByHfId(modelId, "model"));
         int tp = m.integer("tensor_parallel", null);
         int dp = m.integer("data_parallel", 1);
