@@ -77,6 +77,58 @@ class HostOffloadTest {
         assertThat(r.counters().g2Loads()).isEqualTo(1);
     }
 
+    /**
+     * A client that gives up while its request's G2 load is in flight (vLLM's {@code finish_requests} on a request in
+     * {@code WAITING_FOR_REMOTE_KVS}: {@code delay_free_blocks} until its receive finishes). As above, with host-to-GPU
+     * copies at 0.32 GB/s (50 ms a block) and clients giving up after 40 ms: A completes at 30 and D at 60, inside
+     * theirs; C starts loading its G2 block at 101.5 ms, holding 2 blocks (its G1 hit and the block loading: vLLM
+     * allocates a request waiting for remote KV only the blocks of its external tokens), its client gives up at 140,
+     * and the load lands at 151.5, when C's blocks are freed. E (48 new tokens, 3 blocks) arrives at 141 and finds 2
+     * free blocks until then: it is admitted at 151.5 and its prefill ends at 171.5 (before its own deadline, 181).
+     */
+    @Test
+    void aRequestAbortedWhileItsG2LoadIsInFlight_keepsItsBlocksUntilTheLoadLands() throws IOException {
+        Path trace = tmp.resolve("g2-abort.jsonl");
+        String c = TokenIds.concat(1, 32, 2001, 2016);
+        Files.writeString(
+                trace,
+                "{\"arrival_ms\":0,\"output_length\":2,\"input_token_ids\":" + TokenIds.range(1, 32) + "}\n"
+                        + "{\"arrival_ms\":40,\"output_length\":1,\"input_token_ids\":" + TokenIds.range(1001, 1048)
+                        + "}\n"
+                        + "{\"arrival_ms\":100,\"output_length\":1,\"input_token_ids\":" + c + "}\n"
+                        + "{\"arrival_ms\":141,\"output_length\":1,\"input_token_ids\":" + TokenIds.range(5001, 5048)
+                        + "}\n");
+        RunResult r = Simulation.run(ConfigLoader.fromYaml(
+                "",
+                "test",
+                List.of(
+                        "workload.type=trace",
+                        "workload.trace.format=servesim",
+                        "workload.trace.path=" + trace,
+                        "workload.client_timeout_s=0.04",
+                        "engine.kv_cache.block_size=16",
+                        "engine.kv_cache.num_gpu_blocks=5",
+                        "engine.kv_cache.bytes_per_token=1000000",
+                        "engine.kv_cache.host_offload.num_host_blocks=16",
+                        "engine.kv_cache.host_offload.d2h_gbytes_per_s=32",
+                        "engine.kv_cache.host_offload.h2d_gbytes_per_s=0.32",
+                        "timing.type=fixed",
+                        "engine.scheduler.async_scheduling=false",
+                        "timing.fixed.prefill_ms=20",
+                        "timing.fixed.decode_ms=10")));
+        RequestLog log = r.log();
+        int[] row = log.indicesByRequestId();
+        assertThat(log.status(row[0]).status()).isEqualTo("completed");
+        assertThat(log.status(row[1]).status()).isEqualTo("completed");
+        assertThat(log.status(row[2]).status()).isEqualTo("timed_out");
+        assertThat(log.outputTokens(row[2])).isZero();
+        assertThat(r.counters().g2Loads()).isEqualTo(1);
+        int e = row[3];
+        assertThat(log.status(e).status()).isEqualTo("completed");
+        assertThat(log.firstScheduledNanos(e)).isEqualTo(151_500_000L); // not 141: C's blocks wait for the load
+        assertThat(log.firstTokenNanos(e)).isEqualTo(171_500_000L);
+    }
+
     @Test
     void withoutG2_theEvictedBlockIsRecomputed() throws IOException {
         RunResult r = run(0);
