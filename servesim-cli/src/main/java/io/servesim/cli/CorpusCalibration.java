@@ -33,14 +33,32 @@ final class CorpusCalibration {
             err.println("error: --prior-weight must be a finite number >= 0, got " + c.priorWeight);
             return Main.USAGE;
         }
+        // as validate --corpus: a run that cannot be read or built is reported and left out of the fit, and the exit
+        // code says so after everything is written
+        java.util.Map<String, String> skipped = new java.util.TreeMap<>();
         List<CorpusFit.Case> cases = ValidateCommand.reportingUserErrors(err, () -> {
             List<CorpusFit.Case> out = new ArrayList<>();
-            for (RunFolder r : RunFolder.corpus(c.corpus, ValidateCommand.facts(c.meta))) {
-                out.add(CorpusFit.caseOf(r, c.config, c.overrides));
+            for (RunFolder r : RunFolder.corpus(
+                    c.corpus,
+                    ValidateCommand.facts(c.meta),
+                    (name, e) -> skipped.put(name, ValidateCommand.message(e)))) {
+                try {
+                    out.add(CorpusFit.caseOf(r, c.config, c.overrides));
+                } catch (RuntimeException e) {
+                    if (!RunFolder.isInputError(e)) {
+                        throw e;
+                    }
+                    skipped.put(r.name(), ValidateCommand.message(e));
+                }
             }
             return out;
         });
         if (cases == null) {
+            return Main.USAGE;
+        }
+        skipped.forEach((run, why) -> err.println("not fitted " + run + ": " + why));
+        if (cases.isEmpty()) {
+            err.println("error: corpus " + c.corpus + ": no run could be read and built");
             return Main.USAGE;
         }
         SimConfig base = c.config == null
@@ -108,6 +126,12 @@ final class CorpusCalibration {
                 c.out,
                 c.out.getFileName());
         o.flush();
+        if (!skipped.isEmpty()) {
+            err.println(skipped.size() + " of " + (cases.size() + skipped.size())
+                    + " runs not fitted (their errors above); the profile is fitted on the others");
+            err.flush();
+            return Main.USAGE;
+        }
         return Main.OK;
     }
 

@@ -372,7 +372,7 @@ public final class ValidateCommand implements Callable<Integer> {
     }
 
     /** A skipped run's error as one line: the message the user would get from validating it alone. */
-    private static String message(RuntimeException e) {
+    static String message(RuntimeException e) {
         String m = e instanceof UncheckedIOException u ? Main.describe(u) : e.getMessage();
         return m == null ? e.getClass().getSimpleName() : m.replace('\n', ' ');
     }

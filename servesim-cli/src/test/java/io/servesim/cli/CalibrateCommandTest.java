@@ -103,6 +103,47 @@ class CalibrateCommandTest {
     }
 
     @Test
+    void corpus_leavesOutARunItCannotReadOrBuild_fitsTheOthers_andExitsWithAUsageError() throws IOException {
+        Path dir = tmp.resolve("mixed");
+        for (String run : List.of("blis_H100_Llama-2-7b_tp1_codegen", "llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1")) {
+            Files.createDirectories(dir.resolve(run));
+            try (var files = Files.list(CORPUS.resolve(run))) {
+                for (Path f : files.toList()) {
+                    Files.copy(f, dir.resolve(run).resolve(f.getFileName()));
+                }
+            }
+        }
+        Path bad = dir.resolve("z_unknown_gpu");
+        Files.createDirectories(bad);
+        try (var files = Files.list(CORPUS.resolve("blis_H100_Llama-2-7b_tp1_codegen"))) {
+            for (Path f : files.toList()) {
+                Files.copy(f, bad.resolve(f.getFileName()));
+            }
+        }
+        Files.writeString(
+                bad.resolve("meta.json"),
+                Files.readString(bad.resolve("meta.json"))
+                        .replaceFirst("\"gpu\": *\"[^\"]*\"", "\"gpu\": \"TPU v5e\""));
+        Path profile = tmp.resolve("partial.yaml");
+        CliRun r = CliRun.of(
+                "calibrate",
+                "--corpus",
+                dir.toString(),
+                "--out",
+                profile.toString(),
+                "--max-iterations",
+                "1",
+                "--leave-out",
+                "none");
+        assertThat(r.exit()).isEqualTo(Main.USAGE);
+        assertThat(r.err())
+                .contains("not fitted z_unknown_gpu: run z_unknown_gpu: meta.json: gpu: unknown GPU 'TPU v5e'")
+                .contains("1 of 3 runs not fitted");
+        assertThat(r.out()).contains("on 2 runs");
+        assertThat(profile).exists(); // fitted on the two others
+    }
+
+    @Test
     void corpus_startsFromTheSetOverrides_andKeepsTheUnfittedOnesInTheProfile() throws IOException {
         // without --config the base is servesim's defaults under the --set overrides (they were once dropped)
         Path profile = tmp.resolve("p.yaml");
