@@ -328,8 +328,10 @@ public final class EngineRank {
         }
         // a P/D decode request pulling its prompt runs no context here (TRT-LLM's generation-only request)
         boolean runsContext = handoff == null || prefillOnly || handoff.local();
+        // a P/D prefill side is sent max_tokens 1 (vLLM's P/D proxy); the decode side checks the client's
+        long maxTokens = prefillOnly ? 1 : request.outputTokens();
         if (request.promptLength() >= maxModelLen
-                || (maxTokensSent && (long) request.promptLength() + request.outputTokens() > maxModelLen)
+                || (maxTokensSent && request.promptLength() + maxTokens > maxModelLen)
                 || (runsContext && scheduler.rejectsPrompt(request.promptLength()))) {
             s.finish();
             listener.onRequestFinished(this, s, true);

@@ -321,6 +321,11 @@ final class Dispatcher implements RequestSink {
         EngineRank rank = cluster.rank(g);
         workerRequests[rank.workerId()]++;
         Sequence s = rank.submit(request, decision, hashes, h, prefillOnly);
+        if (s == null && h != null && !prefillOnly && !h.local()) {
+            // the decode worker refused the request its prefill worker ran (workload.max_tokens_sent): no read comes,
+            // and the prefill worker holds the blocks until their lease expires, as for a client that gave up
+            pd.decodeAborted(h);
+        }
         if (clientTimeoutNanos > 0 && s != null) {
             // a request's decode side takes over its prefill side's deadline (the same client waits for both)
             deadlines.watch(rank, s, Math.max(queue.nowNanos(), request.arrivalNanos() + clientTimeoutNanos), h);

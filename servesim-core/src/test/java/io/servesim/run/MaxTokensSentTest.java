@@ -73,6 +73,34 @@ class MaxTokensSentTest {
     }
 
     @Test
+    void disaggregated_thePrefillSideIsSentOneToken_andTheDecodeSideRefusesWhatCannotFit() {
+        // vLLM's P/D proxy sends the prompt with max_tokens 1 to the prefill worker, which runs it; the decode worker
+        // then gets the client's max_tokens and refuses request 0 (100 + 30 > 120), and the prefill worker's blocks
+        // for it are held until their lease runs out (CheckedRuns: none is left held at the end)
+        List<String> sets = new ArrayList<>(List.of(
+                "workload.type=trace",
+                "workload.trace.format=servesim",
+                "workload.trace.path=" + trace(),
+                "workload.max_tokens_sent=true",
+                "timing.type=fixed",
+                "timing.fixed={step_ms: 10, prefill_ms: 0, decode_ms: 0}",
+                "engine.scheduler.max_num_seqs=4",
+                "engine.scheduler.max_num_batched_tokens=1000",
+                "engine.kv_cache.num_gpu_blocks=64",
+                "engine.kv_cache.block_size=16",
+                "engine.max_model_len=120",
+                "cluster.mode=disaggregated",
+                "cluster.prefill={workers: 1}",
+                "cluster.decode={workers: 1}"));
+        RequestLog log = CheckedRuns.run(ConfigLoader.fromYaml("", "t", sets)).log();
+        int a = row(log, 0);
+        assertThat(log.status(a)).isEqualTo(RequestStatus.REJECTED_PROMPT_TOO_LONG);
+        assertThat(log.firstScheduledNanos(a)).isZero(); // its prompt ran on the prefill worker
+        assertThat(log.worker(a)).isEqualTo(1); // the decode worker refused it
+        assertThat(log.status(row(log, 1))).isEqualTo(RequestStatus.COMPLETED);
+    }
+
+    @Test
     void withoutIt_theEngineServesTheLongerRequestUntilItReachesMaxModelLen() {
         RequestLog log = run(false).log();
         // request 0 runs beside request 1 and stops at 120 tokens: 20 of its 30 output tokens
