@@ -42,6 +42,7 @@ public class AicKernels {
         {"h100_sxm", "h100-sxm"},
         {"h200_sxm", "h200-sxm"},
         {"b200_sxm", "b200"},
+        {"b300_sxm", "b300"},
         {"l40s", "l40s"},
         {"rtx_pro_6000_server", "rtx-pro-6000"},
     };

@@ -174,9 +174,10 @@ class RooflineTimingTest {
                                         + 627.6 / 843.8
                                         + 623.6 / 828.2
                                         + 1248.3 / 1679.6
+                                        + 1537.8 / 1843.6
                                         + 195.8 / 260.1
                                         + 299.6 / 415.2)
-                                / 6,
+                                / 7,
                         org.assertj.core.data.Offset.offset(1e-9));
     }
 
