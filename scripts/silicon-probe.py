@@ -62,7 +62,8 @@ NATIVE_FP4 = {'gpt-oss-120b'}
 # FP8 rows (Llama-3.1 FP8 checkpoints from NVIDIA's ModelOpt) have one scale per tensor. DeepSeek-V3 and R1 ship
 # block-scaled FP8 weights too.
 BLOCK_FP8 = {'qwen3-235b-a22b', 'qwen3-32b', 'minimax-m2.5', 'deepseek-v3'}
-GPUS = {'h100_sxm': 'h100-sxm', 'h200_sxm': 'h200-sxm', 'b200_sxm': 'b200', 'b300_sxm': 'b300'}
+GPUS = {'h100_sxm': 'h100-sxm', 'h200_sxm': 'h200-sxm', 'b200_sxm': 'b200', 'b300_sxm': 'b300', 'gb200': 'gb200',
+        'gb300': 'gb300'}
 ASYNC_DEFAULT_SINCE = (0, 14)  # vLLM v0.14.0 turned async scheduling on by default (vllm-project/vllm#27614)
 
 
