@@ -106,20 +106,10 @@ class CalibrateCommandTest {
     void corpus_leavesOutARunItCannotReadOrBuild_fitsTheOthers_andExitsWithAUsageError() throws IOException {
         Path dir = tmp.resolve("mixed");
         for (String run : List.of("blis_H100_Llama-2-7b_tp1_codegen", "llmservingsim_RTXPRO6000_Llama-3.1-8B_tp1")) {
-            Files.createDirectories(dir.resolve(run));
-            try (var files = Files.list(CORPUS.resolve(run))) {
-                for (Path f : files.toList()) {
-                    Files.copy(f, dir.resolve(run).resolve(f.getFileName()));
-                }
-            }
+            CliRun.copyRunFolder(CORPUS.resolve(run), dir.resolve(run));
         }
         Path bad = dir.resolve("z_unknown_gpu");
-        Files.createDirectories(bad);
-        try (var files = Files.list(CORPUS.resolve("blis_H100_Llama-2-7b_tp1_codegen"))) {
-            for (Path f : files.toList()) {
-                Files.copy(f, bad.resolve(f.getFileName()));
-            }
-        }
+        CliRun.copyRunFolder(CORPUS.resolve("blis_H100_Llama-2-7b_tp1_codegen"), bad);
         Files.writeString(
                 bad.resolve("meta.json"),
                 Files.readString(bad.resolve("meta.json"))

@@ -246,12 +246,7 @@ class ValidateCommandTest {
     }
 
     private static void copy(Path from, Path to) throws IOException {
-        Files.createDirectories(to);
-        try (var files = Files.list(from)) {
-            for (Path f : files.toList()) {
-                Files.copy(f, to.resolve(f.getFileName()));
-            }
-        }
+        CliRun.copyRunFolder(from, to);
     }
 
     @Test

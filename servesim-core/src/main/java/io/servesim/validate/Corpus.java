@@ -200,18 +200,7 @@ public final class Corpus {
         List<Result> out = new ArrayList<>();
         if (threads == 1) {
             for (RunFolder run : runs) {
-                Result r;
-                try {
-                    r = evaluate(run, base, sets, windowS);
-                } catch (RuntimeException e) {
-                    if (!RunFolder.isInputError(e)) {
-                        throw e;
-                    }
-                    onFailure.accept(run, e);
-                    continue;
-                }
-                onResult.accept(r);
-                out.add(r);
+                deliver(run, () -> evaluate(run, base, sets, windowS), onResult, onFailure, out);
             }
             return out;
         }
@@ -222,24 +211,35 @@ public final class Corpus {
             }
             try {
                 for (int i = 0; i < futures.size(); i++) {
-                    Result r;
-                    try {
-                        r = get(futures.get(i));
-                    } catch (RuntimeException e) {
-                        if (!RunFolder.isInputError(e)) {
-                            throw e;
-                        }
-                        onFailure.accept(runs.get(i), e);
-                        continue;
-                    }
-                    onResult.accept(r);
-                    out.add(r);
+                    Future<Result> f = futures.get(i);
+                    deliver(runs.get(i), () -> get(f), onResult, onFailure, out);
                 }
             } finally {
                 futures.forEach(f -> f.cancel(true));
             }
         }
         return out;
+    }
+
+    /** One run's result to {@code onResult} and {@code out}, or its input error to {@code onFailure}. */
+    private static void deliver(
+            RunFolder run,
+            java.util.function.Supplier<Result> result,
+            Consumer<Result> onResult,
+            BiConsumer<RunFolder, RuntimeException> onFailure,
+            List<Result> out) {
+        Result r;
+        try {
+            r = result.get();
+        } catch (RuntimeException e) {
+            if (!RunFolder.isInputError(e)) {
+                throw e;
+            }
+            onFailure.accept(run, e);
+            return;
+        }
+        onResult.accept(r);
+        out.add(r);
     }
 
     private static Result get(Future<Result> f) {

@@ -34,7 +34,8 @@ class HostOffloadTest {
     @TempDir
     Path tmp;
 
-    private RunResult run(int hostBlocks) throws IOException {
+    /** A, D and C as above, then {@code more} rows; G2 of {@code hostBlocks}, host-to-GPU copies at {@code h2d}. */
+    private RunResult run(int hostBlocks, String h2d, String more, String... sets) throws IOException {
         Path trace = tmp.resolve("g2.jsonl");
         String c = TokenIds.concat(1, 32, 2001, 2016);
         Files.writeString(
@@ -42,25 +43,28 @@ class HostOffloadTest {
                 "{\"arrival_ms\":0,\"output_length\":2,\"input_token_ids\":" + TokenIds.range(1, 32) + "}\n"
                         + "{\"arrival_ms\":40,\"output_length\":1,\"input_token_ids\":" + TokenIds.range(1001, 1048)
                         + "}\n"
-                        + "{\"arrival_ms\":100,\"output_length\":1,\"input_token_ids\":" + c + "}\n");
-        return Simulation.run(ConfigLoader.fromYaml(
-                "",
-                "test",
-                List.of(
-                        "workload.type=trace",
-                        "workload.trace.format=servesim",
-                        "workload.trace.path=" + trace,
-                        "engine.kv_cache.block_size=16",
-                        "engine.kv_cache.num_gpu_blocks=5",
-                        "engine.kv_cache.bytes_per_token=1000000",
-                        "engine.kv_cache.host_offload.num_host_blocks=" + hostBlocks,
-                        "engine.kv_cache.host_offload.d2h_gbytes_per_s=32",
-                        "engine.kv_cache.host_offload.h2d_gbytes_per_s=32",
-                        "timing.type=fixed",
-                        "engine.scheduler.async_scheduling=false", // these hand-computed times follow the synchronous
-                        // loop
-                        "timing.fixed.prefill_ms=20",
-                        "timing.fixed.decode_ms=10")));
+                        + "{\"arrival_ms\":100,\"output_length\":1,\"input_token_ids\":" + c + "}\n"
+                        + more);
+        List<String> all = new java.util.ArrayList<>(List.of(
+                "workload.type=trace",
+                "workload.trace.format=servesim",
+                "workload.trace.path=" + trace,
+                "engine.kv_cache.block_size=16",
+                "engine.kv_cache.num_gpu_blocks=5",
+                "engine.kv_cache.bytes_per_token=1000000",
+                "engine.kv_cache.host_offload.num_host_blocks=" + hostBlocks,
+                "engine.kv_cache.host_offload.d2h_gbytes_per_s=32",
+                "engine.kv_cache.host_offload.h2d_gbytes_per_s=" + h2d,
+                "timing.type=fixed",
+                "engine.scheduler.async_scheduling=false", // these hand-computed times follow the synchronous loop
+                "timing.fixed.prefill_ms=20",
+                "timing.fixed.decode_ms=10"));
+        all.addAll(List.of(sets));
+        return Simulation.run(ConfigLoader.fromYaml("", "test", all));
+    }
+
+    private RunResult run(int hostBlocks) throws IOException {
+        return run(hostBlocks, "32", "");
     }
 
     @Test
@@ -88,34 +92,11 @@ class HostOffloadTest {
      */
     @Test
     void aRequestAbortedWhileItsG2LoadIsInFlight_keepsItsBlocksUntilTheLoadLands() throws IOException {
-        Path trace = tmp.resolve("g2-abort.jsonl");
-        String c = TokenIds.concat(1, 32, 2001, 2016);
-        Files.writeString(
-                trace,
-                "{\"arrival_ms\":0,\"output_length\":2,\"input_token_ids\":" + TokenIds.range(1, 32) + "}\n"
-                        + "{\"arrival_ms\":40,\"output_length\":1,\"input_token_ids\":" + TokenIds.range(1001, 1048)
-                        + "}\n"
-                        + "{\"arrival_ms\":100,\"output_length\":1,\"input_token_ids\":" + c + "}\n"
-                        + "{\"arrival_ms\":141,\"output_length\":1,\"input_token_ids\":" + TokenIds.range(5001, 5048)
-                        + "}\n");
-        RunResult r = Simulation.run(ConfigLoader.fromYaml(
-                "",
-                "test",
-                List.of(
-                        "workload.type=trace",
-                        "workload.trace.format=servesim",
-                        "workload.trace.path=" + trace,
-                        "workload.client_timeout_s=0.04",
-                        "engine.kv_cache.block_size=16",
-                        "engine.kv_cache.num_gpu_blocks=5",
-                        "engine.kv_cache.bytes_per_token=1000000",
-                        "engine.kv_cache.host_offload.num_host_blocks=16",
-                        "engine.kv_cache.host_offload.d2h_gbytes_per_s=32",
-                        "engine.kv_cache.host_offload.h2d_gbytes_per_s=0.32",
-                        "timing.type=fixed",
-                        "engine.scheduler.async_scheduling=false",
-                        "timing.fixed.prefill_ms=20",
-                        "timing.fixed.decode_ms=10")));
+        RunResult r = run(
+                16,
+                "0.32",
+                "{\"arrival_ms\":141,\"output_length\":1,\"input_token_ids\":" + TokenIds.range(5001, 5048) + "}\n",
+                "workload.client_timeout_s=0.04");
         RequestLog log = r.log();
         int[] row = log.indicesByRequestId();
         assertThat(log.status(row[0]).status()).isEqualTo("completed");

@@ -8,7 +8,6 @@ import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
 import io.servesim.metrics.RequestLog;
 import io.servesim.metrics.RequestStatus;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -34,17 +33,10 @@ class ClientTimeoutTest {
     }
 
     private static SimConfig config(String rows, boolean async, String timeoutS, String... more) {
-        List<String> sets = new ArrayList<>(List.of(
-                "workload.type=trace",
-                "workload.trace.format=servesim",
-                "workload.trace.path=" + trace(rows),
-                "timing.type=fixed",
-                "timing.fixed={step_ms: 10, prefill_ms: 0, decode_ms: 0}",
+        List<String> sets = FixedStepTraces.sets(rows);
+        sets.addAll(List.of(
                 "engine.scheduler.max_num_seqs=1",
-                "engine.scheduler.max_num_batched_tokens=1000",
                 "engine.scheduler.async_scheduling=" + async,
-                "engine.kv_cache.num_gpu_blocks=64",
-                "engine.kv_cache.block_size=16",
                 "output.timeseries_tick_s=0.01"));
         if (timeoutS != null) {
             sets.add("workload.client_timeout_s=" + timeoutS);
@@ -53,24 +45,8 @@ class ClientTimeoutTest {
         return ConfigLoader.fromYaml("", "t", sets);
     }
 
-    private static String trace(String rows) {
-        try {
-            java.nio.file.Path p = java.nio.file.Files.createTempFile("timeout", ".jsonl");
-            p.toFile().deleteOnExit();
-            java.nio.file.Files.writeString(p, rows);
-            return p.toString();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
     private static int row(RequestLog log, int id) {
-        for (int i = 0; i < log.size(); i++) {
-            if (log.requestId(i) == id) {
-                return i;
-            }
-        }
-        throw new AssertionError("no row for request " + id);
+        return FixedStepTraces.row(log, id);
     }
 
     @Test

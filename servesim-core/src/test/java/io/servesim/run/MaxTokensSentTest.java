@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.servesim.config.ConfigLoader;
 import io.servesim.metrics.RequestLog;
 import io.servesim.metrics.RequestStatus;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -20,45 +19,27 @@ import org.junit.jupiter.api.Test;
 class MaxTokensSentTest {
     private static final long MS = 1_000_000;
 
+    private static final String ROWS = """
+            {"arrival_ms": 0, "input_length": 100, "output_length": 30}
+            {"arrival_ms": 0, "input_length": 100, "output_length": 20}
+            """;
+
+    private static List<String> sets() {
+        List<String> sets = FixedStepTraces.sets(ROWS);
+        sets.addAll(List.of("engine.scheduler.max_num_seqs=4", "engine.max_model_len=120"));
+        return sets;
+    }
+
     private static RunResult run(boolean sent) {
-        List<String> sets = new ArrayList<>(List.of(
-                "workload.type=trace",
-                "workload.trace.format=servesim",
-                "workload.trace.path=" + trace(),
-                "timing.type=fixed",
-                "timing.fixed={step_ms: 10, prefill_ms: 0, decode_ms: 0}",
-                "engine.scheduler.max_num_seqs=4",
-                "engine.scheduler.max_num_batched_tokens=1000",
-                "engine.kv_cache.num_gpu_blocks=64",
-                "engine.kv_cache.block_size=16",
-                "engine.max_model_len=120"));
+        List<String> sets = sets();
         if (sent) {
             sets.add("workload.max_tokens_sent=true");
         }
         return CheckedRuns.run(ConfigLoader.fromYaml("", "t", sets));
     }
 
-    private static String trace() {
-        try {
-            java.nio.file.Path p = java.nio.file.Files.createTempFile("maxtokens", ".jsonl");
-            p.toFile().deleteOnExit();
-            java.nio.file.Files.writeString(p, """
-                    {"arrival_ms": 0, "input_length": 100, "output_length": 30}
-                    {"arrival_ms": 0, "input_length": 100, "output_length": 20}
-                    """);
-            return p.toString();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
     private static int row(RequestLog log, int id) {
-        for (int i = 0; i < log.size(); i++) {
-            if (log.requestId(i) == id) {
-                return i;
-            }
-        }
-        throw new AssertionError("no row for request " + id);
+        return FixedStepTraces.row(log, id);
     }
 
     @Test
@@ -77,18 +58,9 @@ class MaxTokensSentTest {
         // vLLM's P/D proxy sends the prompt with max_tokens 1 to the prefill worker, which runs it; the decode worker
         // then gets the client's max_tokens and refuses request 0 (100 + 30 > 120), and the prefill worker's blocks
         // for it are held until their lease runs out (CheckedRuns: none is left held at the end)
-        List<String> sets = new ArrayList<>(List.of(
-                "workload.type=trace",
-                "workload.trace.format=servesim",
-                "workload.trace.path=" + trace(),
+        List<String> sets = sets();
+        sets.addAll(List.of(
                 "workload.max_tokens_sent=true",
-                "timing.type=fixed",
-                "timing.fixed={step_ms: 10, prefill_ms: 0, decode_ms: 0}",
-                "engine.scheduler.max_num_seqs=4",
-                "engine.scheduler.max_num_batched_tokens=1000",
-                "engine.kv_cache.num_gpu_blocks=64",
-                "engine.kv_cache.block_size=16",
-                "engine.max_model_len=120",
                 "cluster.mode=disaggregated",
                 "cluster.prefill={workers: 1}",
                 "cluster.decode={workers: 1}"));
