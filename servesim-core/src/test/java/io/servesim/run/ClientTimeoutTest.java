@@ -49,6 +49,17 @@ class ClientTimeoutTest {
         return FixedStepTraces.row(log, id);
     }
 
+    /** Request 0 timed out with the 5 tokens its client had at 50 ms; request 1 completed with these token times. */
+    private static void assertFirstGaveUpWithFiveTokens_secondCompleted(
+            RequestLog log, long firstTokenMs, long lastTokenMs) {
+        assertThat(log.status(row(log, 0))).isEqualTo(RequestStatus.TIMED_OUT);
+        assertThat(log.outputTokens(row(log, 0))).isEqualTo(5);
+        int b = row(log, 1);
+        assertThat(log.status(b)).isEqualTo(RequestStatus.COMPLETED);
+        assertThat(log.firstTokenNanos(b)).isEqualTo(firstTokenMs * MS);
+        assertThat(log.lastTokenNanos(b)).isEqualTo(lastTokenMs * MS);
+    }
+
     @Test
     void synchronousLoop_aRunningRequestPastItsDeadline_endsTimedOut_andTheNextStepAdmitsTheWaitingOne() {
         // request 0: prefill 0-10 (token 1 at 10), decodes to 20, 30, 40, 50; its deadline is 50, after that instant's
@@ -93,13 +104,7 @@ class ClientTimeoutTest {
         // step 50-60 still runs; its token for request 0 is dropped (the client has 5)
         RunResult r = CheckedRuns.run(config(true, "0.05"));
         RequestLog log = r.log();
-        int a = row(log, 0);
-        assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);
-        assertThat(log.outputTokens(a)).isEqualTo(5);
-        int b = row(log, 1);
-        assertThat(log.status(b)).isEqualTo(RequestStatus.COMPLETED);
-        assertThat(log.firstTokenNanos(b)).isEqualTo(70 * MS);
-        assertThat(log.lastTokenNanos(b)).isEqualTo(90 * MS);
+        assertFirstGaveUpWithFiveTokens_secondCompleted(log, 70, 90);
         // request 1's first token at 70 shows the step 50-60 ran; its token for request 0 is not counted either, as
         // update_from_output skips a request no longer in self.requests
         assertThat(r.counters().generatedTokens()).isEqualTo(5 + 3);
@@ -114,13 +119,7 @@ class ClientTimeoutTest {
         RunResult r =
                 CheckedRuns.run(config(false, "0.05", "engine.kind=sglang", "engine.sglang={max_running_requests: 1}"));
         RequestLog log = r.log();
-        int a = row(log, 0);
-        assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);
-        assertThat(log.outputTokens(a)).isEqualTo(5); // what its client had at 50 ms
-        int b = row(log, 1);
-        assertThat(log.status(b)).isEqualTo(RequestStatus.COMPLETED);
-        assertThat(log.firstTokenNanos(b)).isEqualTo(70 * MS);
-        assertThat(log.lastTokenNanos(b)).isEqualTo(90 * MS);
+        assertFirstGaveUpWithFiveTokens_secondCompleted(log, 70, 90); // what its client had at 50 ms
         // request 0: its prefill, 4 decodes to 50 ms and the one more forward; request 1: its prefill and 2 decodes
         assertThat(r.counters().steps()).isEqualTo(6 + 3);
         // a waiting request is popped at once: both arriving at 0, request 1 never runs
@@ -140,13 +139,7 @@ class ClientTimeoutTest {
         // Request 1 (waiting since 45) then runs its context 60-70 and decodes at 80 and 90 (vLLM admits it at 50)
         RunResult r = CheckedRuns.run(config(false, "0.05", TRTLLM_ONE_AT_A_TIME));
         RequestLog log = r.log();
-        int a = row(log, 0);
-        assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);
-        assertThat(log.outputTokens(a)).isEqualTo(5); // what its client had at 50 ms
-        int b = row(log, 1);
-        assertThat(log.status(b)).isEqualTo(RequestStatus.COMPLETED);
-        assertThat(log.firstTokenNanos(b)).isEqualTo(70 * MS);
-        assertThat(log.lastTokenNanos(b)).isEqualTo(90 * MS);
+        assertFirstGaveUpWithFiveTokens_secondCompleted(log, 70, 90); // what its client had at 50 ms
         // request 0: its context, five decodes (the last one after the deadline, its token generated and discarded)
         assertThat(r.counters().steps()).isEqualTo(6 + 3);
         assertThat(r.counters().generatedTokens()).isEqualTo(6 + 3);
@@ -171,13 +164,7 @@ class ClientTimeoutTest {
                 {"arrival_ms": 45, "input_length": 100, "output_length": 2}
                 """, true, "0.05", TRTLLM_ONE_AT_A_TIME));
         RequestLog log = r.log();
-        int a = row(log, 0);
-        assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);
-        assertThat(log.outputTokens(a)).isEqualTo(5);
-        int b = row(log, 1);
-        assertThat(log.status(b)).isEqualTo(RequestStatus.COMPLETED);
-        assertThat(log.firstTokenNanos(b)).isEqualTo(80 * MS);
-        assertThat(log.lastTokenNanos(b)).isEqualTo(90 * MS);
+        assertFirstGaveUpWithFiveTokens_secondCompleted(log, 80, 90);
         // request 0's token of 50-60 is handled before the cancel (generated), that of 60-70 after it (dropped)
         assertThat(r.counters().generatedTokens()).isEqualTo(6 + 2);
     }
