@@ -43,16 +43,15 @@ public record SimConfig(
     /**
      * Where a client timeout is modelled: vLLM's abort ({@code Scheduler.finish_requests} with {@code
      * FINISHED_ABORTED}), in aggregated and disaggregated clusters (with NIXL's delayed frees and leases) and with the
-     * G2 tier (a load in flight delays the free the same way); SGLang's ({@code abort_request}) and TensorRT-LLM's
-     * ({@code _handle_canceled_requests}) in aggregated clusters, without the G2 tier for SGLang (HiCache's load-back
-     * is not undone). With KVCR pulls, or failing workers (whose requests restart), a request also holds copies or
-     * starts over, which an abort does not yet undo.
+     * G2 tier (a load in flight delays the free the same way); SGLang's ({@code abort_request}, with HiCache too: its
+     * load-back runs inside a batch, and a request it aborts holds no copy) and TensorRT-LLM's ({@code
+     * _handle_canceled_requests}) in aggregated clusters. With KVCR pulls, or failing workers (whose requests restart),
+     * a request also holds copies or starts over, which an abort does not yet undo.
      */
     private static void checkClientTimeout(ClusterConfig cluster, EngineConfig engine) {
         String at = "workload.client_timeout_s";
         String why = null;
         java.util.function.Predicate<EngineKind> aborts = k -> k == EngineKind.VLLM || !cluster.disaggregated();
-        java.util.function.Predicate<EngineKind> sglang = k -> k == EngineKind.SGLANG;
         if (!aborts.test(engine.kind())
                 || cluster.pools().stream()
                         .anyMatch(p -> !aborts.test(p.engine().kind()))) {
@@ -60,11 +59,6 @@ public record SimConfig(
                     + " disconnected request), not for their P/D pools";
         } else if (engine.kvcr().enabled()) {
             why = "is not modelled with KVCR yet (an abort would have to cancel the pull): turn one off";
-        } else if (engine.kvCache().hostOffload().enabled()
-                && (sglang.test(engine.kind())
-                        || cluster.pools().stream()
-                                .anyMatch(p -> sglang.test(p.engine().kind())))) {
-            why = "is not modelled with SGLang's HiCache yet (an abort would have to undo its load-back): turn one off";
         } else if (cluster.events().stream().anyMatch(e -> e.action() == ClusterEventConfig.Action.FAIL)) {
             why = "is not modelled with failing workers yet (their requests start over): drop one";
         }

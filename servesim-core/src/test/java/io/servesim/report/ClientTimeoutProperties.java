@@ -122,12 +122,19 @@ class ClientTimeoutProperties {
     @Provide
     Arbitrary<List<String>> configs() {
         // the open-loop clusters of the decode-run and run-ahead properties, without what a timeout is refused with
-        // (failing workers; the G2 tier but on plain vLLM ranks, where a load in flight delays the abort's free), on
-        // vLLM (sometimes its hybrid KV cache), SGLang or TensorRT-LLM ranks, with clients giving up after 50 ms to
-        // 1.5 s
+        // (failing workers; the G2 tier on vLLM ranks, where a load in flight delays the abort's free, and on SGLang's
+        // as HiCache, not on TensorRT-LLM's), on vLLM (sometimes its hybrid KV cache), SGLang or TensorRT-LLM ranks,
+        // with clients giving up after 50 ms to 1.5 s
         Arbitrary<Double> timeout = Arbitraries.of(0.05, 0.2, 0.5, 1.5);
-        Arbitrary<String> kind =
-                Arbitraries.of("vllm", "vllm-g2", "hybrid", "sglang", "sglang-lpm", "trtllm", "trtllm-max-utilization");
+        Arbitrary<String> kind = Arbitraries.of(
+                "vllm",
+                "vllm-g2",
+                "hybrid",
+                "sglang",
+                "sglang-lpm",
+                "sglang-hicache",
+                "trtllm",
+                "trtllm-max-utilization");
         return Combinators.combine(
                         OpenLoopClusters.clusters(
                                 Arbitraries.of("lockstep", "independent"), Arbitraries.of(true, false)),
@@ -135,8 +142,10 @@ class ClientTimeoutProperties {
                         kind)
                 .as((all, t, k) -> {
                     all.removeIf(o -> o.contains("action: fail")
-                            || (!k.startsWith("vllm") && o.startsWith("engine.kv_cache.host_offload.")));
-                    if (k.equals("vllm-g2")) {
+                            || (!k.startsWith("vllm")
+                                    && !k.startsWith("sglang")
+                                    && o.startsWith("engine.kv_cache.host_offload.")));
+                    if (k.equals("vllm-g2") || k.equals("sglang-hicache")) {
                         // a small G2 tier over slow copies: loads are in flight when clients give up
                         all.removeIf(o -> o.startsWith("engine.kv_cache.host_offload.")
                                 || o.startsWith("engine.kv_cache.prefix_caching="));

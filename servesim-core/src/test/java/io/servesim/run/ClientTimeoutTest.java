@@ -245,7 +245,6 @@ class ClientTimeoutTest {
         record Case(String set, String why) {}
         for (Case c : List.of(
                 new Case("engine.kvcr.enabled=true", "KVCR"),
-                new Case("engine={kind: sglang, kv_cache: {host_offload: {num_host_blocks: 64}}}", "HiCache"),
                 new Case("cluster.events=[{at_ms: 10, worker: 0, action: fail}]", "failing workers"))) {
             assertThatThrownBy(() -> ConfigLoader.fromYaml(
                             "", "t", List.of("workload.client_timeout_s=10", "cluster.workers=2", c.set())))
