@@ -19,8 +19,8 @@ import net.jqwik.api.statistics.Statistics;
 
 /**
  * Client timeouts ({@code workload.client_timeout_s}) on random vLLM, SGLang and TensorRT-LLM clusters (attention DP in both
- * modes, both engine loops, every router, drains, time limits, roofline timing, the hybrid KV cache, vLLM's G2 tier, and
- * disaggregated prefill/decode
+ * modes, both engine loops, every router, drains, time limits, roofline timing, the hybrid KV cache, vLLM's G2 tier and
+ * KVCR pulls, SGLang's HiCache, and disaggregated prefill/decode
  * clusters whose clients give up before, during and after the pull): the engine invariants hold after every step (block
  * conservation, queues, no request lost: each ends completed, rejected, timed out or, under a time limit,
  * incomplete), and aborting requests is as deterministic as the rest — the output is the same with decode runs and
@@ -75,6 +75,58 @@ class ClientTimeoutProperties {
                         .run()));
         Statistics.label("some timed out").collect(timedOut > 0);
         Statistics.label("some timed out").coverage(c -> c.check(true).percentage(p -> p >= 50));
+    }
+
+    @Property(tries = 40)
+    void timeouts_withKvcrPullsInFlight_keepTheInvariants_andChangeNoOutputWithTheShortcuts(
+            @ForAll @net.jqwik.api.constraints.LongRange(min = 0, max = 1000) long seed,
+            @ForAll @net.jqwik.api.constraints.IntRange(min = 2, max = 4) int workers,
+            @ForAll boolean async,
+            @ForAll("kvcrTimeouts") double timeout)
+            throws IOException {
+        // session turns whose follow-ups migrate and pull their prefix over slow NICs (a pull lasts longer than some
+        // clients wait), with a G2 tier: a destination aborted while its pull is in flight keeps its blocks until the
+        // bytes land, as for a G2 load or a P/D pull
+        SimConfig config = ConfigLoader.fromYaml(
+                "",
+                "property",
+                List.of(
+                        "workload.type=sessions",
+                        "workload.seed=" + seed,
+                        "workload.sessions.sessions=" + (4 + seed % 8),
+                        "workload.sessions.turns=4",
+                        "workload.sessions.first_input_tokens={type: uniform, min: 16, max: 300}",
+                        "workload.sessions.new_input_tokens={type: uniform, min: 1, max: 64}",
+                        "workload.sessions.output_tokens={type: uniform, min: 1, max: 60}",
+                        "workload.sessions.shared_prefix_tokens=32",
+                        "workload.sessions.migrate_fraction=0.5",
+                        "workload.client_timeout_s=" + timeout,
+                        "cluster.workers=" + workers,
+                        "cluster.router.policy=session_affinity",
+                        "engine.scheduler.async_scheduling=" + async,
+                        "engine.kv_cache.block_size=16",
+                        "engine.kv_cache.num_gpu_blocks=" + (40 + seed % 100),
+                        "engine.kv_cache.bytes_per_token=100000",
+                        "engine.kv_cache.host_offload.num_host_blocks=" + (seed % 2 == 0 ? 128 : 0),
+                        "engine.kvcr={enabled: true, bandwidth_gbytes_per_s: 0.05, first_byte_ms: 5}"));
+        RunResult result = io.servesim.run.CheckedRuns.run(config);
+        long timedOut = 0;
+        for (int i = 0; i < result.log().size(); i++) {
+            String st = result.log().status(i).status();
+            assertThat(st).isIn("completed", "rejected", "timed_out", "abandoned", "incomplete");
+            timedOut += st.equals("timed_out") ? 1 : 0;
+        }
+        assertThat(OpenLoopClusters.canonicalWithTimeSeries(new Simulation(config).run()))
+                .isEqualTo(OpenLoopClusters.canonicalWithTimeSeries(new Simulation(config)
+                        .withoutDecodeRuns()
+                        .withoutRunAhead()
+                        .run()));
+        Statistics.label("some timed out").collect(timedOut > 0);
+    }
+
+    @Provide
+    Arbitrary<Double> kvcrTimeouts() {
+        return Arbitraries.of(0.03, 0.08, 0.2, 0.6);
     }
 
     @Provide

@@ -243,9 +243,7 @@ class ClientTimeoutTest {
     @Test
     void aTimeout_isRefusedWhereAnAbortIsNotModelled_namingTheKeyAndWhy() {
         record Case(String set, String why) {}
-        for (Case c : List.of(
-                new Case("engine.kvcr.enabled=true", "KVCR"),
-                new Case("cluster.events=[{at_ms: 10, worker: 0, action: fail}]", "failing workers"))) {
+        for (Case c : List.of(new Case("cluster.events=[{at_ms: 10, worker: 0, action: fail}]", "failing workers"))) {
             assertThatThrownBy(() -> ConfigLoader.fromYaml(
                             "", "t", List.of("workload.client_timeout_s=10", "cluster.workers=2", c.set())))
                     .as(c.set())
