@@ -77,13 +77,17 @@ public class AicKernels {
                 .append("#   gbytes_per_s, Theil-Sen over weights of 1M-256M elements, the rate capped at gbytes_per_s.\n")
                 .append("#   fp8_block_gemm_sglang / _trtllm: the same fit from SGLang's and TensorRT-LLM's own GEMM tables\n")
                 .append("#   (.../<gpu>/gemm/{sglang,trtllm}/<version>/gemm_perf.parquet), per version of that engine.\n")
+                .append("# nvfp4_tflops / nvfp4_gemm: the same rate and fit for NVFP4 weights and activations (gemm_dtype\n")
+                .append("#   nvfp4: ModelOpt's and compressed-tensors' NVFP4 checkpoints on FP4 tensor cores), the weight's\n")
+                .append("#   bytes n*k*9/16 (a 4-bit value and an FP8 scale per 16 elements).\n")
                 .append("# moe_tflops: 90th percentile of the fused-MoE layer's FLOP/s (2*topk*3*hidden*inter/tp per\n")
                 .append("#   token) over BF16 rows, balanced routing, no EP, >= 4096 tokens, inter/tp >= 1024\n")
                 .append("#   (.../<gpu>/moe/vllm/<version>/moe_perf.parquet; absent: no such rows for the GPU).\n")
                 .append("# moe_fp8_tflops / moe_mxfp4_tflops: the same over the rows of FP8 experts with 128 x 128 block\n")
                 .append("#   scales (moe_dtype fp8_block) and of MXFP4 experts with BF16 activations (w4a16_mxfp4, vLLM's own\n")
                 .append("#   MXFP4 method only), each from the newest vLLM version with >= 10 such rows;\n")
-                .append("#   moe_mxfp4_mxfp8_tflops likewise for MXFP4 experts on MXFP8 activations (w4a8_mxfp4_mxfp8).\n")
+                .append("#   moe_mxfp4_mxfp8_tflops likewise for MXFP4 experts on MXFP8 activations (w4a8_mxfp4_mxfp8),\n")
+                .append("#   moe_nvfp4_tflops for NVFP4 experts (nvfp4).\n")
                 .append("# mxfp4_moe: vLLM's fused MoE with MXFP4 experts and BF16 activations (moe_dtype w4a16_mxfp4, the\n")
                 .append("#   gpt-oss path), per vLLM version measured: a least-squares fit latency = call_us + expert bytes /\n")
                 .append("#   gbytes_per_s over its balanced rows without EP, TP <= 8, <= 8 tokens per expert (the bytes of the\n")
@@ -93,6 +97,7 @@ public class AicKernels {
                 .append("#   newest table's kernel source names it (it sets the padding of the experts' weights).\n")
                 .append("# mxfp4_mxfp8_moe: the same fit for MXFP4 experts on MXFP8 activations (w4a8_mxfp4_mxfp8,\n")
                 .append("#   FlashInfer's TRT-LLM kernel that VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8 selects on Blackwell).\n")
+                .append("# nvfp4_moe: the same fit for NVFP4 experts (moe_dtype nvfp4, 4.5 bits per weight).\n")
                 .append("# fused_moe: vLLM's fused MoE with BF16 experts (moe_dtype bfloat16) and FP8 experts with 128 x 128\n")
                 .append("#   block scales (fp8_block, the FP8 checkpoints of Qwen3 and DeepSeek), per vLLM version: a\n")
                 .append("#   least-squares fit latency = call_us + expert bytes / gbytes_per_s per MoE shape (hidden, inter,\n")
@@ -137,6 +142,7 @@ public class AicKernels {
                 out.append(String.format(Locale.ROOT, "  gbytes_per_s: %.0f    # vLLM %s, %d shapes%n", bw[0], bf16, (long) bw[1]));
                 streaming(s, dir, out);
                 fp8Block(s, dir, bw[0], out);
+                nvfp4(s, dir, bw[0], out);
                 for (String[] engine : new String[][] {{"sglang", "SGLang"}, {"trtllm", "TensorRT-LLM"}}) {
                     Path engineDir = data.resolve(gpu[0]).resolve("gemm").resolve(engine[0]);
                     if (Files.isDirectory(engineDir)) {
@@ -148,6 +154,7 @@ public class AicKernels {
                         "MXFP4 x BF16", out);
                 mxfp4Moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), "w4a8_mxfp4_mxfp8",
                         "mxfp4_mxfp8_moe", "MXFP4 x MXFP8", out);
+                mxfp4Moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), "nvfp4", "nvfp4_moe", "NVFP4", out);
                 fusedMoe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
                 attention(s, data.resolve(gpu[0]).resolve("attention").resolve("vllm"), out);
                 allReduce(s, data.resolve(gpu[0]).resolve("comm").resolve("vllm"), out);
@@ -247,6 +254,22 @@ public class AicKernels {
     }
 
     /**
+     * Appends {@code nvfp4_tflops} and {@code nvfp4_gemm}: {@link #fp8Block}'s rate and fit for vLLM's NVFP4 linear
+     * layer (gemm_dtype {@code nvfp4}: FP4 weights and activations with an FP8 scale per 16 elements, on the FP4
+     * tensor cores of Blackwell GPUs), the weight's bytes 9/16 per element. Nothing where no version measured it.
+     */
+    private static void nvfp4(Statement s, Path dir, double bf16Rate, StringBuilder out) throws Exception {
+        String newest = newestWith(s, dir, "nvfp4");
+        if (newest == null) {
+            return;
+        }
+        double[] f = percentile(s, dir, newest, "nvfp4", "2.0*m*n*k/(latency*1e-3)/1e12", COMPUTE_BOUND);
+        out.append(String.format(Locale.ROOT, "  nvfp4_tflops: %.1f    # vLLM %s, %d shapes%n", f[0], newest,
+                (long) f[1]));
+        gemmFits(s, dir, bf16Rate, "nvfp4", 9.0 / 16, "nvfp4_gemm", "vLLM's NVFP4 GEMM", out);
+    }
+
+    /**
      * Appends one engine's block-FP8 GEMM fits per version under {@code key}, as {@link #fp8Block} describes: {@code
      * fp8_block_gemm} from vLLM's tables, {@code fp8_block_gemm_sglang} and {@code fp8_block_gemm_trtllm} from
      * SGLang's and TensorRT-LLM's own (.../<gpu>/gemm/{sglang,trtllm}/<version>/gemm_perf.parquet), whose kernels
@@ -254,13 +277,22 @@ public class AicKernels {
      */
     private static void fp8BlockFits(Statement s, Path dir, double bf16Rate, String key, String engine,
             StringBuilder out) throws Exception {
+        gemmFits(s, dir, bf16Rate, "fp8_block", 1, key, engine + "'s block-scaled FP8 GEMM", out);
+    }
+
+    /**
+     * Appends the per-version fits of one GEMM type ({@code dtype}, weights of {@code bytesPerElement}) under {@code
+     * key}, as {@link #fp8Block} describes them.
+     */
+    private static void gemmFits(Statement s, Path dir, double bf16Rate, String dtype, double bytesPerElement,
+            String key, String label, StringBuilder out) throws Exception {
         List<String> versions = versionsWith(dir, "gemm_perf.parquet");
         boolean first = true;
         for (int i = versions.size() - 1; i >= 0; i--) {
             String file = dir.resolve(versions.get(i)).resolve("gemm_perf.parquet").toString().replace("'", "''");
             double maxSlope = 1e-3 / bf16Rate; // us per byte at the BF16 streaming rate
-            try (ResultSet r = s.executeQuery("with r as (select 1.0 * n * k as b, latency * 1000 as us from '" + file
-                    + "' where gemm_dtype = 'fp8_block' and m = 16 and latency > 0 and 1.0 * n * k between 1e6"
+            try (ResultSet r = s.executeQuery("with r as (select " + bytesPerElement + " * n * k as b, latency * 1000"
+                    + " as us from '" + file + "' where gemm_dtype = '" + dtype + "' and m = 16 and latency > 0 and 1.0 * n * k between 1e6"
                     + " and 256e6), p as (select (y.us - x.us) / (y.b - x.b) as slope from r x, r y"
                     + " where y.b > x.b * 1.05), t as (select greatest(median(slope), " + maxSlope + ") as slope"
                     + " from p) select median(r.us - t.slope * r.b), t.slope, count(*) from r, t group by t.slope")) {
@@ -268,8 +300,8 @@ public class AicKernels {
                     continue;
                 }
                 if (first) {
-                    out.append(String.format(Locale.ROOT, "  %-23s # %s's block-scaled FP8 GEMM at m = 16: call_us + weight"
-                            + " bytes / rate%n", key + ":", engine));
+                    out.append(String.format(Locale.ROOT, "  %-23s # %s at m = 16: call_us + weight bytes / rate%n",
+                            key + ":", label));
                     first = false;
                 }
                 out.append(String.format(Locale.ROOT,
@@ -304,6 +336,7 @@ public class AicKernels {
         moeRate(s, dir, "fp8_block", "moe_fp8_tflops", out);
         moeRate(s, dir, "w4a16_mxfp4", "moe_mxfp4_tflops", out);
         moeRate(s, dir, "w4a8_mxfp4_mxfp8", "moe_mxfp4_mxfp8_tflops", out);
+        moeRate(s, dir, "nvfp4", "moe_nvfp4_tflops", out);
     }
 
     /**
@@ -315,7 +348,7 @@ public class AicKernels {
         // vLLM's own MXFP4 method only, as for the mxfp4_moe fit: not compressed-tensors checkpoints' W4A4 Marlin path
         String where = " where moe_dtype = '" + dtype + "' and distribution = 'balanced' and moe_ep_size = 1"
                 + " and num_tokens >= 4096 and inter_size / moe_tp_size >= 1024 and latency > 0"
-                + " and kernel_source not like '%compressedtensors%'";
+                + notCompressedTensors(dtype);
         for (int i = versions.size() - 1; i >= 0; i--) {
             String file = dir.resolve(versions.get(i)).resolve("moe_perf.parquet").toString().replace("'", "''");
             try (ResultSet r = s.executeQuery("select quantile_cont(2.0 * topk * 3 * hidden_size * inter_size"
@@ -329,6 +362,15 @@ public class AicKernels {
                 }
             }
         }
+    }
+
+    /**
+     * The condition leaving out compressed-tensors checkpoints' MXFP4 rows (their W4A4 Marlin path is another kernel
+     * than vLLM's own MXFP4 method), or none for other expert types: vLLM 0.24 measured NVFP4 experts through
+     * compressed-tensors checkpoints only, on the same FlashInfer kernels as ModelOpt's.
+     */
+    private static String notCompressedTensors(String dtype) {
+        return dtype.contains("mxfp4") ? " and kernel_source not like '%compressedtensors%'" : "";
     }
 
     /**
@@ -351,14 +393,18 @@ public class AicKernels {
         }
         List<String> versions = versionsWith(dir, "moe_perf.parquet");
         // MXFP8 activations: FlashInfer's TRT-LLM kernel, which stores the experts as its MXFP4 x BF16 kernel does
-        String backend = dtype.equals("w4a16_mxfp4") ? mxfp4Backend(s, dir, versions) : "flashinfer_trtllm";
+        String backend = dtype.equals("w4a16_mxfp4")
+                ? mxfp4Backend(s, dir, versions)
+                : dtype.equals("nvfp4") ? null : "flashinfer_trtllm";
+        // bits per weight: 4 plus an 8-bit scale per 32 (MXFP4) or per 16 (NVFP4)
+        double bytesPerWeight = dtype.equals("nvfp4") ? 0.5625 : 0.53125;
         boolean first = true;
         for (int i = versions.size() - 1; i >= 0; i--) {
             String file = dir.resolve(versions.get(i)).resolve("moe_perf.parquet").toString().replace("'", "''");
             try (ResultSet r = s.executeQuery("with r as (select least(num_experts, num_tokens * topk) * 3.0"
-                    + " * hidden_size * inter_size * 0.53125 / moe_tp_size as bytes, latency * 1000 as us, moe_tp_size"
-                    + " from '"
-                    + file + "' where moe_dtype = '" + dtype + "' and kernel_source not like '%compressedtensors%'"
+                    + " * hidden_size * inter_size * " + bytesPerWeight + " / moe_tp_size as bytes, latency * 1000 as us,"
+                    + " moe_tp_size from '"
+                    + file + "' where moe_dtype = '" + dtype + "'" + notCompressedTensors(dtype)
                     + " and distribution = 'balanced' and moe_ep_size = 1"
                     + " and moe_tp_size <= 8 and num_tokens * topk <= 8 * num_experts and latency > 0)"
                     + " select regr_intercept(us, bytes), 1e-3 / regr_slope(us, bytes), count(*),"

@@ -55,8 +55,12 @@ MODELS = {
     'deepseek-ai/DeepSeek-R1': 'deepseek-v3',  # the same architecture and FP8 checkpoint format
 }
 # Models whose released checkpoint is FP4 (the sample labels their rows 'fp4'): gpt-oss ships MXFP4 experts, which
-# servesim's preset applies by default (timing.expert_dtype); other FP4 rows need FP4 weights servesim does not price.
+# servesim's preset applies by default (timing.expert_dtype). The other FP4 rows ran NVFP4 checkpoints (gemm_quant_mode
+# and moe_quant_mode nvfp4): a dense model's linear layers, a MoE model's routed experts (attention kept in BF16, as
+# NVIDIA's and the community's MoE NVFP4 exports keep it; --set timing.weight_dtype=nvfp4 prices it NVFP4 too).
 NATIVE_FP4 = {'gpt-oss-120b'}
+NVFP4 = {'llama-3.1-70b', 'llama-3.1-8b', 'qwen3-32b', 'minimax-m2.5', 'qwen3-235b-a22b', 'deepseek-v3'}
+MOE = {'minimax-m2.5', 'qwen3-235b-a22b', 'deepseek-v3', 'gpt-oss-120b'}
 # Models whose FP8 rows ran a checkpoint with 128 x 128 block scales (quantization_config.weight_block_size): Qwen's
 # own FP8 releases (Qwen/Qwen3-235B-A22B-FP8, Qwen/Qwen3-32B-FP8) and MiniMax-M2.5 (whose preset states it); the other
 # FP8 rows (Llama-3.1 FP8 checkpoints from NVIDIA's ModelOpt) have one scale per tensor. DeepSeek-V3 and R1 ship
@@ -237,6 +241,7 @@ def main():
     ap.add_argument('out_csv')
     ap.add_argument('--match', default='', help='keep rows whose model path + system contains this')
     ap.add_argument('--rounds', type=int, default=20, help='scored requests per client (aiperf: 20)')
+    ap.add_argument('--precision', default=None, help="keep rows of this precision only (bf16, fp8, fp4)")
     ap.add_argument('--limit', type=int, default=None, help='replay at most this many rows')
     ap.add_argument('--set', action='append', default=[], metavar='PATH=VALUE',
                     help='a config override for every replay (a sensitivity study), repeatable')
@@ -262,8 +267,10 @@ def main():
         rows = [r for r in csv.DictReader(f)
                 if r['backend'] == a.backend and r['mode'] == 'agg' and r['model_path'] in MODELS
                 and r['system'] in GPUS
-                and (r['precision'] in ('', 'fp8') or r['precision'] == 'fp4' and MODELS[r['model_path']] in NATIVE_FP4)
-                and a.match in r['model_path'] + r['system']]
+                and (r['precision'] in ('', 'fp8')
+                     or r['precision'] == 'fp4' and MODELS[r['model_path']] in NATIVE_FP4 | NVFP4)
+                and a.match in r['model_path'] + r['system']
+                and (a.precision is None or (r['precision'] or 'bf16') == a.precision)]
     rows = rows[:a.limit]
     work = tempfile.mkdtemp(prefix='silicon-probe-')
     global BASE
@@ -306,6 +313,8 @@ def main():
             sets.append('cluster.dp_mode=lockstep')
         if r['precision'] == 'fp8':
             sets.append('timing.weight_dtype=' + ('fp8_block' if model in BLOCK_FP8 else 'fp8'))
+        elif r['precision'] == 'fp4' and model not in NATIVE_FP4:
+            sets.append('timing.expert_dtype=nvfp4' if model in MOE else 'timing.weight_dtype=nvfp4')
         sync = a.backend == 'vllm' and synchronous(r.get('backend_version', ''), r.get('silicon_data_source', ''))
         if sync:
             sets.append('engine.scheduler.async_scheduling=false')

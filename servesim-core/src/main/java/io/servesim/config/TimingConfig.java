@@ -14,10 +14,10 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param customGpu the custom GPU's values
  * @param tensorParallel GPUs per rank sharing each layer
  * @param expertParallel whether MoE experts are split over the worker's GPUs instead of sharded by TP
- * @param weightDtype bf16, fp8 (per-tensor scales) or fp8_block (128 × 128 block scales): the non-expert weights'
- *     type when the checkpoint does not state one; a checkpoint whose config.json states FP8 quantization is served
+ * @param weightDtype bf16, fp8 (per-tensor scales), fp8_block (128 × 128 block scales) or nvfp4: the non-expert
+ *     weights' type when the checkpoint does not state one; a checkpoint whose config.json states FP8 quantization is served
  *     in it whatever this says ({@link io.servesim.timing.ModelSpec#checkpointDtype})
- * @param expertDtype a MoE model's routed experts: bf16, fp8 or mxfp4 (null: the checkpoint's, as the model preset or
+ * @param expertDtype a MoE model's routed experts: bf16, fp8, mxfp4 or nvfp4 (null: the checkpoint's, as the model preset or
  *     config.json's {@code quantization_config} states it, else {@code weightDtype})
  * @param kvDtype bf16 or fp8
  * @param gpuMemoryUtilization vLLM's gpu_memory_utilization, (0, 1]
@@ -83,7 +83,19 @@ public record TimingConfig(
         MXFP4(
                 "mxfp4",
                 "4.25 bits per element (4-bit values, an 8-bit scale per 32); a MoE model's experts only; BF16 rate",
-                (4 + 8 / 32.0) / 8);
+                (4 + 8 / 32.0) / 8),
+        /**
+         * NVIDIA's NVFP4: 4-bit E2M1 elements with one FP8 scale per 16 (4.5 bits; the per-tensor FP32 scale is
+         * negligible), weights and activations, as ModelOpt's and compressed-tensors' NVFP4 checkpoints store them.
+         * On GPUs with FP4 tensor cores (Blackwell) at the measured NVFP4 GEMM and fused-MoE rates; elsewhere vLLM
+         * runs them weight-only through Marlin (its {@code ModelOptNvFp4LinearMethod} falls back on GPUs below compute
+         * capability 10), at the BF16 rates with the 4.5-bit bytes.
+         */
+        NVFP4(
+                "nvfp4",
+                "4.5 bits per element (4-bit values, an FP8 scale per 16); FP4 tensor rate where measured (Blackwell),"
+                        + " else BF16's (Marlin, weight-only)",
+                (4 + 8 / 16.0) / 8);
 
         private final String configName;
         private final String description;
@@ -116,7 +128,7 @@ public record TimingConfig(
             return bytes;
         }
 
-        /** Whether elements are whole bytes (every type but MXFP4), as weights outside the experts and KV need. */
+        /** Whether elements are whole bytes (every type but the 4-bit ones), as the KV cache needs. */
         public boolean wholeBytes() {
             return bytes == Math.rint(bytes);
         }
@@ -128,10 +140,10 @@ public record TimingConfig(
         Check.atLeast("tensor_parallel", tensorParallel, 1);
         Check.present("weight_dtype", weightDtype);
         Check.present("kv_dtype", kvDtype);
-        if (!weightDtype.wholeBytes()) {
+        if (weightDtype == Dtype.MXFP4) {
             throw new ConfigException(
                     "weight_dtype",
-                    "expected bf16, fp8 or fp8_block, got " + weightDtype.configName()
+                    "expected bf16, fp8, fp8_block or nvfp4, got " + weightDtype.configName()
                             + " (vLLM's MXFP4 method quantizes only a"
                             + " MoE model's experts and leaves the other layers in BF16: set timing.expert_dtype)");
         }
@@ -166,9 +178,9 @@ public record TimingConfig(
         return VllmVersion.parse(vllmVersion, "vllm_version");
     }
 
-    /** Bytes per weight element. */
-    public int weightBytes() {
-        return (int) weightDtype.bytes();
+    /** Bytes per weight element (fractional for NVFP4). */
+    public double weightBytes() {
+        return weightDtype.bytes();
     }
 
     /** Bytes per KV element. */

@@ -346,6 +346,8 @@ public record Deployment(
             }
             // and its fused MoE: MXFP4 (Specs.mxfp4Moe), BF16 and FP8 (Specs.fusedMoe)
             g = g.withMxfp4Moe(Specs.mxfp4Moe(t.gpu(), version)).withFusedMoe(Specs.fusedMoe(t.gpu(), version));
+            // and its NVFP4 GEMM and fused MoE (Specs.nvfp4)
+            g = g.withNvfp4(Specs.nvfp4(t.gpu(), version));
         }
         if (g != null && !t.gpu().equals("custom") && engine == EngineKind.VLLM) {
             // vLLM's fused all-reduce + RMSNorm for this TP group, where its version runs it (Specs.fusedAllReduce)
@@ -423,6 +425,7 @@ public record Deployment(
                 c.bandwidthGbytesPerS(),
                 c.bf16Tflops(),
                 fp8,
+                0,
                 "custom",
                 c.linkGbytesPerS(),
                 "timing.custom_gpu",
@@ -443,6 +446,7 @@ public record Deployment(
                 null,
                 null,
                 c.attentionKernel(),
+                null,
                 null,
                 null,
                 null,

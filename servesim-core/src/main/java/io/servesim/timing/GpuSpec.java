@@ -12,6 +12,8 @@ import io.servesim.config.TimingConfig;
  * @param bandwidthGbytesPerS memory bandwidth, GB/s (datasheet)
  * @param bf16Tflops dense BF16 tensor throughput, TFLOP/s (datasheet)
  * @param fp8Tflops dense FP8 tensor throughput, TFLOP/s (datasheet; 0: none, FP8 weights then run at the BF16 rate)
+ * @param fp4Tflops dense NVFP4 tensor throughput, TFLOP/s (datasheet; 0: none, NVFP4 weights then run weight-only at
+ *     the BF16 rate)
  * @param link the GPU-to-GPU link's kind (nvlink4, pcie5, …)
  * @param linkGbytesPerS GPU-to-GPU bandwidth per direction, GB/s
  * @param source where the values come from
@@ -28,6 +30,8 @@ import io.servesim.config.TimingConfig;
  *     weights are priced as per-tensor FP8)
  * @param fusedAllReduce the fused all-reduce + RMSNorm vLLM runs on this GPU for a TP group ({@link
  *     Specs#fusedAllReduce}), or null when it runs none (then {@code allReduce} prices every all-reduce)
+ * @param nvfp4 vLLM's NVFP4 kernels as measured on this GPU's FP4 tensor cores, or null where nobody measured them
+ *     (then NVFP4 weights run weight-only at the BF16 rates, as vLLM's Marlin fallback runs them below Blackwell)
  */
 public record GpuSpec(
         String name,
@@ -35,6 +39,7 @@ public record GpuSpec(
         double bandwidthGbytesPerS,
         double bf16Tflops,
         double fp8Tflops,
+        double fp4Tflops,
         String link,
         double linkGbytesPerS,
         String source,
@@ -45,8 +50,32 @@ public record GpuSpec(
         AttentionKernel attentionKernel,
         MoeKernel mxfp4Moe,
         FusedMoe fusedMoe,
-        BlockFp8Gemm blockFp8Gemm,
-        FusedAllReduce fusedAllReduce) {
+        QuantizedGemm blockFp8Gemm,
+        FusedAllReduce fusedAllReduce,
+        Nvfp4Kernels nvfp4) {
+
+    /**
+     * vLLM's NVFP4 kernels on a GPU with FP4 tensor cores ({@code measured-kernels.yaml} {@code nvfp4_gemm}, {@code
+     * nvfp4_tflops}, {@code nvfp4_moe}, {@code moe_nvfp4_tflops}; AIConfigurator's vLLM tables, gemm_dtype and
+     * moe_dtype {@code nvfp4}).
+     *
+     * @param gemm the linear layer with NVFP4 weights and activations: a fixed time per call plus the weight's bytes
+     *     (9/16 per element) at a streaming rate, and its compute-bound rate
+     * @param moe the fused MoE with NVFP4 experts, or null when not measured (then the roofline prices them)
+     * @param moeTflops that fused MoE's compute-bound rate, TFLOP/s, or 0 when not measured (then the BF16 fused-MoE
+     *     rate)
+     */
+    public record Nvfp4Kernels(QuantizedGemm gemm, MoeKernel moe, double moeTflops) {
+        /** Validates the pieces. */
+        public Nvfp4Kernels {
+            if (gemm == null) {
+                throw new IllegalArgumentException("NVFP4 kernels need the measured GEMM");
+            }
+            if (!(moeTflops >= 0 && Double.isFinite(moeTflops))) {
+                throw new IllegalArgumentException("moe_nvfp4_tflops must be >= 0, got " + moeTflops);
+            }
+        }
+    }
 
     /**
      * vLLM's fused all-reduce + RMSNorm for one tensor-parallel group: FlashInfer's {@code trtllm_allreduce_fusion},
@@ -132,33 +161,34 @@ public record GpuSpec(
             return switch (dtype) {
                 case BF16 -> bf16;
                 case FP8, FP8_BLOCK -> fp8; // the tables' FP8 experts are block-scaled
-                case MXFP4 -> null;
+                case MXFP4, NVFP4 -> null; // each has its own measured kernel
             };
         }
     }
 
     /**
-     * vLLM's linear layer with FP8 weights scaled per 128 × 128 block (its block-scaled GEMM plus the per-token-group
-     * quantization of its input), as measured on a GPU for one vLLM version ({@code measured-kernels.yaml} {@code
+     * vLLM's linear layer with quantized weights as measured on a GPU for one vLLM version: FP8 weights scaled per 128
+     * × 128 block (its block-scaled GEMM plus the per-token-group quantization of its input; {@link #blockFp8Gemm}) or
+     * NVFP4 weights and activations ({@link Nvfp4Kernels#gemm}), as measured ({@code measured-kernels.yaml} {@code
      * fp8_block_gemm} and {@code fp8_block_tflops}). At decode sizes its time is a fixed cost per call plus the
      * weight's bytes at a streaming rate: on the Hopper GPUs 12–66 µs per call depending on the version, against 6–9 µs
      * for the BF16 GEMM of the same small matrix, so a block-FP8 checkpoint's small attention projections cost more
      * than BF16 ones, not half.
      *
      * @param callUs fixed microseconds per linear layer call
-     * @param gbytesPerS the weight's bytes (one per element) streamed per second, GB/s
+     * @param gbytesPerS the weight's bytes (one per element for FP8, 9/16 for NVFP4) streamed per second, GB/s
      * @param tflops compute-bound throughput, TFLOP/s (the newest version measured)
      */
-    public record BlockFp8Gemm(double callUs, double gbytesPerS, double tflops) {
+    public record QuantizedGemm(double callUs, double gbytesPerS, double tflops) {
         /** Validates the fit. */
-        public BlockFp8Gemm {
+        public QuantizedGemm {
             if (!(callUs >= 0
                     && gbytesPerS > 0
                     && tflops > 0
                     && Double.isFinite(callUs)
                     && Double.isFinite(gbytesPerS)
                     && Double.isFinite(tflops))) {
-                throw new IllegalArgumentException("a block-FP8 GEMM needs call_us >= 0, gbytes_per_s > 0 and tflops"
+                throw new IllegalArgumentException("a measured GEMM needs call_us >= 0, gbytes_per_s > 0 and tflops"
                         + " > 0, got " + callUs + ", " + gbytesPerS + " and " + tflops);
             }
         }
@@ -439,7 +469,8 @@ public record GpuSpec(
                 mxfp4Moe,
                 fusedMoe,
                 blockFp8Gemm,
-                allReduce == null ? null : fusedAllReduce);
+                allReduce == null ? null : fusedAllReduce,
+                nvfp4);
     }
 
     private GpuSpec copy(
@@ -451,14 +482,16 @@ public record GpuSpec(
             AttentionKernel kernel,
             MoeKernel mxfp4,
             FusedMoe fused,
-            BlockFp8Gemm block,
-            FusedAllReduce fusedAr) {
+            QuantizedGemm block,
+            FusedAllReduce fusedAr,
+            Nvfp4Kernels fp4) {
         return new GpuSpec(
                 name,
                 memoryGib,
                 bandwidthGbytesPerS,
                 bf16Tflops,
                 fp8Tflops,
+                fp4Tflops,
                 this.link,
                 link,
                 source,
@@ -470,7 +503,8 @@ public record GpuSpec(
                 mxfp4,
                 fused,
                 block,
-                fusedAr);
+                fusedAr,
+                fp4);
     }
 
     /** This GPU with its streaming rates by weight shape replaced (e.g. by {@link StreamingShapes#uniform()}). */
@@ -494,7 +528,7 @@ public record GpuSpec(
     }
 
     /** This GPU with another measured block-FP8 GEMM (null: block-scaled FP8 weights priced as per-tensor FP8). */
-    public GpuSpec withBlockFp8Gemm(BlockFp8Gemm gemm) {
+    public GpuSpec withBlockFp8Gemm(QuantizedGemm gemm) {
         return withKernels(mxfp4Moe, fusedMoe, gemm);
     }
 
@@ -514,14 +548,15 @@ public record GpuSpec(
                 mxfp4Moe,
                 fusedMoe,
                 blockFp8Gemm,
-                fusedAllReduce);
+                fusedAllReduce,
+                nvfp4);
     }
 
-    private GpuSpec withKernels(MoeKernel mxfp4, FusedMoe fused, BlockFp8Gemm block) {
+    private GpuSpec withKernels(MoeKernel mxfp4, FusedMoe fused, QuantizedGemm block) {
         return withKernels(mxfp4, fused, block, fusedAllReduce);
     }
 
-    private GpuSpec withKernels(MoeKernel mxfp4, FusedMoe fused, BlockFp8Gemm block, FusedAllReduce ar) {
+    private GpuSpec withKernels(MoeKernel mxfp4, FusedMoe fused, QuantizedGemm block, FusedAllReduce ar) {
         return copy(
                 achieved,
                 linkGbytesPerS,
@@ -532,7 +567,36 @@ public record GpuSpec(
                 mxfp4,
                 fused,
                 block,
-                ar);
+                ar,
+                nvfp4);
+    }
+
+    /** This GPU with other measured NVFP4 kernels (null: NVFP4 weights run weight-only at the BF16 rates). */
+    public GpuSpec withNvfp4(Nvfp4Kernels kernels) {
+        return copy(
+                achieved,
+                linkGbytesPerS,
+                allReduce,
+                allGather,
+                reduceScatter,
+                attentionKernel,
+                mxfp4Moe,
+                fusedMoe,
+                blockFp8Gemm,
+                fusedAllReduce,
+                kernels);
+    }
+
+    /**
+     * The measured GEMM that prices linear layers of a weight type instead of the streaming roofline: the block-FP8
+     * one for {@code fp8_block}, the NVFP4 one for {@code nvfp4}; null for the others or where not measured.
+     */
+    public QuantizedGemm measuredGemm(TimingConfig.Dtype weights) {
+        return switch (weights) {
+            case FP8_BLOCK -> blockFp8Gemm;
+            case NVFP4 -> nvfp4 == null ? null : nvfp4.gemm();
+            case BF16, FP8, MXFP4 -> null;
+        };
     }
 
     /**
@@ -542,6 +606,9 @@ public record GpuSpec(
     public MoeKernel moeKernel(TimingConfig.Dtype experts) {
         if (experts == TimingConfig.Dtype.MXFP4) {
             return mxfp4Moe;
+        }
+        if (experts == TimingConfig.Dtype.NVFP4) {
+            return nvfp4 == null ? null : nvfp4.moe();
         }
         return fusedMoe == null ? null : fusedMoe.forDtype(experts);
     }
@@ -556,21 +623,28 @@ public record GpuSpec(
         return memoryGib * (1L << 30);
     }
 
-    /** Datasheet dense tensor FLOP/s for a weight dtype (FP8 falls back to the BF16 rate on GPUs without one). */
+    /**
+     * Datasheet dense tensor FLOP/s for a weight dtype (FP8 and NVFP4 fall back to the BF16 rate on GPUs without
+     * their tensor cores).
+     */
     public double flopsPerSecond(TimingConfig.Dtype dtype) {
         boolean fp8 = dtype == TimingConfig.Dtype.FP8 || dtype == TimingConfig.Dtype.FP8_BLOCK;
-        double tflops = fp8 && fp8Tflops > 0 ? fp8Tflops : bf16Tflops;
+        double tflops = fp8 && fp8Tflops > 0
+                ? fp8Tflops
+                : dtype == TimingConfig.Dtype.NVFP4 && fp4Tflops > 0 ? fp4Tflops : bf16Tflops;
         return tflops * 1e12;
     }
 
     /**
      * FLOP/s compute-bound GEMMs of a weight dtype reach ({@link #achieved}; block-scaled FP8 at its own measured rate
-     * where measured, else the per-tensor FP8 rate).
+     * where measured, else the per-tensor FP8 rate; NVFP4 at its measured rate, else the BF16 rate of the Marlin
+     * weight-only path).
      */
     public double achievedFlopsPerSecond(TimingConfig.Dtype dtype) {
         return switch (dtype) {
                     case FP8 -> achieved.fp8Tflops();
                     case FP8_BLOCK -> blockFp8Gemm != null ? blockFp8Gemm.tflops() : achieved.fp8Tflops();
+                    case NVFP4 -> nvfp4 != null ? nvfp4.gemm().tflops() : achieved.bf16Tflops(); // else Marlin W4A16
                     case BF16, MXFP4 -> achieved.bf16Tflops();
                 }
                 * 1e12;
@@ -585,6 +659,7 @@ public record GpuSpec(
         return switch (dtype) {
                     case FP8, FP8_BLOCK -> achieved.moeFp8Tflops();
                     case MXFP4 -> achieved.moeMxfp4Tflops();
+                    case NVFP4 -> nvfp4 != null && nvfp4.moeTflops() > 0 ? nvfp4.moeTflops() : achieved.moeTflops();
                     case BF16 -> achieved.moeTflops();
                 }
                 * 1e12;

@@ -161,7 +161,7 @@ public final class RooflineTiming implements TimingModel {
             int dataParallel,
             TimingConfig.Dtype weightDtype,
             TimingConfig.Dtype expertDtype,
-            int weightBytes,
+            double weightBytes,
             int kvBytes,
             RooflineConfig params,
             boolean vllmAttention) {
@@ -276,7 +276,7 @@ public final class RooflineTiming implements TimingModel {
      * is: vLLM's FP8 methods quantize its linear layers, and the LM head is a vocabulary embedding, not one of them
      * ({@code Fp8Config.get_quant_method}), while the MoE models build their router without a quantization config
      * (and MiniMax's and Qwen3's FP8 checkpoints list it among the modules not converted). Block-scaled FP8 weights,
-     * where the GPU's block-FP8 GEMM was measured ({@link GpuSpec.BlockFp8Gemm}), cost that kernel's fixed time per
+     * where the GPU's block-FP8 GEMM was measured ({@link GpuSpec.QuantizedGemm}), cost that kernel's fixed time per
      * call plus their bytes at its rate instead: at decode sizes that kernel, with the per-group quantization of its
      * input, is slower than the BF16 GEMM of the same matrix on the Hopper GPUs (AIConfigurator's fp8_block tables).
      */
@@ -285,11 +285,11 @@ public final class RooflineTiming implements TimingModel {
             GpuSpec gpu,
             int tensorParallel,
             TimingConfig.Dtype weights,
-            int weightBytes,
+            double weightBytes,
             double bytesPerSecond,
             double mbu) {
         GpuSpec.StreamingShapes shapes = gpu.achieved().shapes();
-        GpuSpec.BlockFp8Gemm block = weights == TimingConfig.Dtype.FP8_BLOCK ? gpu.blockFp8Gemm() : null;
+        GpuSpec.QuantizedGemm block = gpu.measuredGemm(weights);
         long hidden = model.hiddenSize();
         if (model.mla() != null) {
             return latentModelWeightSeconds(model, shapes, block, tensorParallel, weightBytes, bytesPerSecond, mbu);
@@ -309,7 +309,7 @@ public final class RooflineTiming implements TimingModel {
         double perLayer = 0;
         for (long[] m : quantized) {
             perLayer += block != null
-                    ? block.seconds((double) m[0] * m[1], mbu)
+                    ? block.seconds((double) m[0] * m[1] * weightBytes, mbu)
                     : matrixSeconds(shapes, m[0], m[1]) * weightBytes / bytesPerSecond;
         }
         double bf16 = model.moe() ? matrixSeconds(shapes, hidden, model.numExperts()) : 0; // the router
@@ -343,9 +343,9 @@ public final class RooflineTiming implements TimingModel {
     private static double latentModelWeightSeconds(
             ModelSpec model,
             GpuSpec.StreamingShapes shapes,
-            GpuSpec.BlockFp8Gemm block,
+            GpuSpec.QuantizedGemm block,
             int tensorParallel,
-            int weightBytes,
+            double weightBytes,
             double bytesPerSecond,
             double mbu) {
         ModelSpec.Mla mla = model.mla();
@@ -381,14 +381,14 @@ public final class RooflineTiming implements TimingModel {
     private static double quantizedSeconds(
             long[][] matrices,
             GpuSpec.StreamingShapes shapes,
-            GpuSpec.BlockFp8Gemm block,
-            int weightBytes,
+            GpuSpec.QuantizedGemm block,
+            double weightBytes,
             double bytesPerSecond,
             double mbu) {
         double sum = 0;
         for (long[] m : matrices) {
             sum += block != null
-                    ? block.seconds((double) m[0] * m[1], mbu)
+                    ? block.seconds((double) m[0] * m[1] * weightBytes, mbu)
                     : matrixSeconds(shapes, m[0], m[1]) * weightBytes / bytesPerSecond;
         }
         return sum;

@@ -298,6 +298,13 @@ public final class Specs {
         // vLLM's fp8 method on a checkpoint quantized ahead: 128 x 128 block scales when weight_block_size is stated
         // (Qwen3, DeepSeek, MiniMax FP8 checkpoints), else per-tensor scales
         TimingConfig.Dtype checkpointDtype = expertDtype == null ? checkpointQuantization(quant, name, field) : null;
+        if (checkpointDtype == TimingConfig.Dtype.NVFP4 && experts > 0) {
+            // an NVFP4 MoE checkpoint: the routed experts in NVFP4, the attention projections too unless the
+            // checkpoint leaves them out (NVIDIA's first DeepSeek-R1 FP4 releases and most MoE NVFP4 exports keep
+            // attention in BF16: ModelOpt's exclude_modules, compressed-tensors' ignore)
+            expertDtype = TimingConfig.Dtype.NVFP4;
+            checkpointDtype = excludesAttention(quant) ? null : TimingConfig.Dtype.NVFP4;
+        }
         return new ModelSpec(
                 name,
                 arch,
@@ -345,25 +352,37 @@ public final class Specs {
                         ? TimingConfig.Dtype.FP8_BLOCK
                         : TimingConfig.Dtype.FP8;
             case "fbgemm_fp8" -> TimingConfig.Dtype.FP8;
-            case "modelopt" -> {
+            case "modelopt", "modelopt_fp4" -> {
                 String algo = quant.path("quant_algo").asString("");
+                if (algo.equalsIgnoreCase("NVFP4")) {
+                    yield TimingConfig.Dtype.NVFP4;
+                }
                 if (!algo.equalsIgnoreCase("FP8")) {
                     throw unpriced(name, field, "modelopt " + algo);
                 }
                 yield TimingConfig.Dtype.FP8;
             }
             case "compressed-tensors" -> {
+                // 8-bit float weights (FP8, per tensor or channel, or per block), or 4-bit float weights with a scale
+                // per 16 (NVFP4: compressed-tensors' nvfp4 preset)
                 JsonNode groups = quant.path("config_groups");
                 boolean fp8 = groups.isObject() && !groups.isEmpty();
+                boolean fp4 = fp8;
                 boolean block = false;
                 for (JsonNode g : groups.values()) {
                     JsonNode w = g.path("weights");
-                    fp8 &= "float".equals(w.path("type").asString(""))
-                            && w.path("num_bits").asInt() == 8;
+                    boolean isFloat = "float".equals(w.path("type").asString(""));
+                    fp8 &= isFloat && w.path("num_bits").asInt() == 8;
+                    fp4 &= isFloat
+                            && w.path("num_bits").asInt() == 4
+                            && w.path("group_size").asInt() == 16;
                     block |= "block".equals(w.path("strategy").asString(""));
                 }
+                if (fp4) {
+                    yield TimingConfig.Dtype.NVFP4;
+                }
                 if (!fp8) {
-                    throw unpriced(name, field, "compressed-tensors without 8-bit float weights");
+                    throw unpriced(name, field, "compressed-tensors without 8-bit or NVFP4 float weights");
                 }
                 yield block ? TimingConfig.Dtype.FP8_BLOCK : TimingConfig.Dtype.FP8;
             }
@@ -371,11 +390,28 @@ public final class Specs {
         };
     }
 
+    /**
+     * Whether a checkpoint's quantization leaves its attention projections unquantized: a module pattern naming
+     * attention ({@code self_attn}, {@code attn}) in ModelOpt's {@code exclude_modules} or compressed-tensors' {@code
+     * ignore}.
+     */
+    static boolean excludesAttention(JsonNode quant) {
+        for (String key : List.of("exclude_modules", "ignore")) {
+            for (JsonNode pattern : quant.path(key)) {
+                if (pattern.isString()
+                        && pattern.asString().toLowerCase(Locale.ROOT).contains("attn")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     private static ConfigException unpriced(String name, String field, String method) {
         return new ConfigException(
                 field,
                 name + ": quantization_config '" + method
-                        + "' is not priced (servesim times BF16 and FP8 weights and MXFP4 experts; a BF16 timing of it"
+                        + "' is not priced (servesim times BF16, FP8 and NVFP4 weights and MXFP4 experts; a BF16 timing of it"
                         + " would be wrong)");
     }
 
@@ -480,6 +516,9 @@ public final class Specs {
         // a quantized release of a preset's model (Red Hat's, NVIDIA's, Meta's, Qwen's "...-FP8"): the base model's
         // shapes, served in the type checkpointDtypeOfId reads from the name
         java.util.regex.Matcher fp8 = FP8_NAME.matcher(tail);
+        if (!fp8.matches()) {
+            fp8 = FP4_NAME.matcher(tail);
+        }
         if (fp8.matches()) {
             String base = fp8.group(1);
             try {
@@ -487,7 +526,7 @@ public final class Specs {
             } catch (ConfigException e) {
                 throw new ConfigException(
                         field,
-                        "model '" + id + "' is an FP8 release of '" + base + "', which is not a known model ("
+                        "model '" + id + "' is a quantized release of '" + base + "', which is not a known model ("
                                 + e.getMessage() + ")");
             }
         }
@@ -496,7 +535,7 @@ public final class Specs {
             throw new ConfigException(
                     field,
                     "model '" + id + "' is '" + unpriced.group(1) + "' quantized as " + unpriced.group(2)
-                            + ": servesim times BF16 and FP8 weights and MXFP4 experts, not that quantization");
+                            + ": servesim times BF16, FP8 and NVFP4 weights and MXFP4 experts, not that quantization");
         }
         List<String> known = new ArrayList<>();
         MODEL_PRESETS.keySet().forEach(p -> known.addAll(hfIds(p)));
@@ -508,13 +547,18 @@ public final class Specs {
     private static final java.util.regex.Pattern FP8_NAME =
             java.util.regex.Pattern.compile("(?i)(.+?)[-_.]fp8(?:[-_.][a-z0-9]+)*");
 
-    /** A repository name ending in a quantization suffix servesim does not price (integer and 4-bit float types). */
+    /** A repository name ending in an NVFP4 suffix: -NVFP4, -FP4 (NVIDIA's ModelOpt releases), -FP4-v2, ... */
+    private static final java.util.regex.Pattern FP4_NAME =
+            java.util.regex.Pattern.compile("(?i)(.+?)[-_.](?:nv_?)?fp4(?:[-_.][a-z0-9]+)*");
+
+    /** A repository name ending in a quantization suffix servesim does not price (integer and other 4-bit types). */
     private static final java.util.regex.Pattern UNPRICED_NAME = java.util.regex.Pattern.compile(
-            "(?i)(.+?)[-_.](awq|gptq|int4|int8|w4a16|w8a8|w4a8|nvfp4|fp4|bnb|4bit|8bit|gguf|quantized)(?:[-_.].*)?");
+            "(?i)(.+?)[-_.](awq|gptq|int4|int8|w4a16|w8a8|w4a8|mxfp4|bnb|4bit|8bit|gguf|quantized)(?:[-_.].*)?");
 
     /**
      * The type a quantized checkpoint's Hugging Face id says vLLM serves its linear layers in, or null for an id
-     * without an FP8 suffix: block-scaled FP8 for a {@code -FP8-block} name and for Qwen's, DeepSeek's and MiniMax's
+     * without an FP8 or FP4 suffix: NVFP4 for {@code -NVFP4} and {@code -FP4} names (NVIDIA's ModelOpt releases and
+     * the community's; a MoE model's experts, {@code RunFolder}), block-scaled FP8 for a {@code -FP8-block} name and for Qwen's, DeepSeek's and MiniMax's
      * own FP8 releases (their config.json states 128 × 128 {@code weight_block_size}), else FP8 with per-tensor or
      * per-channel scales (Red Hat's {@code -FP8} and {@code -FP8-dynamic}, NVIDIA's ModelOpt and Meta's FBGEMM
      * releases), which vLLM runs with the same scaled FP8 GEMM.
@@ -523,7 +567,7 @@ public final class Specs {
         String want = id == null ? "" : id.strip();
         java.util.regex.Matcher m = FP8_NAME.matcher(repositoryName(want));
         if (!m.matches()) {
-            return null;
+            return FP4_NAME.matcher(repositoryName(want)).matches() ? TimingConfig.Dtype.NVFP4 : null;
         }
         String org = want.contains("/") ? want.substring(0, want.indexOf('/')).toLowerCase(Locale.ROOT) : "";
         boolean block = repositoryName(want).toLowerCase(Locale.ROOT).contains("block")
@@ -812,6 +856,7 @@ public final class Specs {
                 g.get("bandwidth_gbytes_per_s").asDouble(),
                 g.get("bf16_tflops").asDouble(),
                 g.get("fp8_tflops").asDouble(),
+                g.path("fp4_tflops").asDouble(0),
                 g.get("link").asString(),
                 g.get("link_gbytes_per_s").asDouble(),
                 g.get("source").asString(),
@@ -823,7 +868,8 @@ public final class Specs {
                 mxfp4Moe(name, null),
                 fusedMoe(name, null),
                 blockFp8Gemm(name, null),
-                null);
+                null,
+                nvfp4(name, null));
     }
 
     /** A measured collective's table of {@code measured-kernels.yaml}, or null when the GPU has none. */
@@ -1005,7 +1051,7 @@ public final class Specs {
      * faster, so a collection slower than an earlier version's is taken to have measured another path than the one
      * serving runs.
      */
-    public static GpuSpec.BlockFp8Gemm blockFp8Gemm(String gpu, VllmVersion version) {
+    public static GpuSpec.QuantizedGemm blockFp8Gemm(String gpu, VllmVersion version) {
         return blockFp8Gemm(gpu, "fp8_block_gemm", version);
     }
 
@@ -1015,7 +1061,7 @@ public final class Specs {
      * fp8_block_gemm_trtllm}: about 6 µs per call on the Hopper GPUs in every version measured, against vLLM's 13–66),
      * the fastest of their versions (servesim states no version of those engines); null when not measured.
      */
-    public static GpuSpec.BlockFp8Gemm blockFp8Gemm(
+    public static GpuSpec.QuantizedGemm blockFp8Gemm(
             String gpu, io.servesim.config.EngineKind engine, VllmVersion version) {
         return switch (engine) {
             case VLLM -> blockFp8Gemm(gpu, "fp8_block_gemm", version);
@@ -1024,20 +1070,41 @@ public final class Specs {
         };
     }
 
-    private static GpuSpec.BlockFp8Gemm blockFp8Gemm(String gpu, String key, VllmVersion version) {
-        JsonNode m = MEASURED.get(gpu);
-        if (m == null || !m.has(key) || !m.has("fp8_block_tflops")) {
+    /**
+     * vLLM's NVFP4 kernels on a GPU preset for a vLLM version ({@code measured-kernels.yaml} {@code nvfp4_gemm} with
+     * {@code nvfp4_tflops}, chosen among the versions as {@link #blockFp8Gemm(String, VllmVersion)} chooses; {@code
+     * nvfp4_moe}, the newest version not newer than {@code version}, else the oldest; {@code moe_nvfp4_tflops}), or
+     * null when the GPU has no measured NVFP4 GEMM (no FP4 tensor cores, or nobody measured them).
+     */
+    public static GpuSpec.Nvfp4Kernels nvfp4(String gpu, VllmVersion version) {
+        GpuSpec.QuantizedGemm gemm = measuredGemm(gpu, "nvfp4_gemm", "nvfp4_tflops", version);
+        if (gemm == null) {
             return null;
         }
-        double tflops = m.get("fp8_block_tflops").asDouble();
+        JsonNode m = MEASURED.get(gpu);
+        GpuSpec.MoeKernel moe = m.has("nvfp4_moe") ? moeFit(gpu, "nvfp4_moe", m.get("nvfp4_moe"), version) : null;
+        Double moeTflops = measured(m, "moe_nvfp4_tflops");
+        return new GpuSpec.Nvfp4Kernels(gemm, moe, moeTflops == null ? 0 : moeTflops);
+    }
+
+    private static GpuSpec.QuantizedGemm blockFp8Gemm(String gpu, String key, VllmVersion version) {
+        return measuredGemm(gpu, key, "fp8_block_tflops", version);
+    }
+
+    private static GpuSpec.QuantizedGemm measuredGemm(String gpu, String key, String tflopsKey, VllmVersion version) {
+        JsonNode m = MEASURED.get(gpu);
+        if (m == null || !m.has(key) || !m.has(tflopsKey)) {
+            return null;
+        }
+        double tflops = m.get(tflopsKey).asDouble();
         // every fit with its version (an engine's patch releases share one major.minor: a list, not a map)
         List<VllmVersion> versions = new ArrayList<>();
-        List<GpuSpec.BlockFp8Gemm> fits = new ArrayList<>();
+        List<GpuSpec.QuantizedGemm> fits = new ArrayList<>();
         for (JsonNode fit : m.get(key)) {
             JsonNode v = fit.get("version");
             try {
                 versions.add(tableVersion(gpu, v == null ? null : v.asString()));
-                fits.add(new GpuSpec.BlockFp8Gemm(
+                fits.add(new GpuSpec.QuantizedGemm(
                         fit.get("call_us").asDouble(), fit.get("gbytes_per_s").asDouble(), tflops));
             } catch (IllegalArgumentException | NullPointerException e) {
                 throw new IllegalStateException("measured-kernels.yaml " + gpu + " " + key + ": " + e.getMessage(), e);
@@ -1045,9 +1112,9 @@ public final class Specs {
         }
         VllmVersion oldest = versions.stream().min(VllmVersion::compareTo).orElseThrow();
         VllmVersion upTo = version == null || version.compareTo(oldest) >= 0 ? version : oldest;
-        GpuSpec.BlockFp8Gemm fastest = null;
+        GpuSpec.QuantizedGemm fastest = null;
         for (int i = 0; i < fits.size(); i++) {
-            GpuSpec.BlockFp8Gemm g = fits.get(i);
+            GpuSpec.QuantizedGemm g = fits.get(i);
             boolean eligible = upTo == null || versions.get(i).compareTo(upTo) <= 0;
             if (eligible && (fastest == null || g.seconds(4096.0 * 4096, 1) < fastest.seconds(4096.0 * 4096, 1))) {
                 fastest = g;

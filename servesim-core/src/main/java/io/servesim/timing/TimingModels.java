@@ -57,7 +57,7 @@ public final class TimingModels {
                         attentionDp,
                         d.model().weightDtype(t.weightDtype()),
                         t.expertDtype(),
-                        (int) d.model().weightDtype(t.weightDtype()).bytes(),
+                        d.model().weightDtype(t.weightDtype()).bytes(),
                         t.kvBytes(),
                         d.roofline(),
                         engine == EngineKind.VLLM);

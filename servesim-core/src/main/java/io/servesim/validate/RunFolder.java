@@ -61,7 +61,8 @@ import tools.jackson.databind.json.JsonMapper;
  *     kernel tables price the run where vLLM versions differ)
  * @param asyncScheduling {@code async_scheduling} when stated, else vLLM's default for {@code vllm_version}: async from
  *     v0.14.0 on (and when the version is unknown), synchronous before ({@link #asyncByDefault})
- * @param weightDtype from {@code dtype} (null: bf16)
+ * @param weightDtype from {@code dtype} (null: bf16), or the quantized type the model's name says ({@code -FP8},
+ *     {@code -NVFP4}: {@link Specs#checkpointDtypeOfId}; an NVFP4 MoE model's experts only)
  * @param kvDtype from {@code kv_cache_dtype} (null or {@code auto}: the weight dtype)
  * @param clientSide whether {@code measured_definitions} says the latencies were timed client-side (they then include
  *     HTTP and tokenisation, which an engine simulation does not see)
@@ -581,7 +582,15 @@ public record RunFolder(
         sets.add("timing.gpu=" + gpu);
         sets.add("timing.tensor_parallel=" + tensorParallel);
         sets.add("timing.expert_parallel=" + (expertParallel > 1));
-        sets.add("timing.weight_dtype=" + weightDtype.configName());
+        if (weightDtype == TimingConfig.Dtype.NVFP4
+                && Specs.model(model, "timing.model").moe()) {
+            // an NVFP4 release of a MoE model quantizes its routed experts and keeps attention in BF16 (NVIDIA's
+            // DeepSeek-R1 FP4 and the MoE exports named -NVFP4; a config.json's exclude_modules says so per model)
+            sets.add("timing.weight_dtype=bf16");
+            sets.add("timing.expert_dtype=nvfp4");
+        } else {
+            sets.add("timing.weight_dtype=" + weightDtype.configName());
+        }
         sets.add("timing.kv_dtype=" + kvDtype.configName());
         sets.add(String.format(Locale.ROOT, "timing.gpu_memory_utilization=%s", gpuMemoryUtilization));
         sets.add("timing.gpu_p2p=" + gpuP2p);

@@ -41,7 +41,7 @@ class NamedTest {
             new Key("timing.type", TimingType.class, List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm")),
             new Key("timing.weight_dtype", TimingConfig.Dtype.class, List.of(), List.of("mxfp4")),
             new Key("timing.expert_dtype", TimingConfig.Dtype.class, List.of()),
-            new Key("timing.kv_dtype", TimingConfig.Dtype.class, List.of(), List.of("mxfp4", "fp8_block")),
+            new Key("timing.kv_dtype", TimingConfig.Dtype.class, List.of(), List.of("mxfp4", "fp8_block", "nvfp4")),
             new Key("timing.profile.method", ProfileTimingConfig.Method.class, List.of()),
             new Key("engine.sglang.schedule_policy", SglangConfig.Policy.class, List.of("engine.kind=sglang")),
             new Key(

@@ -172,7 +172,6 @@ class SpecsTest {
 
     @Test
     void fp8Releases_resolveToTheirBaseModel_andNameTheTypeVllmServesThemIn() {
-        record Release(String id, String preset, Dtype dtype) {}
         for (Release r : List.of(
                 new Release("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8", "llama-3.1-8b", Dtype.FP8),
                 new Release("RedHatAI/Llama-3.1-8B-Instruct-FP8-dynamic", "llama-3.1-8b", Dtype.FP8),
@@ -188,19 +187,66 @@ class SpecsTest {
         }
         assertThat(Specs.checkpointDtypeOfId("meta-llama/Llama-2-7b-hf")).isNull();
         assertThatThrownBy(() -> Specs.modelByHfId("RedHatAI/Acme-13B-FP8", "model"))
-                .hasMessageStartingWith("model: model 'RedHatAI/Acme-13B-FP8' is an FP8 release of 'Acme-13B', which is"
-                        + " not a known model");
+                .hasMessageStartingWith("model: model 'RedHatAI/Acme-13B-FP8' is a quantized release of 'Acme-13B',"
+                        + " which is not a known model");
         for (String id : List.of(
                 "TheBloke/Llama-2-7B-AWQ",
                 "Qwen/Qwen3-32B-AWQ",
                 "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16",
-                "nvidia/Llama-3.3-70B-Instruct-FP4",
+                "Acme/Mixtral-8x7B-MXFP4",
                 "Qwen/Qwen3-14B-GPTQ-Int4")) {
             assertThatThrownBy(() -> Specs.modelByHfId(id, "model"))
                     .as(id)
                     .hasMessageContaining("quantized as")
-                    .hasMessageContaining("servesim times BF16 and FP8 weights and MXFP4 experts");
+                    .hasMessageContaining("servesim times BF16, FP8 and NVFP4 weights and MXFP4 experts");
         }
+    }
+
+    @Test
+    void anNvfp4Release_isItsBaseModel_servedInNvfp4() {
+        // NVIDIA's ModelOpt releases end in -FP4 (and -FP4-v2), the community's in -NVFP4
+        for (Release r : List.of(
+                new Release("nvidia/Llama-3.3-70B-Instruct-FP4", "llama-3.3-70b", Dtype.NVFP4),
+                new Release("nvidia/DeepSeek-R1-FP4-v2", "deepseek-v3", Dtype.NVFP4),
+                new Release("RedHatAI/Qwen3-32B-NVFP4", "qwen3-32b", Dtype.NVFP4),
+                new Release("mconcat/MiniMax-M2.5-NVFP4", "minimax-m2.5", Dtype.NVFP4))) {
+            assertThat(Specs.modelByHfId(r.id(), "model").name()).as(r.id()).isEqualTo(r.preset());
+            assertThat(Specs.checkpointDtypeOfId(r.id())).as(r.id()).isEqualTo(r.dtype());
+        }
+        assertThat(Specs.checkpointDtypeOfId("openai/gpt-oss-120b")).isNull(); // MXFP4 experts, by its config
+    }
+
+    @Test
+    void anNvfp4Checkpoint_isReadFromItsQuantizationConfig_aMoeOnesAttentionAsItsExclusionsSay() {
+        assertThat(quantization("{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\"}"))
+                .isEqualTo(Dtype.NVFP4);
+        assertThat(quantization("{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\":"
+                        + " {\"weights\": {\"type\": \"float\", \"num_bits\": 4, \"group_size\": 16}}}}"))
+                .isEqualTo(Dtype.NVFP4);
+        // a dense model: every linear layer NVFP4
+        String shapes = "\"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 4,"
+                + " \"intermediate_size\": 128, \"vocab_size\": 1000";
+        String nvfp4 = "\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\"";
+        ModelSpec d = config("{\"architectures\": [\"LlamaForCausalLM\"], " + shapes + ", \"quantization_config\": {"
+                + nvfp4 + "}}");
+        assertThat(d.weightDtype(Dtype.BF16)).isEqualTo(Dtype.NVFP4);
+        // a MoE model whose exclude_modules keep attention in BF16 (NVIDIA's first DeepSeek-R1 FP4): the experts only
+        String moe = "{\"architectures\": [\"MixtralForCausalLM\"], " + shapes
+                + ", \"num_local_experts\": 8, \"num_experts_per_tok\": 2, \"quantization_config\": {" + nvfp4
+                + ", \"exclude_modules\": [%s]}}";
+        ModelSpec m = config(moe.formatted("\"lm_head\", \"model.layers.*.self_attn*\", \"*.gate\""));
+        assertThat(m.weightDtype(Dtype.BF16)).isEqualTo(Dtype.BF16);
+        assertThat(m.expertDtype(null, Dtype.BF16)).isEqualTo(Dtype.NVFP4);
+        // without such an exclusion, attention is NVFP4 too
+        ModelSpec all = config(moe.formatted("\"lm_head\""));
+        assertThat(all.weightDtype(Dtype.BF16)).isEqualTo(Dtype.NVFP4);
+        assertThat(all.expertDtype(null, Dtype.BF16)).isEqualTo(Dtype.NVFP4);
+    }
+
+    private record Release(String id, String preset, Dtype dtype) {}
+
+    private static ModelSpec config(String json) {
+        return Specs.fromHfConfig("c", JsonMapper.builder().build().readTree(json), "timing.model");
     }
 
     private static Dtype quantization(String json) {
@@ -225,7 +271,7 @@ class SpecsTest {
         for (String unpriced : List.of(
                 "{\"quant_method\": \"awq\", \"bits\": 4}",
                 "{\"quant_method\": \"gptq\", \"bits\": 4}",
-                "{\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\"}",
+                "{\"quant_method\": \"modelopt\", \"quant_algo\": \"W4A8_AWQ\"}",
                 "{\"quant_method\": \"compressed-tensors\", \"config_groups\": {\"group_0\": {\"weights\":"
                         + " {\"type\": \"int\", \"num_bits\": 4}}}}")) {
             assertThatThrownBy(() -> quantization(unpriced))
@@ -978,10 +1024,80 @@ class SpecsTest {
     }
 
     @Test
+    void nvfp4_isAWeightOrExpertType_neverAKvCacheOne() {
+        assertThat(TimingConfig.Dtype.NVFP4.bytes()).isEqualTo(0.5625); // 4 bits and an 8-bit scale per 16
+        assertThat(ConfigLoader.fromYaml("", "t", List.of("timing.weight_dtype=nvfp4"))
+                        .timing()
+                        .weightBytes())
+                .isEqualTo(0.5625);
+        assertThat(ConfigLoader.fromYaml("", "t", List.of("timing.expert_dtype=nvfp4"))
+                        .timing()
+                        .expertDtype())
+                .isEqualTo(TimingConfig.Dtype.NVFP4);
+        assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("timing.kv_dtype=nvfp4")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("timing.kv_dtype: expected bf16 or fp8, got nvfp4");
+    }
+
+    @Test
+    void nvfp4Kernels_areTheMeasuredOnesOfTheDeploymentsVllmVersion_andNoneWithoutFp4TensorCores() {
+        // measured-kernels.yaml, the B200: nvfp4_tflops 4,241.5; nvfp4_gemm 0.24 7.8 us + 6,266 GB/s, 0.22 7.9 us +
+        // 4,420, 0.19 6.6 us + 3,681; nvfp4_moe 0.24 40.5 us + 7,463 GB/s, 0.19 32.4 us + 7,278; moe_nvfp4_tflops
+        // 3,456.2
+        GpuSpec.Nvfp4Kernels newest = Specs.nvfp4("b200", null);
+        assertThat(newest.gemm().callUs()).isEqualTo(7.8);
+        assertThat(newest.gemm().gbytesPerS()).isEqualTo(6266);
+        assertThat(newest.gemm().tflops()).isEqualTo(4241.5);
+        assertThat(newest.moe().callUs()).isEqualTo(40.5);
+        assertThat(newest.moeTflops()).isEqualTo(3456.2);
+        GpuSpec.Nvfp4Kernels v019 = Specs.nvfp4("b200", VllmVersion.find("0.19.0"));
+        assertThat(v019.gemm().gbytesPerS()).isEqualTo(3681);
+        assertThat(v019.moe().callUs()).isEqualTo(32.4);
+        assertThat(Specs.nvfp4("b200", VllmVersion.find("0.13.0")).gemm().callUs())
+                .isEqualTo(6.6); // the oldest
+        GpuSpec b200 = Specs.gpu("b200", "t");
+        assertThat(b200.achievedFlopsPerSecond(TimingConfig.Dtype.NVFP4)).isEqualTo(4241.5e12);
+        assertThat(b200.achievedMoeFlopsPerSecond(TimingConfig.Dtype.NVFP4)).isEqualTo(3456.2e12);
+        assertThat(b200.moeKernel(TimingConfig.Dtype.NVFP4)).isEqualTo(newest.moe());
+        assertThat(b200.measuredGemm(TimingConfig.Dtype.NVFP4)).isEqualTo(newest.gemm());
+        // a deployment stating its version gets that version's kernels
+        assertThat(Deployment.resolve(ConfigLoader.fromYaml(
+                                "",
+                                "t",
+                                List.of(
+                                        "timing.model=llama-3.1-8b",
+                                        "timing.gpu=b200",
+                                        "timing.vllm_version=\"0.19.0\"")))
+                        .gpu()
+                        .nvfp4())
+                .isEqualTo(v019);
+        // Hopper has no FP4 tensor cores: vLLM's Marlin runs NVFP4 weight-only, at the BF16 rates
+        GpuSpec h100 = Specs.gpu("h100-sxm", "t");
+        assertThat(h100.nvfp4()).isNull();
+        assertThat(h100.achievedFlopsPerSecond(TimingConfig.Dtype.NVFP4))
+                .isEqualTo(h100.achievedFlopsPerSecond(TimingConfig.Dtype.BF16));
+        assertThat(h100.achievedMoeFlopsPerSecond(TimingConfig.Dtype.NVFP4))
+                .isEqualTo(h100.achievedMoeFlopsPerSecond(TimingConfig.Dtype.BF16));
+        assertThat(h100.moeKernel(TimingConfig.Dtype.NVFP4)).isNull();
+    }
+
+    @Test
+    void nvfp4Weights_occupyNineSixteenthsOfAByteEach_theEmbeddingsStayBf16() {
+        // Llama-3.1-70B on one B200: every linear layer but the embeddings at 9/16 byte per weight, the input
+        // embedding and the untied LM head (2 x 128,256 x 8,192) at two bytes
+        ModelSpec m = Specs.model("llama-3.1-70b", "t");
+        SimConfig c = ConfigLoader.fromYaml(
+                "", "t", List.of("timing.model=llama-3.1-70b", "timing.gpu=b200", "timing.weight_dtype=nvfp4"));
+        double embeddings = 2.0 * 128256 * 8192;
+        assertThat(Deployment.weightBytes(m, Specs.gpu("b200", "t"), c.timing(), 1, 1))
+                .isEqualTo((m.totalParams() - embeddings) * 0.5625 + embeddings * 2);
+    }
+
+    @Test
     void mxfp4_isRefusedForAnythingButAMoeModelsExperts_namingTheKey() {
         assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("timing.weight_dtype=mxfp4")))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("timing.weight_dtype: expected bf16, fp8 or fp8_block, got mxfp4")
+                .hasMessageStartingWith("timing.weight_dtype: expected bf16, fp8, fp8_block or nvfp4, got mxfp4")
                 .hasMessageContaining("timing.expert_dtype");
         assertThatThrownBy(() -> ConfigLoader.fromYaml("", "t", List.of("timing.kv_dtype=mxfp4")))
                 .isInstanceOf(ConfigException.class)

@@ -434,6 +434,18 @@ class RunFolderTest {
             assertThat(r.weightDtype()).isEqualTo(TimingConfig.Dtype.FP8);
             assertThat(r.kvDtype()).isEqualTo(TimingConfig.Dtype.BF16);
         }
+        // an NVFP4 release: a dense model's linear layers in NVFP4; a MoE model's routed experts only, attention in
+        // BF16 as NVIDIA's and the community's MoE NVFP4 exports keep it
+        RunFolder fp4 = RunFolder.read(run("f4", Map.of("model", "nvidia/Llama-3.1-8B-Instruct-FP4")));
+        assertThat(fp4.model()).isEqualTo("llama-3.1-8b");
+        assertThat(fp4.weightDtype()).isEqualTo(TimingConfig.Dtype.NVFP4);
+        assertThat(fp4.overrides())
+                .contains("timing.weight_dtype=nvfp4")
+                .noneMatch(o -> o.startsWith("timing.expert_dtype"));
+        RunFolder moe = RunFolder.read(
+                run("m4", Map.of("model", "someone/Mixtral-8x7B-Instruct-v0.1-NVFP4", "tensor_parallel", 2)));
+        assertThat(moe.model()).isEqualTo("mixtral-8x7b");
+        assertThat(moe.overrides()).contains("timing.weight_dtype=bf16", "timing.expert_dtype=nvfp4");
         RunFolder qwen = RunFolder.read(run("qw", Map.of("model", "Qwen/Qwen3-32B-FP8", "tensor_parallel", 2)));
         assertThat(qwen.weightDtype()).isEqualTo(TimingConfig.Dtype.FP8_BLOCK); // Qwen's 128 x 128 block scales
         assertThatThrownBy(() -> RunFolder.read(run("awq", Map.of("model", "TheBloke/Llama-2-7B-AWQ"))))
