@@ -265,6 +265,11 @@ public final class ReportWriter {
             // a checkpoint quantized ahead is served in its own type, whatever timing.weight_dtype says
             o.put("weight_dtype", d.model().checkpointDtype().configName());
         }
+        if (d.model() != null && d.model().checkpointKvDtype() != null) {
+            // a ModelOpt checkpoint's KV cache type, which vLLM's kv_cache_dtype auto takes, whatever timing.kv_dtype
+            // says
+            o.put("kv_dtype", d.model().checkpointKvDtype().configName());
+        }
         if (d.expertDtype() != null) {
             o.put("expert_dtype", d.expertDtype().configName()); // MoE models only: the checkpoint's or the stated
         }

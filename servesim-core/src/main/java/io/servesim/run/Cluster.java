@@ -270,7 +270,9 @@ final class Cluster {
                 perToken = tc.bytesPerToken();
             } else if (prefill.model() != null) {
                 // the whole model's KV per token (every layer and KV head) at the prefill pool's KV dtype
-                perToken = prefill.model().kvBytesPerToken(pools.get(0).timing().kvBytes(), 1);
+                perToken = prefill.model()
+                        .kvBytesPerToken(
+                                prefill.model().kvBytes(pools.get(0).timing().kvDtype()), 1);
             } else {
                 perToken = prefill.bytesPerToken() * pools.get(0).timing().tensorParallel();
             }

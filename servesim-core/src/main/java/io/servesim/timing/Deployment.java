@@ -113,7 +113,9 @@ public record Deployment(
         int expertShards = tp * config.cluster().attentionDp();
         long bytesPerToken = kv.bytesPerToken() != null
                 ? kv.bytesPerToken()
-                : model != null ? model.kvBytesPerToken(t.kvBytes(), tp) : KvCacheConfig.DEFAULT_BYTES_PER_TOKEN;
+                : model != null
+                        ? model.kvBytesPerToken(model.kvBytes(t.kvDtype()), tp)
+                        : KvCacheConfig.DEFAULT_BYTES_PER_TOKEN;
         SglangConfig sglang = null;
         if (e.kind() == EngineKind.SGLANG) {
             sglang = e.sglang().chunkedPrefillSize() != null
@@ -138,7 +140,7 @@ public record Deployment(
                     sglangCapacity(model, gpu, t, tp, config.cluster().attentionDp(), expertShards, sglang);
                 case TRTLLM -> trtllmCapacity(model, gpu, t, tp, expertShards, e.trtllm());
             };
-            double blockBytes = (double) kv.blockSize() * model.kvBytesPerToken(t.kvBytes(), tp);
+            double blockBytes = (double) kv.blockSize() * model.kvBytesPerToken(model.kvBytes(t.kvDtype()), tp);
             if (hybridWindow(config, model) > 0) {
                 // one block holds one KV cache group's layers (half of gpt-oss's), not every layer's
                 blockBytes = blockBytes * hybridGroupLayers(model) / model.numLayers();

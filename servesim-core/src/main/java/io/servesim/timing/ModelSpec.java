@@ -37,6 +37,8 @@ import io.servesim.config.TimingConfig;
  *     attends only to the keys of its own {@code attentionChunkSize}-aligned chunk (0: none)
  * @param chunkedLayers how many layers attend that way (Llama 4: the three of every four with rotary positions; 0
  *     for the others)
+ * @param checkpointKvDtype the KV cache's element type a ModelOpt checkpoint states ({@code kv_cache_quant_algo} or
+ *     {@code kv_cache_scheme}: FP8), else null ({@link #kvDtype})
  */
 public record ModelSpec(
         String name,
@@ -60,7 +62,8 @@ public record ModelSpec(
         int denseLayers,
         Mla mla,
         int attentionChunkSize,
-        int chunkedLayers) {
+        int chunkedLayers,
+        TimingConfig.Dtype checkpointKvDtype) {
 
     /**
      * Multi-head latent attention (DeepSeek-V2, arXiv:2405.04434, §2.1): keys and values are cached as one compressed
@@ -87,6 +90,21 @@ public record ModelSpec(
      */
     public TimingConfig.Dtype weightDtype(TimingConfig.Dtype stated) {
         return checkpointDtype != null ? checkpointDtype : stated;
+    }
+
+    /**
+     * The KV cache's element type: the checkpoint's when its ModelOpt config states one, else {@code stated} ({@code
+     * timing.kv_dtype}). vLLM's {@code --kv-cache-dtype auto} (its default) takes a ModelOpt checkpoint's {@code
+     * kv_cache_quant_algo} ({@code resolve_kv_cache_dtype_string}, {@code vllm/utils/torch_utils.py} at 28be48fa9), so
+     * NVIDIA's FP8 and NVFP4 releases that calibrated FP8 KV scales store their KV cache in FP8.
+     */
+    public TimingConfig.Dtype kvDtype(TimingConfig.Dtype stated) {
+        return checkpointKvDtype != null ? checkpointKvDtype : stated;
+    }
+
+    /** Bytes per KV element as {@link #kvDtype} resolves it. */
+    public int kvBytes(TimingConfig.Dtype stated) {
+        return (int) kvDtype(stated).bytes();
     }
 
     /**

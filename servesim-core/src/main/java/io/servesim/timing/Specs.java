@@ -298,6 +298,7 @@ public final class Specs {
         // vLLM's fp8 method on a checkpoint quantized ahead: 128 x 128 block scales when weight_block_size is stated
         // (Qwen3, DeepSeek, MiniMax FP8 checkpoints), else per-tensor scales
         TimingConfig.Dtype checkpointDtype = expertDtype == null ? checkpointQuantization(quant, name, field) : null;
+        TimingConfig.Dtype kvDtype = checkpointKvQuantization(quant, name, field);
         if (checkpointDtype == TimingConfig.Dtype.NVFP4 && experts > 0) {
             // an NVFP4 MoE checkpoint: the routed experts in NVFP4, the attention projections too unless the
             // checkpoint leaves them out (NVIDIA's first DeepSeek-R1 FP4 releases and most MoE NVFP4 exports keep
@@ -327,7 +328,8 @@ public final class Specs {
                 denseLayers,
                 mla,
                 chunk,
-                chunkedLayers);
+                chunkedLayers,
+                kvDtype);
     }
 
     /**
@@ -353,7 +355,9 @@ public final class Specs {
                         : TimingConfig.Dtype.FP8;
             case "fbgemm_fp8" -> TimingConfig.Dtype.FP8;
             case "modelopt", "modelopt_fp4" -> {
-                String algo = quant.path("quant_algo").asString("");
+                // flat in config.json's quantization_config; under "quantization" in hf_quant_config.json's layout
+                String algo = quant.path("quant_algo")
+                        .asString(quant.path("quantization").path("quant_algo").asString(""));
                 if (algo.equalsIgnoreCase("NVFP4")) {
                     yield TimingConfig.Dtype.NVFP4;
                 }
@@ -388,6 +392,59 @@ public final class Specs {
             }
             default -> throw unpriced(name, field, method);
         };
+    }
+
+    /**
+     * The KV cache type a ModelOpt checkpoint's quantization config states, as vLLM's {@code
+     * get_kv_cache_quant_algo_string} reads it ({@code vllm/utils/torch_utils.py} at 28be48fa9): for a {@code
+     * modelopt*} method, {@code kv_cache_scheme} or {@code kv_cache_quant_algo} (top level or under {@code
+     * quantization}), FP8 as a string or as a static 8-bit float scheme; null for other methods and when unstated.
+     *
+     * @throws ConfigException for an NVFP4 KV cache, which servesim does not price
+     */
+    static TimingConfig.Dtype checkpointKvQuantization(JsonNode quant, String name, String field) {
+        if (quant == null || !quant.isObject()) {
+            return null;
+        }
+        String method = quant.path("quant_method").asString("");
+        if (!method.startsWith("modelopt")) {
+            return null;
+        }
+        JsonNode inner = quant.has("quantization") ? quant.get("quantization") : quant;
+        JsonNode algo = null;
+        for (JsonNode candidate : List.of(
+                inner.path("kv_cache_scheme"),
+                quant.path("kv_cache_scheme"),
+                inner.path("kv_cache_quant_algo"),
+                quant.path("kv_cache_quant_algo"))) {
+            if (!candidate.isMissingNode() && !candidate.isNull()) {
+                algo = candidate;
+                break;
+            }
+        }
+        if (algo == null) {
+            return null;
+        }
+        String kind;
+        if (algo.isObject()) {
+            boolean isFloat = "float".equals(algo.path("type").asString(""));
+            int bits = algo.path("num_bits").asInt();
+            kind = isFloat && bits == 8 && !algo.path("dynamic").asBoolean(true)
+                    ? "fp8"
+                    : isFloat && bits == 4 ? "nvfp4" : "";
+        } else {
+            kind = algo.asString("").toLowerCase(Locale.ROOT);
+        }
+        if (kind.equals("fp8")) {
+            return TimingConfig.Dtype.FP8;
+        }
+        if (kind.equals("nvfp4")) {
+            throw new ConfigException(
+                    field,
+                    name + ": quantization_config states an NVFP4 KV cache, which is not priced (servesim stores KV"
+                            + " in bf16 or fp8)");
+        }
+        return null; // vLLM falls back to auto (the model's dtype) for anything else
     }
 
     /**

@@ -58,7 +58,7 @@ public final class TimingModels {
                         d.model().weightDtype(t.weightDtype()),
                         t.expertDtype(),
                         d.model().weightDtype(t.weightDtype()).bytes(),
-                        t.kvBytes(),
+                        d.model().kvBytes(t.kvDtype()),
                         d.roofline(),
                         engine == EngineKind.VLLM);
             case AUTO -> throw new IllegalStateException("timing.type auto is resolved by Deployment.resolve");

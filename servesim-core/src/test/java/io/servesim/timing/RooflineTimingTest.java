@@ -760,7 +760,8 @@ class RooflineTimingTest {
                 0,
                 null,
                 0,
-                0);
+                0,
+                null);
         GpuSpec h100 = gpu("h100-sxm");
         long minimax =
                 new RooflineTiming(m, h100, 4, 1, Dtype.FP8_BLOCK, null, 1, 2, BARE, true).stepNanos(decodes(1, 100));

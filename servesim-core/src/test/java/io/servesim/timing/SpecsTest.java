@@ -1024,6 +1024,36 @@ class SpecsTest {
     }
 
     @Test
+    void aModeloptCheckpointsKvCacheQuantization_isServedAsVllmsAutoKvCacheDtypeTakesIt() {
+        String shapes = "\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+                + " \"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"intermediate_size\": 128,"
+                + " \"vocab_size\": 1000";
+        // NVIDIA's releases: kv_cache_quant_algo FP8 (top level, or under "quantization" in hf_quant_config.json)
+        ModelSpec fp8 = config("{" + shapes + ", \"quantization_config\": {\"quant_method\": \"modelopt\","
+                + " \"quant_algo\": \"NVFP4\", \"kv_cache_quant_algo\": \"FP8\"}}");
+        assertThat(fp8.kvDtype(Dtype.BF16)).isEqualTo(Dtype.FP8);
+        assertThat(fp8.kvBytes(Dtype.BF16)).isEqualTo(1);
+        ModelSpec nested = config("{" + shapes + ", \"quantization_config\": {\"quant_method\": \"modelopt\","
+                + " \"quantization\": {\"quant_algo\": \"FP8\", \"kv_cache_scheme\": {\"num_bits\": 8,"
+                + " \"type\": \"float\", \"dynamic\": false}}}}");
+        assertThat(nested.kvDtype(Dtype.BF16)).isEqualTo(Dtype.FP8);
+        // vLLM reads it for ModelOpt checkpoints only, and an unstated one leaves timing.kv_dtype
+        ModelSpec other = config("{" + shapes + ", \"quantization_config\": {\"quant_method\": \"fp8\","
+                + " \"kv_cache_quant_algo\": \"FP8\"}}");
+        assertThat(other.kvDtype(Dtype.BF16)).isEqualTo(Dtype.BF16);
+        ModelSpec unstated = config("{" + shapes + ", \"quantization_config\": {\"quant_method\": \"modelopt\","
+                + " \"quant_algo\": \"FP8\", \"kv_cache_quant_algo\": null}}");
+        assertThat(unstated.kvDtype(Dtype.FP8)).isEqualTo(Dtype.FP8);
+        assertThat(unstated.kvDtype(Dtype.BF16)).isEqualTo(Dtype.BF16);
+        // 2 layers x 2 KV heads x 16 head dim x K and V: 128 elements per token, one byte each
+        assertThat(fp8.kvBytesPerToken(fp8.kvBytes(Dtype.BF16), 1)).isEqualTo(128);
+        assertThatThrownBy(() -> config("{" + shapes + ", \"quantization_config\": {\"quant_method\": \"modelopt\","
+                        + " \"quant_algo\": \"NVFP4\", \"kv_cache_quant_algo\": \"NVFP4\"}}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("NVFP4 KV cache, which is not priced");
+    }
+
+    @Test
     void nvfp4_isAWeightOrExpertType_neverAKvCacheOne() {
         assertThat(TimingConfig.Dtype.NVFP4.bytes()).isEqualTo(0.5625); // 4 bits and an 8-bit scale per 16
         assertThat(ConfigLoader.fromYaml("", "t", List.of("timing.weight_dtype=nvfp4"))
