@@ -45,8 +45,8 @@ public record SimConfig(
      * FINISHED_ABORTED}), in aggregated and disaggregated clusters (with NIXL's delayed frees and leases), with the G2
      * tier and with KVCR pulls (a load or pull in flight delays the free until its bytes land, as NIXL's receive does);
      * SGLang's ({@code abort_request}, with HiCache too: its load-back runs inside a batch, and a request it aborts
-     * holds no copy) and TensorRT-LLM's ({@code _handle_canceled_requests}) in aggregated clusters. With failing
-     * workers a request starts over, which an abort does not yet undo.
+     * holds no copy) and TensorRT-LLM's ({@code _handle_canceled_requests}) in aggregated clusters; with failing
+     * workers too (a request starting over is a retry with a deadline of its own).
      */
     private static void checkClientTimeout(ClusterConfig cluster, EngineConfig engine) {
         String at = "workload.client_timeout_s";
@@ -57,8 +57,6 @@ public record SimConfig(
                         .anyMatch(p -> !aborts.test(p.engine().kind()))) {
             why = "is modelled for vLLM, and for SGLang and TensorRT-LLM in aggregated clusters (their aborts of a"
                     + " disconnected request), not for their P/D pools";
-        } else if (cluster.events().stream().anyMatch(e -> e.action() == ClusterEventConfig.Action.FAIL)) {
-            why = "is not modelled with failing workers yet (their requests start over): drop one";
         }
         if (why != null) {
             throw new ConfigException(at, why);

@@ -28,7 +28,7 @@ final class Dispatcher implements RequestSink {
     private java.util.function.Consumer<Request> lost = r -> {};
     private java.util.function.Consumer<Request> timedOut = r -> {};
     private final long clientTimeoutNanos;
-    private final ClientDeadlines deadlines = new ClientDeadlines();
+    private final ClientDeadlines deadlines;
 
     /** Who hears of a request that reached no worker (the workload: {@code Workload.onRequestLost}). */
     void onLost(java.util.function.Consumer<Request> listener) {
@@ -40,9 +40,15 @@ final class Dispatcher implements RequestSink {
         this.timedOut = listener;
     }
 
-    Dispatcher(Cluster cluster, RunRecorder recorder, io.servesim.sim.EventQueue queue, long clientTimeoutNanos) {
+    Dispatcher(
+            Cluster cluster,
+            RunRecorder recorder,
+            io.servesim.sim.EventQueue queue,
+            long clientTimeoutNanos,
+            boolean workersMayFail) {
         this.cluster = cluster;
         this.clientTimeoutNanos = clientTimeoutNanos;
+        this.deadlines = new ClientDeadlines(workersMayFail);
         this.queue = queue;
         this.group = cluster.groups()[0];
         this.pd = cluster.pd();
@@ -77,6 +83,7 @@ final class Dispatcher implements RequestSink {
     void restart(ObjectArrayList<Sequence> orphans) {
         orphans.sort((a, b) -> Integer.compare(a.request().id(), b.request().id()));
         for (Sequence s : orphans) {
+            deadlines.restarted(s.request()); // its client retries: a new request, a new deadline
             dispatch(s.request(), s.routing(), s.routing().restarts() + 1);
         }
     }
@@ -135,7 +142,7 @@ final class Dispatcher implements RequestSink {
         workerRequests[rank.workerId()]++;
         Sequence s = rank.submit(request, decision, hashes);
         if (clientTimeoutNanos > 0 && s != null) {
-            deadlines.watch(rank, s, Math.max(queue.nowNanos(), request.arrivalNanos() + clientTimeoutNanos), null);
+            deadlines.watch(rank, s, deadlineNanos(request, restarts), null);
         }
     }
 
@@ -153,6 +160,7 @@ final class Dispatcher implements RequestSink {
         final io.servesim.engine.Handoff handoff;
         EngineRank rank;
         Sequence sequence;
+        boolean retried; // its worker failed and the request started over under a new deadline
 
         Deadline(EngineRank rank, Sequence sequence, long nanos, io.servesim.engine.Handoff handoff) {
             this.rank = rank;
@@ -170,14 +178,36 @@ final class Dispatcher implements RequestSink {
      * FIFO and one event in the queue at a time, at the earliest deadline of a request not known to have finished
      * (finished requests at the head are dropped when it fires). That event may outlive the last request; it stands
      * for no work ({@link #deadlineEvents}).
+     *
+     * <p>Where workers may fail, a request of a failed worker starts over, and its client sends it again: the old
+     * deadline is void (left in the FIFO, skipped), and the new one, the retry instant plus the timeout, is at or after
+     * every deadline in the FIFO, so the order holds. A request whose client had already given up is not retried
+     * ({@code FleetEvents}).
      */
     private final class ClientDeadlines implements io.servesim.sim.EventHandler {
         private final java.util.ArrayDeque<Deadline> pending = new java.util.ArrayDeque<>();
+        // with failing workers: each watched request's deadline by request id, to void it when the request restarts
+        private final it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap<Deadline> byRequest;
         // the deadlines of requests handed from a prefill worker to a decode worker, by handoff id
         private final it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap<Deadline> byHandoff =
                 new it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap<>();
         private long lastNanos = Long.MIN_VALUE;
         private boolean armed;
+
+        ClientDeadlines(boolean workersMayFail) {
+            this.byRequest = workersMayFail ? new it.unimi.dsi.fastutil.ints.Int2ObjectOpenHashMap<>() : null;
+        }
+
+        /** {@code request} starts over on another worker: the deadline watched for it is void. */
+        void restarted(Request request) {
+            Deadline d = byRequest == null ? null : byRequest.remove(request.id());
+            if (d != null) {
+                d.retried = true;
+                if (d.handoff != null) {
+                    byHandoff.remove(d.handoff.id());
+                }
+            }
+        }
 
         void watch(EngineRank rank, Sequence s, long deadlineNanos, io.servesim.engine.Handoff h) {
             Deadline known = h == null ? null : byHandoff.get(h.id());
@@ -196,6 +226,9 @@ final class Dispatcher implements RequestSink {
             if (h != null && !h.local()) {
                 byHandoff.put(h.id(), d);
             }
+            if (byRequest != null) {
+                byRequest.put(s.request().id(), d);
+            }
             if (!armed) {
                 arm();
             }
@@ -204,7 +237,9 @@ final class Dispatcher implements RequestSink {
         private void arm() {
             // (a prefill side that finished and went on has been replaced by its decode side at that instant, so a
             // finished sequence here is a request that ended)
-            while (!pending.isEmpty() && pending.peekFirst().sequence.finished()) {
+            while (!pending.isEmpty()
+                    && (pending.peekFirst().retried
+                            || pending.peekFirst().sequence.finished())) {
                 forget(pending.pollFirst());
             }
             armed = !pending.isEmpty();
@@ -214,8 +249,14 @@ final class Dispatcher implements RequestSink {
         }
 
         private void forget(Deadline d) {
+            if (d.retried) {
+                return; // its entries went when it was voided, and its request's may now be a newer deadline's
+            }
             if (d.handoff != null) {
                 byHandoff.remove(d.handoff.id());
+            }
+            if (byRequest != null) {
+                byRequest.remove(d.sequence.request().id());
             }
         }
 
@@ -224,6 +265,9 @@ final class Dispatcher implements RequestSink {
             long now = queue.nowNanos();
             while (!pending.isEmpty() && pending.peekFirst().nanos <= now) {
                 Deadline d = pending.pollFirst();
+                if (d.retried) {
+                    continue;
+                }
                 forget(d);
                 Sequence s = d.sequence;
                 if (d.rank.clientTimedOut(s)) { // (it settles the request first: read it after)
@@ -328,8 +372,19 @@ final class Dispatcher implements RequestSink {
         }
         if (clientTimeoutNanos > 0 && s != null) {
             // a request's decode side takes over its prefill side's deadline (the same client waits for both)
-            deadlines.watch(rank, s, Math.max(queue.nowNanos(), request.arrivalNanos() + clientTimeoutNanos), h);
+            deadlines.watch(rank, s, deadlineNanos(request, restarts), h);
         }
+    }
+
+    /**
+     * When the client of {@code request} gives up: its timeout after it sent the request (its arrival), or, for a
+     * request starting over because its worker failed ({@code restarts > 0}), after it sent it again, now: a retry is
+     * a new HTTP request with a timeout of its own. Either is at or after every deadline already watched, each of them
+     * a send instant no later than now plus the one timeout.
+     */
+    private long deadlineNanos(Request request, int restarts) {
+        long sent = restarts > 0 ? queue.nowNanos() : request.arrivalNanos();
+        return Math.max(queue.nowNanos(), sent + clientTimeoutNanos);
     }
 
     /**

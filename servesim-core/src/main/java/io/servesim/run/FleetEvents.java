@@ -91,6 +91,9 @@ final class FleetEvents {
             rank.fail(orphans);
             load.failed(rank); // its queues are empty now: totals drop its requests
         }
+        // a request whose client gave up was recorded as timed out then: nobody sends it again (vLLM would have aborted
+        // it at its next step, which the failure pre-empted)
+        orphans.removeIf(Sequence::clientGone);
         restarts += orphans.size();
         dispatcher.restart(orphans);
     }

@@ -115,8 +115,13 @@ public final class Simulation {
             }
         }
         this.load = new LoadTracker(cluster);
-        this.dispatcher =
-                new Dispatcher(cluster, recorder, queue, config.workload().clientTimeoutNanos());
+        this.dispatcher = new Dispatcher(
+                cluster,
+                recorder,
+                queue,
+                config.workload().clientTimeoutNanos(),
+                config.cluster().events().stream()
+                        .anyMatch(e -> e.action() == io.servesim.config.ClusterEventConfig.Action.FAIL));
         this.fleet = new FleetEvents(cluster, load, dispatcher);
         this.telemetry = new TelemetrySampler(
                 queue,

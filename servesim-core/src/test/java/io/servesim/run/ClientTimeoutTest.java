@@ -3,7 +3,6 @@ package io.servesim.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.servesim.config.ConfigException;
 import io.servesim.config.ConfigLoader;
 import io.servesim.config.SimConfig;
 import io.servesim.metrics.RequestLog;
@@ -240,17 +239,56 @@ class ClientTimeoutTest {
         }
     }
 
+    private static final String ONE = """
+            {"arrival_ms": 0, "input_length": 100, "output_length": 10}
+            """;
+
+    @Test
+    void aRequestOfAFailedWorker_isRetriedElsewhere_underANewDeadlineFromTheRetry() {
+        // request 0 runs on worker 0 from 0 (tokens at 10, 20); worker 0 fails at 25 and the client sends the request
+        // again: worker 1 prefills it 25-35 (its first token at 35) and decodes to 45, 55, 65, 75. The retry's own
+        // deadline is 25 + 50 = 75, after that instant's outputs: timed out with 5 tokens (the first attempt's
+        // deadline, 50, is void; under it the request would have ended with 2 tokens at 50)
+        RunResult r = CheckedRuns.run(config(
+                ONE, false, "0.05", "cluster.workers=2", "cluster.events=[{at_ms: 25, worker: 0, action: fail}]"));
+        RequestLog log = r.log();
+        int a = row(log, 0);
+        assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);
+        assertThat(log.restarts(a)).isEqualTo(1);
+        assertThat(log.outputTokens(a)).isEqualTo(5);
+        assertThat(log.firstTokenNanos(a)).isEqualTo(35 * MS);
+        assertThat(log.lastTokenNanos(a)).isEqualTo(75 * MS);
+        var summary = io.servesim.report.Summaries.of(r);
+        assertThat(summary.timedOut()).isEqualTo(1L);
+        assertThat(summary.restarts()).isEqualTo(1);
+        // with a timeout of 0.1 s the retry (deadline 125) completes: 10 tokens by 125, the last at 125
+        RunResult longer = CheckedRuns.run(config(
+                ONE, false, "0.1", "cluster.workers=2", "cluster.events=[{at_ms: 25, worker: 0, action: fail}]"));
+        int b = row(longer.log(), 0);
+        assertThat(longer.log().status(b)).isEqualTo(RequestStatus.COMPLETED);
+        assertThat(longer.log().lastTokenNanos(b)).isEqualTo(125 * MS);
+    }
+
+    @Test
+    void aRequestWhoseClientGaveUp_isNotRetriedWhenItsWorkerFailsBeforeTheAbort() {
+        // the deadline, 55, falls inside the step 50-60: request 0 ends timed out with its 5 tokens at 55 and would
+        // be aborted at the next schedule (60), but worker 0 fails at 57: its client is gone, so nobody sends the
+        // request again, and it stays timed out, once
+        RunResult r = CheckedRuns.run(config(
+                ONE, false, "0.055", "cluster.workers=2", "cluster.events=[{at_ms: 57, worker: 0, action: fail}]"));
+        RequestLog log = r.log();
+        int a = row(log, 0);
+        assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);
+        assertThat(log.outputTokens(a)).isEqualTo(5);
+        assertThat(log.restarts(a)).isZero();
+        var summary = io.servesim.report.Summaries.of(r);
+        assertThat(summary.timedOut()).isEqualTo(1L);
+        assertThat(summary.restarts()).isZero();
+        assertThat(summary.completed()).isZero();
+    }
+
     @Test
     void aTimeout_isRefusedWhereAnAbortIsNotModelled_namingTheKeyAndWhy() {
-        record Case(String set, String why) {}
-        for (Case c : List.of(new Case("cluster.events=[{at_ms: 10, worker: 0, action: fail}]", "failing workers"))) {
-            assertThatThrownBy(() -> ConfigLoader.fromYaml(
-                            "", "t", List.of("workload.client_timeout_s=10", "cluster.workers=2", c.set())))
-                    .as(c.set())
-                    .isInstanceOf(ConfigException.class)
-                    .hasMessageContaining("workload.client_timeout_s")
-                    .hasMessageContaining(c.why());
-        }
         assertThatThrownBy(() -> ConfigLoader.fromYaml(
                         "",
                         "t",
