@@ -53,14 +53,15 @@ MODELS = {
     'MiniMaxAI/MiniMax-M2.5': 'minimax-m2.5',
     'deepseek-ai/DeepSeek-V3': 'deepseek-v3',
     'deepseek-ai/DeepSeek-R1': 'deepseek-v3',  # the same architecture and FP8 checkpoint format
+    'moonshotai/Kimi-K2.5': 'kimi-k2.5',  # its 'fp4' rows: NVIDIA's NVFP4 release (its 'int4' rows are not priced)
 }
 # Models whose released checkpoint is FP4 (the sample labels their rows 'fp4'): gpt-oss ships MXFP4 experts, which
 # servesim's preset applies by default (timing.expert_dtype). The other FP4 rows ran NVFP4 checkpoints (gemm_quant_mode
 # and moe_quant_mode nvfp4): a dense model's linear layers, a MoE model's routed experts (attention kept in BF16, as
 # NVIDIA's and the community's MoE NVFP4 exports keep it; --set timing.weight_dtype=nvfp4 prices it NVFP4 too).
 NATIVE_FP4 = {'gpt-oss-120b'}
-NVFP4 = {'llama-3.1-70b', 'llama-3.1-8b', 'qwen3-32b', 'minimax-m2.5', 'qwen3-235b-a22b', 'deepseek-v3'}
-MOE = {'minimax-m2.5', 'qwen3-235b-a22b', 'deepseek-v3', 'gpt-oss-120b'}
+NVFP4 = {'llama-3.1-70b', 'llama-3.1-8b', 'qwen3-32b', 'minimax-m2.5', 'qwen3-235b-a22b', 'deepseek-v3', 'kimi-k2.5'}
+MOE = {'minimax-m2.5', 'qwen3-235b-a22b', 'deepseek-v3', 'gpt-oss-120b', 'kimi-k2.5'}
 # Models whose FP8 rows ran a checkpoint with 128 x 128 block scales (quantization_config.weight_block_size): Qwen's
 # own FP8 releases (Qwen/Qwen3-235B-A22B-FP8, Qwen/Qwen3-32B-FP8) and MiniMax-M2.5 (whose preset states it); the other
 # FP8 rows (Llama-3.1 FP8 checkpoints from NVIDIA's ModelOpt) have one scale per tensor. DeepSeek-V3 and R1 ship

@@ -404,10 +404,14 @@ public record RunFolder(
         }
         m.string("measured_definitions");
         TimingConfig.Dtype stated = m.dtype("dtype", TimingConfig.Dtype.BF16);
-        TimingConfig.Dtype kv = m.dtype("kv_cache_dtype", stated);
         // an FP8 release named as such (e.g. RedHatAI/...-FP8-dynamic) serves FP8 weights whatever --dtype says
         // (that is the activations' type, and the KV cache's under "auto")
         TimingConfig.Dtype named = Specs.checkpointDtypeOfId(modelId);
+        // NVIDIA's NVFP4 releases state kv_cache_quant_algo FP8 (their hf_quant_config.json: MiniMax-M2.5, Kimi-K2.6,
+        // DeepSeek-V3.1, as AIConfigurator copies them at 095f58a5), which vLLM's kv_cache_dtype "auto" takes
+        boolean nvidiaFp4 = named == TimingConfig.Dtype.NVFP4
+                && modelId.toLowerCase(Locale.ROOT).startsWith("nvidia/");
+        TimingConfig.Dtype kv = m.dtype("kv_cache_dtype", nvidiaFp4 ? TimingConfig.Dtype.FP8 : stated);
         TimingConfig.Dtype weights = named != null && stated == TimingConfig.Dtype.BF16 ? named : stated;
         double utilization = m.fraction("gpu_memory_utilization", 0.9);
         int blockSize = m.integer("block_size", null);

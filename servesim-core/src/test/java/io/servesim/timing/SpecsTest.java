@@ -70,7 +70,9 @@ class SpecsTest {
                         "deepseek-r1-distill-qwen-7b",
                         "deepseek-r1-distill-qwen-14b",
                         "deepseek-r1-distill-qwen-32b",
-                        "qwq-32b");
+                        "qwq-32b",
+                        "kimi-k2",
+                        "kimi-k2.5");
         for (String name : Specs.modelPresets()) {
             ModelSpec m = Specs.model(name, "timing.model");
             assertThat(m.totalParams() / 1e9)

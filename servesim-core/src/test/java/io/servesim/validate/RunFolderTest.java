@@ -442,10 +442,18 @@ class RunFolderTest {
         assertThat(fp4.overrides())
                 .contains("timing.weight_dtype=nvfp4")
                 .noneMatch(o -> o.startsWith("timing.expert_dtype"));
+        // NVIDIA's NVFP4 releases state an FP8 KV cache, which vLLM's kv_cache_dtype "auto" takes; a stated one wins
+        assertThat(fp4.kvDtype()).isEqualTo(TimingConfig.Dtype.FP8);
+        assertThat(RunFolder.read(run(
+                                "f5",
+                                Map.of("model", "nvidia/Llama-3.1-8B-Instruct-FP4", "kv_cache_dtype", "bfloat16")))
+                        .kvDtype())
+                .isEqualTo(TimingConfig.Dtype.BF16);
         RunFolder moe = RunFolder.read(
                 run("m4", Map.of("model", "someone/Mixtral-8x7B-Instruct-v0.1-NVFP4", "tensor_parallel", 2)));
         assertThat(moe.model()).isEqualTo("mixtral-8x7b");
         assertThat(moe.overrides()).contains("timing.weight_dtype=bf16", "timing.expert_dtype=nvfp4");
+        assertThat(moe.kvDtype()).isEqualTo(TimingConfig.Dtype.BF16); // not NVIDIA's: its KV cache is not known
         RunFolder qwen = RunFolder.read(run("qw", Map.of("model", "Qwen/Qwen3-32B-FP8", "tensor_parallel", 2)));
         assertThat(qwen.weightDtype()).isEqualTo(TimingConfig.Dtype.FP8_BLOCK); // Qwen's 128 x 128 block scales
         assertThatThrownBy(() -> RunFolder.read(run("awq", Map.of("model", "TheBloke/Llama-2-7B-AWQ"))))
