@@ -289,7 +289,7 @@ def main():
             continue
         model = MODELS[r['model_path']]
         dp = int(r['attention_dp_size'] or 0) or 1  # attention DP as recorded, for any model
-        if dp == 1 and model in ('qwen3-235b-a22b', 'minimax-m2.5'):  # experts over moe_tp x moe_ep GPUs: the attention-DP ranks are the rest
+        if dp == 1 and model in ('qwen3-235b-a22b', 'minimax-m2.5', 'kimi-k2.5'):  # experts over moe_tp x moe_ep GPUs: the attention-DP ranks are the rest
             dp = max(1, int(r['moe_tp_size'] or 1) * int(r['moe_ep_size'] or 1) // tp)
         c = concurrency(r, bs)
         sets = ['workload.type=synthetic', f'workload.synthetic.requests={(a.rounds + 2) * c}',
