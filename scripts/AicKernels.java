@@ -77,9 +77,10 @@ public class AicKernels {
                 .append("#   gbytes_per_s, Theil-Sen over weights of 1M-256M elements, the rate capped at gbytes_per_s.\n")
                 .append("#   fp8_block_gemm_sglang / _trtllm: the same fit from SGLang's and TensorRT-LLM's own GEMM tables\n")
                 .append("#   (.../<gpu>/gemm/{sglang,trtllm}/<version>/gemm_perf.parquet), per version of that engine.\n")
-                .append("# nvfp4_tflops / nvfp4_gemm: the same rate and fit for NVFP4 weights and activations (gemm_dtype\n")
-                .append("#   nvfp4: ModelOpt's and compressed-tensors' NVFP4 checkpoints on FP4 tensor cores), the weight's\n")
-                .append("#   bytes n*k*9/16 (a 4-bit value and an FP8 scale per 16 elements).\n")
+                .append("# nvfp4_tflops: as bf16_tflops over NVFP4 weights and activations (gemm_dtype nvfp4: ModelOpt's and\n")
+                .append("#   compressed-tensors' NVFP4 checkpoints on FP4 tensor cores), the newest version with such rows.\n")
+                .append("# nvfp4_streaming: as streaming, NVFP4 weight bytes (n*k*9/16: a 4-bit value and an FP8 scale per\n")
+                .append("#   16 elements) / latency at m = 16 over the same dims, the median over every vLLM version measured.\n")
                 .append("# moe_tflops: 90th percentile of the fused-MoE layer's FLOP/s (2*topk*3*hidden*inter/tp per\n")
                 .append("#   token) over BF16 rows, balanced routing, no EP, >= 4096 tokens, inter/tp >= 1024\n")
                 .append("#   (.../<gpu>/moe/vllm/<version>/moe_perf.parquet; absent: no such rows for the GPU).\n")
@@ -140,9 +141,9 @@ public class AicKernels {
                 }
                 double[] bw = percentile(s, dir, bf16, "bfloat16", "2.0*n*k/(latency*1e-3)/1e9", STREAMING);
                 out.append(String.format(Locale.ROOT, "  gbytes_per_s: %.0f    # vLLM %s, %d shapes%n", bw[0], bf16, (long) bw[1]));
-                streaming(s, dir, out);
+                streaming(s, dir, "bfloat16", 2, "streaming", "BF16", out);
                 fp8Block(s, dir, bw[0], out);
-                nvfp4(s, dir, bw[0], out);
+                nvfp4(s, dir, out);
                 for (String[] engine : new String[][] {{"sglang", "SGLang"}, {"trtllm", "TensorRT-LLM"}}) {
                     Path engineDir = data.resolve(gpu[0]).resolve("gemm").resolve(engine[0]);
                     if (Files.isDirectory(engineDir)) {
@@ -176,15 +177,17 @@ public class AicKernels {
      * k × n on {@link #STREAMING_DIMS} at m = 16 tokens (the largest token count the tables treat as a pure weight
      * read, and the nearest to serving's decode batches), the median over every vLLM version folder with BF16 rows
      * (the same shape moves by up to 10 % between collections). No collection measures 65,536 × 65,536; that cell is
-     * the mean of its two neighbours (16,384 × 65,536 and 65,536 × 16,384), which no model's layer reaches.
+     * the mean of its two neighbours (16,384 × 65,536 and 65,536 × 16,384), which no model's layer reaches. The same
+     * grid for another GEMM type ({@code dtype}, {@code bytesPerElement} per weight) goes under {@code key}.
      */
-    private static void streaming(Statement s, Path dir, StringBuilder out) throws Exception {
+    private static void streaming(Statement s, Path dir, String dtype, double bytesPerElement, String key,
+            String label, StringBuilder out) throws Exception {
         List<String> versions = new ArrayList<>();
         StringBuilder files = new StringBuilder();
         for (String v : versionsWith(dir, "gemm_perf.parquet")) {
             String file = dir.resolve(v).resolve("gemm_perf.parquet").toString().replace("'", "''");
             try (ResultSet r = s.executeQuery(
-                    "select count(*) from '" + file + "' where gemm_dtype = 'bfloat16' and m = 16")) {
+                    "select count(*) from '" + file + "' where gemm_dtype = '" + dtype + "' and m = 16")) {
                 r.next();
                 if (r.getLong(1) > 0) {
                     versions.add(v);
@@ -194,9 +197,9 @@ public class AicKernels {
         }
         int d = STREAMING_DIMS.length;
         double[][] rate = new double[d][d];
-        try (ResultSet r = s.executeQuery("select k, n, median(g) from (select k, n, filename, median(2.0 * n * k"
-                + " / (latency * 1e-3) / 1e9) g from read_parquet([" + files + "], filename = true) where gemm_dtype"
-                + " = 'bfloat16' and m = 16 and latency > 0 group by all) group by all")) {
+        try (ResultSet r = s.executeQuery("select k, n, median(g) from (select k, n, filename, median(" + bytesPerElement
+                + " * n * k / (latency * 1e-3) / 1e9) g from read_parquet([" + files + "], filename = true) where"
+                + " gemm_dtype = '" + dtype + "' and m = 16 and latency > 0 group by all) group by all")) {
             while (r.next()) {
                 int i = indexOf(r.getLong(1));
                 int j = indexOf(r.getLong(2));
@@ -206,7 +209,7 @@ public class AicKernels {
             }
         }
         rate[d - 1][d - 1] = (rate[d - 2][d - 1] + rate[d - 1][d - 2]) / 2;
-        out.append(String.format(Locale.ROOT, "  %-22s# BF16, m = 16, median over vLLM %s%n", "streaming:",
+        out.append(String.format(Locale.ROOT, "  %-22s# %s, m = 16, median over vLLM %s%n", key + ":", label,
                 String.join(", ", versions)));
         out.append("    dims: [").append(String.join(", ", java.util.Arrays.stream(STREAMING_DIMS)
                 .mapToObj(String::valueOf).toList())).append("]\n");
@@ -254,11 +257,14 @@ public class AicKernels {
     }
 
     /**
-     * Appends {@code nvfp4_tflops} and {@code nvfp4_gemm}: {@link #fp8Block}'s rate and fit for vLLM's NVFP4 linear
-     * layer (gemm_dtype {@code nvfp4}: FP4 weights and activations with an FP8 scale per 16 elements, on the FP4
-     * tensor cores of Blackwell GPUs), the weight's bytes 9/16 per element. Nothing where no version measured it.
+     * Appends {@code nvfp4_tflops} ({@link #fp8Block}'s rate) and {@code nvfp4_streaming} ({@link #streaming}'s grid)
+     * for vLLM's NVFP4 linear layer (gemm_dtype {@code nvfp4}: FP4 weights and activations with an FP8 scale per 16
+     * elements, on the FP4 tensor cores of Blackwell GPUs), the weight's bytes 9/16 per element. A grid rather than
+     * {@link #fp8Block}'s call-plus-bytes line: the NVFP4 tables' rate keeps rising with the weight's size (the B200,
+     * vLLM 0.19: 2,985 GB/s at 8,192 x 16,384, 4,238 at 8,192 x 65,536), which one line through the middle shapes
+     * overstates by a quarter at the large ones. Nothing where no version measured it.
      */
-    private static void nvfp4(Statement s, Path dir, double bf16Rate, StringBuilder out) throws Exception {
+    private static void nvfp4(Statement s, Path dir, StringBuilder out) throws Exception {
         String newest = newestWith(s, dir, "nvfp4");
         if (newest == null) {
             return;
@@ -266,7 +272,7 @@ public class AicKernels {
         double[] f = percentile(s, dir, newest, "nvfp4", "2.0*m*n*k/(latency*1e-3)/1e12", COMPUTE_BOUND);
         out.append(String.format(Locale.ROOT, "  nvfp4_tflops: %.1f    # vLLM %s, %d shapes%n", f[0], newest,
                 (long) f[1]));
-        gemmFits(s, dir, bf16Rate, "nvfp4", 9.0 / 16, "nvfp4_gemm", "vLLM's NVFP4 GEMM", out);
+        streaming(s, dir, "nvfp4", 9.0 / 16, "nvfp4_streaming", "NVFP4", out);
     }
 
     /**

@@ -55,21 +55,26 @@ public record GpuSpec(
         Nvfp4Kernels nvfp4) {
 
     /**
-     * vLLM's NVFP4 kernels on a GPU with FP4 tensor cores ({@code measured-kernels.yaml} {@code nvfp4_gemm}, {@code
-     * nvfp4_tflops}, {@code nvfp4_moe}, {@code moe_nvfp4_tflops}; AIConfigurator's vLLM tables, gemm_dtype and
+     * vLLM's NVFP4 kernels on a GPU with FP4 tensor cores ({@code measured-kernels.yaml} {@code nvfp4_streaming},
+     * {@code nvfp4_tflops}, {@code nvfp4_moe}, {@code moe_nvfp4_tflops}; AIConfigurator's vLLM tables, gemm_dtype and
      * moe_dtype {@code nvfp4}).
      *
-     * @param gemm the linear layer with NVFP4 weights and activations: a fixed time per call plus the weight's bytes
-     *     (9/16 per element) at a streaming rate, and its compute-bound rate
+     * @param shapes how fast the linear layer with NVFP4 weights and activations streams a weight of each shape (9/16
+     *     byte per element) at decode sizes, relative to the GPU's BF16 {@link Achieved#gbytesPerS}: priced as BF16
+     *     weights are, by their shape's measured rate, and so under the same calibration ({@code mbu})
+     * @param tflops that GEMM's compute-bound rate, TFLOP/s
      * @param moe the fused MoE with NVFP4 experts, or null when not measured (then the roofline prices them)
      * @param moeTflops that fused MoE's compute-bound rate, TFLOP/s, or 0 when not measured (then the BF16 fused-MoE
      *     rate)
      */
-    public record Nvfp4Kernels(QuantizedGemm gemm, MoeKernel moe, double moeTflops) {
+    public record Nvfp4Kernels(StreamingShapes shapes, double tflops, MoeKernel moe, double moeTflops) {
         /** Validates the pieces. */
         public Nvfp4Kernels {
-            if (gemm == null) {
-                throw new IllegalArgumentException("NVFP4 kernels need the measured GEMM");
+            if (shapes == null) {
+                throw new IllegalArgumentException("NVFP4 kernels need the measured streaming grid");
+            }
+            if (!(tflops > 0 && Double.isFinite(tflops))) {
+                throw new IllegalArgumentException("nvfp4_tflops must be > 0, got " + tflops);
             }
             if (!(moeTflops >= 0 && Double.isFinite(moeTflops))) {
                 throw new IllegalArgumentException("moe_nvfp4_tflops must be >= 0, got " + moeTflops);
@@ -168,15 +173,15 @@ public record GpuSpec(
 
     /**
      * vLLM's linear layer with quantized weights as measured on a GPU for one vLLM version: FP8 weights scaled per 128
-     * × 128 block (its block-scaled GEMM plus the per-token-group quantization of its input; {@link #blockFp8Gemm}) or
-     * NVFP4 weights and activations ({@link Nvfp4Kernels#gemm}), as measured ({@code measured-kernels.yaml} {@code
+     * × 128 block (its block-scaled GEMM plus the per-token-group quantization of its input; {@link #blockFp8Gemm}), as
+     * measured ({@code measured-kernels.yaml} {@code
      * fp8_block_gemm} and {@code fp8_block_tflops}). At decode sizes its time is a fixed cost per call plus the
      * weight's bytes at a streaming rate: on the Hopper GPUs 12–66 µs per call depending on the version, against 6–9 µs
      * for the BF16 GEMM of the same small matrix, so a block-FP8 checkpoint's small attention projections cost more
      * than BF16 ones, not half.
      *
      * @param callUs fixed microseconds per linear layer call
-     * @param gbytesPerS the weight's bytes (one per element for FP8, 9/16 for NVFP4) streamed per second, GB/s
+     * @param gbytesPerS the weight's bytes (one per element) streamed per second, GB/s
      * @param tflops compute-bound throughput, TFLOP/s (the newest version measured)
      */
     public record QuantizedGemm(double callUs, double gbytesPerS, double tflops) {
@@ -589,14 +594,11 @@ public record GpuSpec(
 
     /**
      * The measured GEMM that prices linear layers of a weight type instead of the streaming roofline: the block-FP8
-     * one for {@code fp8_block}, the NVFP4 one for {@code nvfp4}; null for the others or where not measured.
+     * one for {@code fp8_block}; null for the others or where not measured (NVFP4 weights stream at their own measured
+     * rate per shape, {@link Nvfp4Kernels#shapes}).
      */
     public QuantizedGemm measuredGemm(TimingConfig.Dtype weights) {
-        return switch (weights) {
-            case FP8_BLOCK -> blockFp8Gemm;
-            case NVFP4 -> nvfp4 == null ? null : nvfp4.gemm();
-            case BF16, FP8, MXFP4 -> null;
-        };
+        return weights == TimingConfig.Dtype.FP8_BLOCK ? blockFp8Gemm : null;
     }
 
     /**
@@ -644,7 +646,7 @@ public record GpuSpec(
         return switch (dtype) {
                     case FP8 -> achieved.fp8Tflops();
                     case FP8_BLOCK -> blockFp8Gemm != null ? blockFp8Gemm.tflops() : achieved.fp8Tflops();
-                    case NVFP4 -> nvfp4 != null ? nvfp4.gemm().tflops() : achieved.bf16Tflops(); // else Marlin W4A16
+                    case NVFP4 -> nvfp4 != null ? nvfp4.tflops() : achieved.bf16Tflops(); // else Marlin W4A16
                     case BF16, MXFP4 -> achieved.bf16Tflops();
                 }
                 * 1e12;

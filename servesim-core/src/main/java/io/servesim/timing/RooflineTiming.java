@@ -290,9 +290,14 @@ public final class RooflineTiming implements TimingModel {
             double mbu) {
         GpuSpec.StreamingShapes shapes = gpu.achieved().shapes();
         GpuSpec.QuantizedGemm block = gpu.measuredGemm(weights);
+        // NVFP4 weights stream at their own measured rate per shape (GpuSpec.Nvfp4Kernels), BF16 ones at the GPU's
+        GpuSpec.StreamingShapes quantizedShapes = weights == TimingConfig.Dtype.NVFP4 && gpu.nvfp4() != null
+                ? gpu.nvfp4().shapes()
+                : shapes;
         long hidden = model.hiddenSize();
         if (model.mla() != null) {
-            return latentModelWeightSeconds(model, shapes, block, tensorParallel, weightBytes, bytesPerSecond, mbu);
+            return latentModelWeightSeconds(
+                    model, shapes, quantizedShapes, block, tensorParallel, weightBytes, bytesPerSecond, mbu);
         }
         long qkv = ((long) model.numHeads() / tensorParallel + 2L * Math.max(1, model.numKvHeads() / tensorParallel))
                 * model.headDim();
@@ -310,7 +315,7 @@ public final class RooflineTiming implements TimingModel {
         for (long[] m : quantized) {
             perLayer += block != null
                     ? block.seconds((double) m[0] * m[1] * weightBytes, mbu)
-                    : matrixSeconds(shapes, m[0], m[1]) * weightBytes / bytesPerSecond;
+                    : matrixSeconds(quantizedShapes, m[0], m[1]) * weightBytes / bytesPerSecond;
         }
         double bf16 = model.moe() ? matrixSeconds(shapes, hidden, model.numExperts()) : 0; // the router
         double lmHead = matrixSeconds(shapes, hidden, (long) model.vocabSize() / tensorParallel);
@@ -324,9 +329,10 @@ public final class RooflineTiming implements TimingModel {
         long[][] denseMlp = {{hidden, 2 * dense}, {dense, hidden}};
         long[][] sharedMlp = shared > 0 ? new long[][] {{hidden, 2 * shared}, {shared, hidden}} : new long[0][];
         return model.numLayers() * perLayer
-                + model.denseLayers() * quantizedSeconds(denseMlp, shapes, block, weightBytes, bytesPerSecond, mbu)
+                + model.denseLayers()
+                        * quantizedSeconds(denseMlp, quantizedShapes, block, weightBytes, bytesPerSecond, mbu)
                 + model.moeLayers()
-                        * (quantizedSeconds(sharedMlp, shapes, block, weightBytes, bytesPerSecond, mbu)
+                        * (quantizedSeconds(sharedMlp, quantizedShapes, block, weightBytes, bytesPerSecond, mbu)
                                 + bf16 * 2 / bytesPerSecond)
                 + lmHead * 2 / bytesPerSecond;
     }
@@ -343,6 +349,7 @@ public final class RooflineTiming implements TimingModel {
     private static double latentModelWeightSeconds(
             ModelSpec model,
             GpuSpec.StreamingShapes shapes,
+            GpuSpec.StreamingShapes quantized,
             GpuSpec.QuantizedGemm block,
             int tensorParallel,
             double weightBytes,
@@ -368,10 +375,10 @@ public final class RooflineTiming implements TimingModel {
         long[][] sharedMlp = shared > 0 ? new long[][] {{hidden, 2 * shared}, {shared, hidden}} : new long[0][];
         double seconds = model.numLayers()
                         * quantizedSeconds(
-                                attention.toArray(new long[0][]), shapes, block, weightBytes, bytesPerSecond, mbu)
-                + model.denseLayers() * quantizedSeconds(denseMlp, shapes, block, weightBytes, bytesPerSecond, mbu)
+                                attention.toArray(new long[0][]), quantized, block, weightBytes, bytesPerSecond, mbu)
+                + model.denseLayers() * quantizedSeconds(denseMlp, quantized, block, weightBytes, bytesPerSecond, mbu)
                 + model.moeLayers()
-                        * (quantizedSeconds(sharedMlp, shapes, block, weightBytes, bytesPerSecond, mbu)
+                        * (quantizedSeconds(sharedMlp, quantized, block, weightBytes, bytesPerSecond, mbu)
                                 + matrixSeconds(shapes, hidden, model.numExperts()) * 2 / bytesPerSecond);
         double lmHead = matrixSeconds(shapes, hidden, (long) model.vocabSize() / tensorParallel);
         return seconds + lmHead * 2 / bytesPerSecond;

@@ -799,7 +799,12 @@ public final class Specs {
         if (m == null || !m.has("streaming")) {
             return null;
         }
-        JsonNode grid = m.get("streaming");
+        return grid(m, name, "streaming");
+    }
+
+    /** A measured GPU's streaming grid under {@code key} as factors of its BF16 {@code gbytes_per_s}. */
+    private static GpuSpec.StreamingShapes grid(JsonNode m, String name, String key) {
+        JsonNode grid = m.get(key);
         double scale = m.get("gbytes_per_s").asDouble();
         JsonNode rows = grid.get("gbytes_per_s");
         double[][] factors = new double[rows.size()][];
@@ -812,7 +817,7 @@ public final class Specs {
         try {
             return new GpuSpec.StreamingShapes(doubles(grid.get("dims")), factors);
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("measured-kernels.yaml " + name + " streaming: " + e.getMessage(), e);
+            throw new IllegalStateException("measured-kernels.yaml " + name + " " + key + ": " + e.getMessage(), e);
         }
     }
 
@@ -1128,32 +1133,30 @@ public final class Specs {
     }
 
     /**
-     * vLLM's NVFP4 kernels on a GPU preset for a vLLM version ({@code measured-kernels.yaml} {@code nvfp4_gemm} with
-     * {@code nvfp4_tflops}, chosen among the versions as {@link #blockFp8Gemm(String, VllmVersion)} chooses; {@code
-     * nvfp4_moe}, the newest version not newer than {@code version}, else the oldest; {@code moe_nvfp4_tflops}), or
-     * null when the GPU has no measured NVFP4 GEMM (no FP4 tensor cores, or nobody measured them).
+     * vLLM's NVFP4 kernels on a GPU preset for a vLLM version ({@code measured-kernels.yaml}: {@code nvfp4_streaming},
+     * the NVFP4 GEMM's streaming rate per weight shape over every version measured, as factors of the GPU's BF16
+     * {@code gbytes_per_s}; {@code nvfp4_tflops}; {@code nvfp4_moe}, the newest version not newer than {@code version},
+     * else the oldest; {@code moe_nvfp4_tflops}), or null when the GPU has no measured NVFP4 GEMM (no FP4 tensor cores,
+     * or nobody measured them).
      */
     public static GpuSpec.Nvfp4Kernels nvfp4(String gpu, VllmVersion version) {
-        GpuSpec.QuantizedGemm gemm = measuredGemm(gpu, "nvfp4_gemm", "nvfp4_tflops", version);
-        if (gemm == null) {
+        JsonNode m = MEASURED.get(gpu);
+        if (m == null || !m.has("nvfp4_streaming") || !m.has("nvfp4_tflops")) {
             return null;
         }
-        JsonNode m = MEASURED.get(gpu);
+        GpuSpec.StreamingShapes shapes = grid(m, gpu, "nvfp4_streaming");
         GpuSpec.MoeKernel moe = m.has("nvfp4_moe") ? moeFit(gpu, "nvfp4_moe", m.get("nvfp4_moe"), version) : null;
         Double moeTflops = measured(m, "moe_nvfp4_tflops");
-        return new GpuSpec.Nvfp4Kernels(gemm, moe, moeTflops == null ? 0 : moeTflops);
+        return new GpuSpec.Nvfp4Kernels(
+                shapes, m.get("nvfp4_tflops").asDouble(), moe, moeTflops == null ? 0 : moeTflops);
     }
 
     private static GpuSpec.QuantizedGemm blockFp8Gemm(String gpu, String key, VllmVersion version) {
-        return measuredGemm(gpu, key, "fp8_block_tflops", version);
-    }
-
-    private static GpuSpec.QuantizedGemm measuredGemm(String gpu, String key, String tflopsKey, VllmVersion version) {
         JsonNode m = MEASURED.get(gpu);
-        if (m == null || !m.has(key) || !m.has(tflopsKey)) {
+        if (m == null || !m.has(key) || !m.has("fp8_block_tflops")) {
             return null;
         }
-        double tflops = m.get(tflopsKey).asDouble();
+        double tflops = m.get("fp8_block_tflops").asDouble();
         // every fit with its version (an engine's patch releases share one major.minor: a list, not a map)
         List<VllmVersion> versions = new ArrayList<>();
         List<GpuSpec.QuantizedGemm> fits = new ArrayList<>();

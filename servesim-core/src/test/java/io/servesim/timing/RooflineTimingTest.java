@@ -672,27 +672,32 @@ class RooflineTimingTest {
     }
 
     @Test
-    void nvfp4Weights_payTheMeasuredNvfp4GemmsCallPerMatrixPlusNineSixteenthsOfAByteEach_andTheLmHeadStaysBf16() {
-        // a measured NVFP4 GEMM of 20 us per call plus 1,000 GB/s (x mbu 0.8): Llama-3.1-8B's four matrices per layer
-        // each pay the call and their bytes, 4 bits and an FP8 scale per 16 elements (9/16 byte), at that rate; the
-        // LM head (4,096 x 128,256) streams as BF16 at the GPU's rate
+    void nvfp4Weights_streamNineSixteenthsOfAByteEachAtTheirMeasuredRate_andTheLmHeadStaysBf16() {
+        // an NVFP4 GEMM measured at 1.6 x the GPU's BF16 large-GEMM streaming rate for every shape (x mbu 0.8):
+        // Llama-3.1-8B's four matrices per layer stream 9/16 byte per weight (4 bits and an FP8 scale per 16) at it;
+        // the LM head (4,096 x 128,256) streams as BF16 at the GPU's rate
         GpuSpec h100 = gpu("h100-sxm");
-        GpuSpec fp4 = h100.withNvfp4(new GpuSpec.Nvfp4Kernels(new GpuSpec.QuantizedGemm(20, 1000, 800), null, 0));
+        GpuSpec fp4 = h100.withNvfp4(
+                new GpuSpec.Nvfp4Kernels(GpuSpec.StreamingShapes.uniform().scaled(1.6), 800, null, 0));
         ModelSpec m = Specs.model("llama-3.1-8b", "t");
         double bw = 3022e9 * 0.8;
         double perLayer = 4096.0 * (6144 + 4096 + 28672) + 14336.0 * 4096;
         double lmHead = 4096.0 * 128256 * 2 / bw;
         double kv = 131072.0 / bw;
-        double measured = 32 * (4 * 20e-6 + perLayer * 9 / 16 / (1000e9 * 0.8)) + lmHead;
+        double measured = 32 * perLayer * 9 / 16 / (bw * 1.6) + lmHead;
         assertThat(new RooflineTiming(m, fp4, 1, 1, Dtype.NVFP4, null, 9.0 / 16, 2, BARE, true)
                         .stepNanos(decodes(1, 0)))
                 .isEqualTo(Math.round((measured + kv) * 1e9));
         // where nobody measured FP4 kernels (vLLM's Marlin weight-only path below Blackwell): the 9/16 byte per
-        // weight at the GPU's streaming rate
+        // weight at the GPU's BF16 streaming rate
         double marlin = 32 * perLayer * 9 / 16 / bw + lmHead;
         assertThat(new RooflineTiming(m, h100, 1, 1, Dtype.NVFP4, null, 9.0 / 16, 2, BARE, true)
                         .stepNanos(decodes(1, 0)))
                 .isEqualTo(Math.round((marlin + kv) * 1e9));
+        // BF16 weights on the same GPU ignore the NVFP4 grid
+        assertThat(new RooflineTiming(m, fp4, 1, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(decodes(1, 0)))
+                .isEqualTo(
+                        new RooflineTiming(m, h100, 1, 1, Dtype.BF16, null, 2, 2, BARE, true).stepNanos(decodes(1, 0)));
     }
 
     @Test
@@ -700,7 +705,7 @@ class RooflineTimingTest {
         // a compute-bound prefill of 4,096 tokens: the dense FLOPs at the NVFP4 GEMM's 2,000 TFLOP/s x mfu 0.6 (the
         // LM head at the BF16 rate, 843.8 TFLOP/s x 0.6); without measured FP4 kernels all at the BF16 rate
         GpuSpec h100 = gpu("h100-sxm");
-        GpuSpec fp4 = h100.withNvfp4(new GpuSpec.Nvfp4Kernels(new GpuSpec.QuantizedGemm(0, 1e9, 2000), null, 0));
+        GpuSpec fp4 = h100.withNvfp4(new GpuSpec.Nvfp4Kernels(GpuSpec.StreamingShapes.uniform(), 2000, null, 0));
         ModelSpec m = Specs.model("llama-3.1-8b", "t");
         StepBatch b = new StepBatch();
         b.reset(1 << 20);

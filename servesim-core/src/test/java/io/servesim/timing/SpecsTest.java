@@ -2,6 +2,7 @@ package io.servesim.timing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import io.servesim.config.ConfigException;
 import io.servesim.config.ConfigLoader;
@@ -1072,27 +1073,27 @@ class SpecsTest {
     }
 
     @Test
-    void nvfp4Kernels_areTheMeasuredOnesOfTheDeploymentsVllmVersion_andNoneWithoutFp4TensorCores() {
-        // measured-kernels.yaml, the B200: nvfp4_tflops 4,241.5; nvfp4_gemm 0.24 7.8 us + 6,266 GB/s, 0.22 7.9 us +
-        // 4,420, 0.19 6.6 us + 3,681; nvfp4_moe 0.24 40.5 us + 7,463 GB/s, 0.19 32.4 us + 7,278; moe_nvfp4_tflops
-        // 3,456.2
+    void nvfp4Kernels_areTheMeasuredOnes_theMoeOfTheDeploymentsVllmVersion_andNoneWithoutFp4TensorCores() {
+        // measured-kernels.yaml, the B200: nvfp4_tflops 4,241.5; nvfp4_streaming 2,632 GB/s at 8,192 x 8,192 and 4,238
+        // at 8,192 x 65,536 (9/16 byte per weight), against the BF16 gbytes_per_s 6,701; nvfp4_moe 0.24 40.5 us +
+        // 7,463 GB/s, 0.19 32.4 us + 7,278; moe_nvfp4_tflops 3,456.2
         GpuSpec.Nvfp4Kernels newest = Specs.nvfp4("b200", null);
-        assertThat(newest.gemm().callUs()).isEqualTo(7.8);
-        assertThat(newest.gemm().gbytesPerS()).isEqualTo(6266);
-        assertThat(newest.gemm().tflops()).isEqualTo(4241.5);
+        assertThat(newest.shapes().factor(8192, 8192)).isCloseTo(2632.0 / 6701, within(1e-9));
+        assertThat(newest.shapes().factor(8192, 65536)).isCloseTo(4238.0 / 6701, within(1e-9));
+        assertThat(newest.tflops()).isEqualTo(4241.5);
         assertThat(newest.moe().callUs()).isEqualTo(40.5);
         assertThat(newest.moeTflops()).isEqualTo(3456.2);
         GpuSpec.Nvfp4Kernels v019 = Specs.nvfp4("b200", VllmVersion.find("0.19.0"));
-        assertThat(v019.gemm().gbytesPerS()).isEqualTo(3681);
         assertThat(v019.moe().callUs()).isEqualTo(32.4);
-        assertThat(Specs.nvfp4("b200", VllmVersion.find("0.13.0")).gemm().callUs())
-                .isEqualTo(6.6); // the oldest
+        assertThat(v019.moe().gbytesPerS()).isEqualTo(7278);
+        assertThat(Specs.nvfp4("b200", VllmVersion.find("0.13.0")).moe().callUs())
+                .isEqualTo(32.4); // the oldest
         GpuSpec b200 = Specs.gpu("b200", "t");
         assertThat(b200.achievedFlopsPerSecond(TimingConfig.Dtype.NVFP4)).isEqualTo(4241.5e12);
         assertThat(b200.achievedMoeFlopsPerSecond(TimingConfig.Dtype.NVFP4)).isEqualTo(3456.2e12);
         assertThat(b200.moeKernel(TimingConfig.Dtype.NVFP4)).isEqualTo(newest.moe());
-        assertThat(b200.measuredGemm(TimingConfig.Dtype.NVFP4)).isEqualTo(newest.gemm());
-        // a deployment stating its version gets that version's kernels
+        assertThat(b200.measuredGemm(TimingConfig.Dtype.NVFP4)).isNull(); // the grid prices it, not a call fit
+        // a deployment stating its version gets that version's fused MoE
         assertThat(Deployment.resolve(ConfigLoader.fromYaml(
                                 "",
                                 "t",
@@ -1101,8 +1102,9 @@ class SpecsTest {
                                         "timing.gpu=b200",
                                         "timing.vllm_version=\"0.19.0\"")))
                         .gpu()
-                        .nvfp4())
-                .isEqualTo(v019);
+                        .nvfp4()
+                        .moe())
+                .isEqualTo(v019.moe());
         // Hopper has no FP4 tensor cores: vLLM's Marlin runs NVFP4 weight-only, at the BF16 rates
         GpuSpec h100 = Specs.gpu("h100-sxm", "t");
         assertThat(h100.nvfp4()).isNull();
