@@ -562,6 +562,11 @@ public record GpuSpec(
     }
 
     private GpuSpec withKernels(MoeKernel mxfp4, FusedMoe fused, QuantizedGemm block, FusedAllReduce ar) {
+        return withKernels(mxfp4, fused, block, ar, nvfp4);
+    }
+
+    private GpuSpec withKernels(
+            MoeKernel mxfp4, FusedMoe fused, QuantizedGemm block, FusedAllReduce ar, Nvfp4Kernels fp4) {
         return copy(
                 achieved,
                 linkGbytesPerS,
@@ -573,23 +578,12 @@ public record GpuSpec(
                 fused,
                 block,
                 ar,
-                nvfp4);
+                fp4);
     }
 
     /** This GPU with other measured NVFP4 kernels (null: NVFP4 weights run weight-only at the BF16 rates). */
     public GpuSpec withNvfp4(Nvfp4Kernels kernels) {
-        return copy(
-                achieved,
-                linkGbytesPerS,
-                allReduce,
-                allGather,
-                reduceScatter,
-                attentionKernel,
-                mxfp4Moe,
-                fusedMoe,
-                blockFp8Gemm,
-                fusedAllReduce,
-                kernels);
+        return withKernels(mxfp4Moe, fusedMoe, blockFp8Gemm, fusedAllReduce, kernels);
     }
 
     /**

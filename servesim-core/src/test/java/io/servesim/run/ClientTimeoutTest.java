@@ -243,14 +243,23 @@ class ClientTimeoutTest {
             {"arrival_ms": 0, "input_length": 100, "output_length": 10}
             """;
 
+    /** Request 0 alone on two workers, worker 0 failing at {@code failMs}, its client giving up after {@code timeoutS}. */
+    private static RunResult oneWithWorker0Failing(String timeoutS, int failMs) {
+        return CheckedRuns.run(config(
+                ONE,
+                false,
+                timeoutS,
+                "cluster.workers=2",
+                "cluster.events=[{at_ms: " + failMs + ", worker: 0, action: fail}]"));
+    }
+
     @Test
     void aRequestOfAFailedWorker_isRetriedElsewhere_underANewDeadlineFromTheRetry() {
         // request 0 runs on worker 0 from 0 (tokens at 10, 20); worker 0 fails at 25 and the client sends the request
         // again: worker 1 prefills it 25-35 (its first token at 35) and decodes to 45, 55, 65, 75. The retry's own
         // deadline is 25 + 50 = 75, after that instant's outputs: timed out with 5 tokens (the first attempt's
         // deadline, 50, is void; under it the request would have ended with 2 tokens at 50)
-        RunResult r = CheckedRuns.run(config(
-                ONE, false, "0.05", "cluster.workers=2", "cluster.events=[{at_ms: 25, worker: 0, action: fail}]"));
+        RunResult r = oneWithWorker0Failing("0.05", 25);
         RequestLog log = r.log();
         int a = row(log, 0);
         assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);
@@ -262,8 +271,7 @@ class ClientTimeoutTest {
         assertThat(summary.timedOut()).isEqualTo(1L);
         assertThat(summary.restarts()).isEqualTo(1);
         // with a timeout of 0.1 s the retry (deadline 125) completes: 10 tokens by 125, the last at 125
-        RunResult longer = CheckedRuns.run(config(
-                ONE, false, "0.1", "cluster.workers=2", "cluster.events=[{at_ms: 25, worker: 0, action: fail}]"));
+        RunResult longer = oneWithWorker0Failing("0.1", 25);
         int b = row(longer.log(), 0);
         assertThat(longer.log().status(b)).isEqualTo(RequestStatus.COMPLETED);
         assertThat(longer.log().lastTokenNanos(b)).isEqualTo(125 * MS);
@@ -274,8 +282,7 @@ class ClientTimeoutTest {
         // the deadline, 55, falls inside the step 50-60: request 0 ends timed out with its 5 tokens at 55 and would
         // be aborted at the next schedule (60), but worker 0 fails at 57: its client is gone, so nobody sends the
         // request again, and it stays timed out, once
-        RunResult r = CheckedRuns.run(config(
-                ONE, false, "0.055", "cluster.workers=2", "cluster.events=[{at_ms: 57, worker: 0, action: fail}]"));
+        RunResult r = oneWithWorker0Failing("0.055", 57);
         RequestLog log = r.log();
         int a = row(log, 0);
         assertThat(log.status(a)).isEqualTo(RequestStatus.TIMED_OUT);

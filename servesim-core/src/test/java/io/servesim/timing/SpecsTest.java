@@ -185,8 +185,7 @@ class SpecsTest {
                 new Release("Qwen/Qwen3-32B-FP8", "qwen3-32b", Dtype.FP8_BLOCK),
                 new Release("Qwen/Qwen3-235B-A22B-FP8", "qwen3-235b-a22b", Dtype.FP8_BLOCK),
                 new Release("RedHatAI/Qwen3-14B-FP8-block", "qwen3-14b", Dtype.FP8_BLOCK))) {
-            assertThat(Specs.modelByHfId(r.id(), "model").name()).as(r.id()).isEqualTo(r.preset());
-            assertThat(Specs.checkpointDtypeOfId(r.id())).as(r.id()).isEqualTo(r.dtype());
+            r.assertResolves();
         }
         assertThat(Specs.checkpointDtypeOfId("meta-llama/Llama-2-7b-hf")).isNull();
         assertThatThrownBy(() -> Specs.modelByHfId("RedHatAI/Acme-13B-FP8", "model"))
@@ -213,8 +212,7 @@ class SpecsTest {
                 new Release("nvidia/DeepSeek-R1-FP4-v2", "deepseek-v3", Dtype.NVFP4),
                 new Release("RedHatAI/Qwen3-32B-NVFP4", "qwen3-32b", Dtype.NVFP4),
                 new Release("mconcat/MiniMax-M2.5-NVFP4", "minimax-m2.5", Dtype.NVFP4))) {
-            assertThat(Specs.modelByHfId(r.id(), "model").name()).as(r.id()).isEqualTo(r.preset());
-            assertThat(Specs.checkpointDtypeOfId(r.id())).as(r.id()).isEqualTo(r.dtype());
+            r.assertResolves();
         }
         assertThat(Specs.checkpointDtypeOfId("openai/gpt-oss-120b")).isNull(); // MXFP4 experts, by its config
     }
@@ -246,7 +244,13 @@ class SpecsTest {
         assertThat(all.expertDtype(null, Dtype.BF16)).isEqualTo(Dtype.NVFP4);
     }
 
-    private record Release(String id, String preset, Dtype dtype) {}
+    /** A quantized release's Hugging Face id, the preset it resolves to, and the type vLLM serves it in. */
+    private record Release(String id, String preset, Dtype dtype) {
+        void assertResolves() {
+            assertThat(Specs.modelByHfId(id, "model").name()).as(id).isEqualTo(preset);
+            assertThat(Specs.checkpointDtypeOfId(id)).as(id).isEqualTo(dtype);
+        }
+    }
 
     private static ModelSpec config(String json) {
         return Specs.fromHfConfig("c", JsonMapper.builder().build().readTree(json), "timing.model");
