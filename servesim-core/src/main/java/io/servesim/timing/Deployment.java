@@ -96,6 +96,14 @@ public record Deployment(
         EngineConfig e = config.engine();
         KvCacheConfig kv = e.kvCache();
         ModelSpec model = t.model() == null ? null : Specs.model(t.model(), "timing.model", config.baseDir());
+        if (model != null
+                && (t.weightDtype() == TimingConfig.Dtype.NVFP4 || t.expertDtype() == TimingConfig.Dtype.NVFP4)
+                && model.checkpointDtype() != null
+                && model.checkpointDtype() != TimingConfig.Dtype.NVFP4) {
+            // an NVFP4 release of a model whose own checkpoint is FP8 (MiniMax-M2.5, DeepSeek-V3, Kimi-K2) replaces
+            // that quantization: its linear layers are what the release says (NVFP4, or BF16 where it leaves them out)
+            model = model.withCheckpointDtype(null);
+        }
         GpuSpec gpu = gpu(t, e.kind());
         int[] batch = batchDefaults(gpu);
         int maxNumSeqs = e.scheduler().maxNumSeqs() != null ? e.scheduler().maxNumSeqs() : batch[0];

@@ -92,6 +92,34 @@ public record ModelSpec(
         return checkpointDtype != null ? checkpointDtype : stated;
     }
 
+    /** This model with another checkpoint type for its linear layers (null: none, {@link #weightDtype} the stated). */
+    public ModelSpec withCheckpointDtype(TimingConfig.Dtype dtype) {
+        return new ModelSpec(
+                name,
+                architecture,
+                hiddenSize,
+                numLayers,
+                numHeads,
+                numKvHeads,
+                headDim,
+                intermediateSize,
+                vocabSize,
+                numExperts,
+                expertsPerToken,
+                expertIntermediateSize,
+                tiedEmbeddings,
+                slidingWindow,
+                maxPositionEmbeddings,
+                checkpointExpertDtype,
+                dtype,
+                sharedExperts,
+                denseLayers,
+                mla,
+                attentionChunkSize,
+                chunkedLayers,
+                checkpointKvDtype);
+    }
+
     /**
      * The KV cache's element type: the checkpoint's when its ModelOpt config states one, else {@code stated} ({@code
      * timing.kv_dtype}). vLLM's {@code --kv-cache-dtype auto} (its default) takes a ModelOpt checkpoint's {@code

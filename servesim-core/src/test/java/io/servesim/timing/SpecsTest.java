@@ -1120,6 +1120,29 @@ class SpecsTest {
     }
 
     @Test
+    void anNvfp4ReleaseOfAModelWhoseOwnCheckpointIsFp8_replacesThatQuantization() {
+        // MiniMax-M2.5's own checkpoint is block-scaled FP8; NVIDIA's NVFP4 release quantizes the experts and leaves
+        // attention in BF16: stating NVFP4 experts serves the attention in the stated BF16, not the preset's FP8
+        java.util.function.Function<List<String>, ModelSpec> served = sets -> {
+            List<String> all = new java.util.ArrayList<>(
+                    List.of("timing.model=minimax-m2.5", "timing.gpu=b200", "timing.tensor_parallel=4"));
+            all.addAll(sets);
+            return Deployment.resolve(ConfigLoader.fromYaml("", "t", all)).model();
+        };
+        ModelSpec own = served.apply(List.of());
+        assertThat(own.weightDtype(Dtype.BF16)).isEqualTo(Dtype.FP8_BLOCK);
+        ModelSpec fp4Experts = served.apply(List.of("timing.expert_dtype=nvfp4", "timing.weight_dtype=bf16"));
+        assertThat(fp4Experts.weightDtype(Dtype.BF16)).isEqualTo(Dtype.BF16);
+        assertThat(fp4Experts.expertDtype(Dtype.NVFP4, Dtype.BF16)).isEqualTo(Dtype.NVFP4);
+        ModelSpec fp4All = served.apply(List.of("timing.weight_dtype=nvfp4"));
+        assertThat(fp4All.weightDtype(Dtype.NVFP4)).isEqualTo(Dtype.NVFP4);
+        assertThat(fp4All.expertDtype(null, Dtype.NVFP4)).isEqualTo(Dtype.NVFP4);
+        // stating another type leaves the checkpoint's FP8 in place, as before
+        assertThat(served.apply(List.of("timing.weight_dtype=bf16")).weightDtype(Dtype.BF16))
+                .isEqualTo(Dtype.FP8_BLOCK);
+    }
+
+    @Test
     void nvfp4Weights_occupyNineSixteenthsOfAByteEach_theEmbeddingsStayBf16() {
         // Llama-3.1-70B on one B200: every linear layer but the embeddings at 9/16 byte per weight, the input
         // embedding and the untied LM head (2 x 128,256 x 8,192) at two bytes
