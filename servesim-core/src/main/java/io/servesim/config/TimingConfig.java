@@ -182,9 +182,4 @@ public record TimingConfig(
     public double weightBytes() {
         return weightDtype.bytes();
     }
-
-    /** Bytes per KV element. */
-    public int kvBytes() {
-        return (int) kvDtype.bytes();
-    }
 }
