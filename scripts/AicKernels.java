@@ -88,7 +88,8 @@ public class AicKernels {
                 .append("#   scales (moe_dtype fp8_block) and of MXFP4 experts with BF16 activations (w4a16_mxfp4, vLLM's own\n")
                 .append("#   MXFP4 method only), each from the newest vLLM version with >= 10 such rows;\n")
                 .append("#   moe_mxfp4_mxfp8_tflops likewise for MXFP4 experts on MXFP8 activations (w4a8_mxfp4_mxfp8),\n")
-                .append("#   moe_nvfp4_tflops for NVFP4 experts (nvfp4).\n")
+                .append("#   moe_nvfp4_tflops for NVFP4 experts (nvfp4), moe_int4_tflops for 4-bit integer experts on\n")
+                .append("#   Marlin (int4_wo, without vllm_marlin_int4_moe's rows; see fused_moe int4).\n")
                 .append("# mxfp4_moe: vLLM's fused MoE with MXFP4 experts and BF16 activations (moe_dtype w4a16_mxfp4, the\n")
                 .append("#   gpt-oss path), per vLLM version measured: a least-squares fit latency = call_us + expert bytes /\n")
                 .append("#   gbytes_per_s over its balanced rows without EP, TP <= 8, <= 8 tokens per expert (the bytes of the\n")
@@ -107,7 +108,11 @@ public class AicKernels {
                 .append("#   floored at 0); versions with >= 3 such shapes. shapes: how many. backend: the kernel the rows\n")
                 .append("#   timed (triton: vLLM's Triton kernel, called directly before vLLM 0.24's collection or picked by\n")
                 .append("#   vLLM's MoE oracle; flashinfer_trtllm / flashinfer_cutlass: the oracle's FlashInfer pick), when\n")
-                .append("#   all rows name one.\n")
+                .append("#   all rows name one; marlin: vLLM's Marlin kernel). int4: the same fit for 4-bit integer experts\n")
+                .append("#   with BF16 activations (moe_dtype int4_wo, 128-element groups with a BF16 scale: 4.125 bits per\n")
+                .append("#   weight), Marlin's rows only (not vllm_marlin_int4_moe: vLLM 0.18 and 0.19's collector timed\n")
+                .append("#   vLLM's Triton WNA16 kernel under that label), versions with >= 1 shape (vLLM 0.24 measured\n")
+                .append("#   Kimi-K2.5's alone).\n")
                 .append("# attention_tflops: 90th percentile of vLLM's context (prefill) attention FLOP/s, causal\n")
                 .append("#   (4*heads*head_dim*isl*(isl+1)/2 per sequence), head_dim 128, BF16 queries and KV, no window,\n")
                 .append("#   isl >= 4096 (.../<gpu>/attention/vllm/<version>/context_attention_perf.parquet).\n")
@@ -343,6 +348,7 @@ public class AicKernels {
         moeRate(s, dir, "w4a16_mxfp4", "moe_mxfp4_tflops", out);
         moeRate(s, dir, "w4a8_mxfp4_mxfp8", "moe_mxfp4_mxfp8_tflops", out);
         moeRate(s, dir, "nvfp4", "moe_nvfp4_tflops", out);
+        moeRate(s, dir, "int4_wo", "moe_int4_tflops", out);
     }
 
     /**
@@ -354,7 +360,7 @@ public class AicKernels {
         // vLLM's own MXFP4 method only, as for the mxfp4_moe fit: not compressed-tensors checkpoints' W4A4 Marlin path
         String where = " where moe_dtype = '" + dtype + "' and distribution = 'balanced' and moe_ep_size = 1"
                 + " and num_tokens >= 4096 and inter_size / moe_tp_size >= 1024 and latency > 0"
-                + notCompressedTensors(dtype);
+                + kernelFilter(dtype);
         for (int i = versions.size() - 1; i >= 0; i--) {
             String file = dir.resolve(versions.get(i)).resolve("moe_perf.parquet").toString().replace("'", "''");
             try (ResultSet r = s.executeQuery("select quantile_cont(2.0 * topk * 3 * hidden_size * inter_size"
@@ -371,11 +377,19 @@ public class AicKernels {
     }
 
     /**
-     * The condition leaving out compressed-tensors checkpoints' MXFP4 rows (their W4A4 Marlin path is another kernel
-     * than vLLM's own MXFP4 method), or none for other expert types: vLLM 0.24 measured NVFP4 experts through
-     * compressed-tensors checkpoints only, on the same FlashInfer kernels as ModelOpt's.
+     * The condition keeping the rows that timed the kernel a server runs for an expert type: for MXFP4, not
+     * compressed-tensors checkpoints' rows (their W4A4 Marlin path is another kernel than vLLM's own MXFP4 method);
+     * for 4-bit integer experts ({@code int4_wo}), not the rows labelled {@code vllm_marlin_int4_moe} (the vLLM 0.18
+     * and 0.19 collections: that collector, {@code collector/vllm/collect_moe_v2.py} at 041aced4, called vLLM's {@code
+     * fused_experts} with an {@code int4_w4a16} quantization config, which is vLLM's Triton WNA16 kernel, not the
+     * Marlin kernel its label and comments name; 3 to 4 times slower than the Marlin rows of 0.14 and 0.24 on the same
+     * GPU); none for other expert types (vLLM 0.24 measured NVFP4 experts through compressed-tensors checkpoints
+     * only, on the same FlashInfer kernels as ModelOpt's).
      */
-    private static String notCompressedTensors(String dtype) {
+    private static String kernelFilter(String dtype) {
+        if (dtype.equals("int4_wo")) {
+            return " and kernel_source <> 'vllm_marlin_int4_moe'";
+        }
         return dtype.contains("mxfp4") ? " and kernel_source not like '%compressedtensors%'" : "";
     }
 
@@ -410,7 +424,7 @@ public class AicKernels {
             try (ResultSet r = s.executeQuery("with r as (select least(num_experts, num_tokens * topk) * 3.0"
                     + " * hidden_size * inter_size * " + bytesPerWeight + " / moe_tp_size as bytes, latency * 1000 as us,"
                     + " moe_tp_size from '"
-                    + file + "' where moe_dtype = '" + dtype + "'" + notCompressedTensors(dtype)
+                    + file + "' where moe_dtype = '" + dtype + "'" + kernelFilter(dtype)
                     + " and distribution = 'balanced' and moe_ep_size = 1"
                     + " and moe_tp_size <= 8 and num_tokens * topk <= 8 * num_experts and latency > 0)"
                     + " select regr_intercept(us, bytes), 1e-3 / regr_slope(us, bytes), count(*),"
@@ -441,7 +455,10 @@ public class AicKernels {
      * shapes with the most bytes would set both, and a few shapes whose rows are not linear in bytes (the B200's and
      * L40S's largest, above the HBM bandwidth at 512 experts) pull the pooled line off every other shape. A shape
      * needs 10 rows over at least two TP sizes, a version three shapes. The call time is floored at zero (the L40S's
-     * shapes fit intercepts either side of it). FP8 with per-tensor scales ({@code fp8}, ModelOpt checkpoints) is
+     * shapes fit intercepts either side of it). With 4-bit integer experts ({@code int4}, moe_dtype {@code int4_wo}:
+     * Marlin, as vLLM serves compressed-tensors W4A16 checkpoints such as Moonshot's Kimi releases) a version needs
+     * one shape: vLLM 0.24's collection measured Kimi-K2.5's alone, through the compressed-tensors Marlin method
+     * itself; the rows of vLLM 0.18 and 0.19 are left out ({@link #kernelFilter}). FP8 with per-tensor scales ({@code fp8}, ModelOpt checkpoints) is
      * another kernel and is not fitted.
      */
     private static void fusedMoe(Statement s, Path dir, StringBuilder out) throws Exception {
@@ -450,7 +467,11 @@ public class AicKernels {
         }
         List<String> versions = versionsWith(dir, "moe_perf.parquet");
         boolean first = true;
-        for (String[] dtype : new String[][] {{"bf16", "bfloat16", "2"}, {"fp8", "fp8_block", "1"}}) {
+        // bytes per weight as each table stores it: AIConfigurator's int4_wo rows use 128-element groups with a BF16
+        // scale (collector/vllm/collect_moe.py's default group_size), 4.125 bits
+        for (String[] dtype : new String[][] {
+            {"bf16", "bfloat16", "2", "3"}, {"fp8", "fp8_block", "1", "3"}, {"int4", "int4_wo", "0.515625", "1"}
+        }) {
             boolean firstOfDtype = true;
             for (int i = versions.size() - 1; i >= 0; i--) {
                 String file = dir.resolve(versions.get(i)).resolve("moe_perf.parquet").toString().replace("'", "''");
@@ -458,14 +479,15 @@ public class AicKernels {
                         + " least(num_experts, num_tokens * topk) * 3.0 * hidden_size * inter_size * " + dtype[2]
                         + " / moe_tp_size as bytes, latency * 1000 as us, moe_tp_size, kernel_source from '" + file + "'"
                         + " where moe_dtype = '" + dtype[1] + "' and distribution = 'balanced' and moe_ep_size = 1"
-                        + " and moe_tp_size <= 8 and num_tokens * topk <= 8 * num_experts and latency > 0),"
+                        + " and moe_tp_size <= 8 and num_tokens * topk <= 8 * num_experts and latency > 0"
+                        + kernelFilter(dtype[1]) + "),"
                         + " f as (select regr_intercept(us, bytes) as call_us, 1e-3 / regr_slope(us, bytes) as rate"
                         + " from r group by hidden_size, inter_size, num_experts, topk"
                         + " having count(*) >= 10 and count(distinct moe_tp_size) >= 2)"
                         + " select greatest(0, median(call_us)), median(rate), count(*),"
                         + " (select min(kernel_source) from r), (select max(kernel_source) from r) from f")) {
                     r.next();
-                    if (r.getLong(3) < 3) {
+                    if (r.getLong(3) < Integer.parseInt(dtype[3])) {
                         continue;
                     }
                     if (first) {
@@ -510,6 +532,9 @@ public class AicKernels {
         }
         if (source.contains("_flashinfer_cutlass_")) {
             return "flashinfer_cutlass";
+        }
+        if (source.equals("vllm_marlin_moe") || source.contains("marlinmoe_marlin_")) {
+            return "marlin";
         }
         return null;
     }

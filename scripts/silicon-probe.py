@@ -53,7 +53,7 @@ MODELS = {
     'MiniMaxAI/MiniMax-M2.5': 'minimax-m2.5',
     'deepseek-ai/DeepSeek-V3': 'deepseek-v3',
     'deepseek-ai/DeepSeek-R1': 'deepseek-v3',  # the same architecture and FP8 checkpoint format
-    'moonshotai/Kimi-K2.5': 'kimi-k2.5',  # its 'fp4' rows: NVIDIA's NVFP4 release (its 'int4' rows are not priced)
+    'moonshotai/Kimi-K2.5': 'kimi-k2.5',  # 'int4' rows: Moonshot's release (the preset's); 'fp4': NVIDIA's NVFP4 one
 }
 # Models whose released checkpoint is FP4 (the sample labels their rows 'fp4'): gpt-oss ships MXFP4 experts, which
 # servesim's preset applies by default (timing.expert_dtype). The other FP4 rows ran NVFP4 checkpoints (gemm_quant_mode
@@ -66,6 +66,8 @@ MOE = {'minimax-m2.5', 'qwen3-235b-a22b', 'deepseek-v3', 'gpt-oss-120b', 'kimi-k
 # own FP8 releases (Qwen/Qwen3-235B-A22B-FP8, Qwen/Qwen3-32B-FP8) and MiniMax-M2.5 (whose preset states it); the other
 # FP8 rows (Llama-3.1 FP8 checkpoints from NVIDIA's ModelOpt) have one scale per tensor. DeepSeek-V3 and R1 ship
 # block-scaled FP8 weights too.
+# Models whose 'int4' rows ran their own W4A16 checkpoint (4-bit integer experts, which the preset states).
+INT4 = {'kimi-k2.5'}
 BLOCK_FP8 = {'qwen3-235b-a22b', 'qwen3-32b', 'minimax-m2.5', 'deepseek-v3'}
 GPUS = {'h100_sxm': 'h100-sxm', 'h200_sxm': 'h200-sxm', 'b200_sxm': 'b200', 'b300_sxm': 'b300', 'gb200': 'gb200',
         'gb300': 'gb300'}
@@ -242,7 +244,7 @@ def main():
     ap.add_argument('out_csv')
     ap.add_argument('--match', default='', help='keep rows whose model path + system contains this')
     ap.add_argument('--rounds', type=int, default=20, help='scored requests per client (aiperf: 20)')
-    ap.add_argument('--precision', default=None, help="keep rows of this precision only (bf16, fp8, fp4)")
+    ap.add_argument('--precision', default=None, help="keep rows of this precision only (bf16, fp8, fp4, int4)")
     ap.add_argument('--limit', type=int, default=None, help='replay at most this many rows')
     ap.add_argument('--set', action='append', default=[], metavar='PATH=VALUE',
                     help='a config override for every replay (a sensitivity study), repeatable')
@@ -269,7 +271,8 @@ def main():
                 if r['backend'] == a.backend and r['mode'] == 'agg' and r['model_path'] in MODELS
                 and r['system'] in GPUS
                 and (r['precision'] in ('', 'fp8')
-                     or r['precision'] == 'fp4' and MODELS[r['model_path']] in NATIVE_FP4 | NVFP4)
+                     or r['precision'] == 'fp4' and MODELS[r['model_path']] in NATIVE_FP4 | NVFP4
+                     or r['precision'] == 'int4' and MODELS[r['model_path']] in INT4)
                 and a.match in r['model_path'] + r['system']
                 and (a.precision is None or (r['precision'] or 'bf16') == a.precision)]
     rows = rows[:a.limit]

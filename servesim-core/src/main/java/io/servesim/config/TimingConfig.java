@@ -17,7 +17,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param weightDtype bf16, fp8 (per-tensor scales), fp8_block (128 × 128 block scales) or nvfp4: the non-expert
  *     weights' type when the checkpoint does not state one; a checkpoint whose config.json states FP8 quantization is served
  *     in it whatever this says ({@link io.servesim.timing.ModelSpec#checkpointDtype})
- * @param expertDtype a MoE model's routed experts: bf16, fp8, mxfp4 or nvfp4 (null: the checkpoint's, as the model preset or
+ * @param expertDtype a MoE model's routed experts: bf16, fp8, mxfp4, nvfp4 or int4 (null: the checkpoint's, as the model preset or
  *     config.json's {@code quantization_config} states it, else {@code weightDtype})
  * @param kvDtype bf16 or fp8
  * @param gpuMemoryUtilization vLLM's gpu_memory_utilization, (0, 1]
@@ -95,7 +95,19 @@ public record TimingConfig(
                 "nvfp4",
                 "4.5 bits per element (4-bit values, an FP8 scale per 16); FP4 tensor rate where measured (Blackwell),"
                         + " else BF16's (Marlin, weight-only)",
-                (4 + 8 / 16.0) / 8);
+                (4 + 8 / 16.0) / 8),
+        /**
+         * 4-bit integers with one BF16 scale per group of 32 (4.5 bits), for a MoE model's experts only, as
+         * compressed-tensors W4A16 checkpoints store them (Moonshot's Kimi-K2-Thinking and Kimi-K2.5: {@code
+         * pack-quantized}, symmetric, group size 32, attention and shared experts left in BF16). vLLM runs them weight-only
+         * on BF16 activations through its Marlin fused MoE ({@code CompressedTensorsWNA16MarlinMoEMethod}), priced with
+         * that kernel's measured fit and FLOP rate.
+         */
+        INT4(
+                "int4",
+                "4.5 bits per element (4-bit integers, a BF16 scale per 32); a MoE model's experts only; Marlin,"
+                        + " BF16 activations",
+                (4 + 16 / 32.0) / 8);
 
         private final String configName;
         private final String description;
@@ -123,7 +135,7 @@ public record TimingConfig(
             return description;
         }
 
-        /** Bytes per element (fractional for MXFP4). */
+        /** Bytes per element (fractional for the 4-bit types). */
         public double bytes() {
             return bytes;
         }
@@ -140,12 +152,15 @@ public record TimingConfig(
         Check.atLeast("tensor_parallel", tensorParallel, 1);
         Check.present("weight_dtype", weightDtype);
         Check.present("kv_dtype", kvDtype);
-        if (weightDtype == Dtype.MXFP4) {
+        if (weightDtype == Dtype.MXFP4 || weightDtype == Dtype.INT4) {
             throw new ConfigException(
                     "weight_dtype",
                     "expected bf16, fp8, fp8_block or nvfp4, got " + weightDtype.configName()
-                            + " (vLLM's MXFP4 method quantizes only a"
-                            + " MoE model's experts and leaves the other layers in BF16: set timing.expert_dtype)");
+                            + (weightDtype == Dtype.MXFP4
+                                    ? " (vLLM's MXFP4 method quantizes only a MoE model's experts and leaves the other"
+                                            + " layers in BF16: set timing.expert_dtype)"
+                                    : " (4-bit integer weights are priced for a MoE model's experts only, as"
+                                            + " W4A16 MoE checkpoints store them: set timing.expert_dtype)"));
         }
         if (!kvDtype.wholeBytes() || kvDtype == Dtype.FP8_BLOCK) {
             throw new ConfigException("kv_dtype", "expected bf16 or fp8, got " + kvDtype.configName());

@@ -98,11 +98,12 @@ public record Deployment(
         ModelSpec model = t.model() == null ? null : Specs.model(t.model(), "timing.model", config.baseDir());
         if (model != null
                 && (t.weightDtype() == TimingConfig.Dtype.NVFP4 || t.expertDtype() == TimingConfig.Dtype.NVFP4)
-                && model.checkpointDtype() != null
-                && model.checkpointDtype() != TimingConfig.Dtype.NVFP4) {
-            // an NVFP4 release of a model whose own checkpoint is FP8 (MiniMax-M2.5, DeepSeek-V3, Kimi-K2) replaces
-            // that quantization: its linear layers are what the release says (NVFP4, or BF16 where it leaves them out)
-            model = model.withCheckpointDtype(null);
+                && ((model.checkpointDtype() != null && model.checkpointDtype() != TimingConfig.Dtype.NVFP4)
+                        || model.checkpointExpertDtype() == TimingConfig.Dtype.INT4)) {
+            // an NVFP4 release of a model whose own checkpoint is FP8 (MiniMax-M2.5, DeepSeek-V3, Kimi-K2) or has
+            // W4A16 experts (Kimi-K2.5) replaces that quantization: its layers are what the release says (NVFP4, or
+            // BF16 where it leaves them out)
+            model = model.withCheckpointDtypes(null, null);
         }
         GpuSpec gpu = gpu(t, e.kind());
         int[] batch = batchDefaults(gpu);

@@ -154,18 +154,34 @@ public record GpuSpec(
     }
 
     /**
-     * vLLM's fused MoE with BF16 experts and with FP8 experts scaled per 128 x 128 block as measured on a GPU for one
-     * vLLM version ({@code measured-kernels.yaml} {@code fused_moe}).
+     * vLLM's fused MoE with BF16 experts, with FP8 experts scaled per 128 x 128 block and with 4-bit integer experts
+     * (Marlin) as measured on a GPU for one vLLM version ({@code measured-kernels.yaml} {@code fused_moe}).
      *
      * @param bf16 BF16 experts, or null when not measured
      * @param fp8 FP8 experts with block scales, or null when not measured
+     * @param int4 4-bit integer experts on BF16 activations (vLLM's Marlin MoE), or null when not measured
+     * @param int4Tflops the Marlin MoE's FLOP rate, TFLOP/s ({@code moe_int4_tflops}; 0: not measured, then the BF16
+     *     fused MoE's)
      */
-    public record FusedMoe(MoeKernel bf16, MoeKernel fp8) {
+    public record FusedMoe(MoeKernel bf16, MoeKernel fp8, MoeKernel int4, double int4Tflops) {
+        /** Validates the rate. */
+        public FusedMoe {
+            if (!(int4Tflops >= 0 && Double.isFinite(int4Tflops))) {
+                throw new IllegalArgumentException("moe_int4_tflops must be >= 0, got " + int4Tflops);
+            }
+        }
+
+        /** BF16 and block-FP8 experts only. */
+        public FusedMoe(MoeKernel bf16, MoeKernel fp8) {
+            this(bf16, fp8, null, 0);
+        }
+
         /** The kernel for experts of this element type, or null (MXFP4 has its own, {@link GpuSpec#mxfp4Moe}). */
         public MoeKernel forDtype(TimingConfig.Dtype dtype) {
             return switch (dtype) {
                 case BF16 -> bf16;
                 case FP8, FP8_BLOCK -> fp8; // the tables' FP8 experts are block-scaled
+                case INT4 -> int4;
                 case MXFP4, NVFP4 -> null; // each has its own measured kernel
             };
         }
@@ -597,7 +613,8 @@ public record GpuSpec(
 
     /**
      * vLLM's fused MoE as measured on this GPU for experts of this element type ({@link #mxfp4Moe} for MXFP4, {@link
-     * #fusedMoe} for BF16 and FP8), or null when not measured (then the roofline prices them).
+     * #nvfp4} for NVFP4, {@link #fusedMoe} for BF16, FP8 and 4-bit integers), or null when not measured (then the
+     * roofline prices them).
      */
     public MoeKernel moeKernel(TimingConfig.Dtype experts) {
         if (experts == TimingConfig.Dtype.MXFP4) {
@@ -641,7 +658,7 @@ public record GpuSpec(
                     case FP8 -> achieved.fp8Tflops();
                     case FP8_BLOCK -> blockFp8Gemm != null ? blockFp8Gemm.tflops() : achieved.fp8Tflops();
                     case NVFP4 -> nvfp4 != null ? nvfp4.tflops() : achieved.bf16Tflops(); // else Marlin W4A16
-                    case BF16, MXFP4 -> achieved.bf16Tflops();
+                    case BF16, MXFP4, INT4 -> achieved.bf16Tflops();
                 }
                 * 1e12;
     }
@@ -649,13 +666,16 @@ public record GpuSpec(
     /**
      * FLOP/s vLLM's fused-MoE layer reaches with experts of {@code dtype} ({@link #achieved}): BF16, block-scaled FP8
      * and MXFP4 each at the rate measured for that expert type where AIConfigurator measured it, else derived
-     * ({@link Achieved#moeFp8Tflops}, {@link Achieved#moeMxfp4Tflops}).
+     * ({@link Achieved#moeFp8Tflops}, {@link Achieved#moeMxfp4Tflops}); NVFP4 and 4-bit integer experts at their
+     * measured kernel's rate ({@link Nvfp4Kernels#moeTflops}, {@link FusedMoe#int4Tflops}), else the BF16 one.
      */
     public double achievedMoeFlopsPerSecond(TimingConfig.Dtype dtype) {
         return switch (dtype) {
                     case FP8, FP8_BLOCK -> achieved.moeFp8Tflops();
                     case MXFP4 -> achieved.moeMxfp4Tflops();
                     case NVFP4 -> nvfp4 != null && nvfp4.moeTflops() > 0 ? nvfp4.moeTflops() : achieved.moeTflops();
+                    case INT4 ->
+                        fusedMoe != null && fusedMoe.int4Tflops() > 0 ? fusedMoe.int4Tflops() : achieved.moeTflops();
                     case BF16 -> achieved.moeTflops();
                 }
                 * 1e12;

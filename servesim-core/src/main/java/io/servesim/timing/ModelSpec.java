@@ -94,6 +94,14 @@ public record ModelSpec(
 
     /** This model with another checkpoint type for its linear layers (null: none, {@link #weightDtype} the stated). */
     public ModelSpec withCheckpointDtype(TimingConfig.Dtype dtype) {
+        return withCheckpointDtypes(checkpointExpertDtype, dtype);
+    }
+
+    /**
+     * This model with other checkpoint types for its routed experts and its linear layers (null: none, the stated
+     * types apply).
+     */
+    public ModelSpec withCheckpointDtypes(TimingConfig.Dtype experts, TimingConfig.Dtype dtype) {
         return new ModelSpec(
                 name,
                 architecture,
@@ -110,7 +118,7 @@ public record ModelSpec(
                 tiedEmbeddings,
                 slidingWindow,
                 maxPositionEmbeddings,
-                checkpointExpertDtype,
+                experts,
                 dtype,
                 sharedExperts,
                 denseLayers,

@@ -294,7 +294,7 @@ public final class Specs {
                         && quant.has("quant_method")
                         && "mxfp4".equals(quant.get("quant_method").asString())
                 ? TimingConfig.Dtype.MXFP4
-                : null;
+                : experts > 0 && int4Experts(quant, name, field) ? TimingConfig.Dtype.INT4 : null;
         // vLLM's fp8 method on a checkpoint quantized ahead: 128 x 128 block scales when weight_block_size is stated
         // (Qwen3, DeepSeek, MiniMax FP8 checkpoints), else per-tensor scales
         TimingConfig.Dtype checkpointDtype = expertDtype == null ? checkpointQuantization(quant, name, field) : null;
@@ -395,6 +395,54 @@ public final class Specs {
     }
 
     /**
+     * Whether a MoE checkpoint's quantization config is compressed-tensors W4A16 (every config group's weights 4-bit
+     * integers, no quantized activations), as Moonshot's Kimi-K2-Thinking and Kimi-K2.5 releases are: vLLM loads it
+     * with {@code CompressedTensorsWNA16MarlinMoEMethod} (its Marlin fused MoE; {@code compressed_tensors_moe.py} at
+     * 28be48fa9 prefers Marlin wherever it supports the layer) and the layers the config's {@code ignore} lists
+     * (attention, shared experts, dense MLPs) as BF16.
+     *
+     * @throws ConfigException for 4-bit integer weights servesim cannot price as {@link TimingConfig.Dtype#INT4}: a
+     *     group size other than 32 (its 4.5 bits per weight), or attention projections that are quantized too (a W4A16
+     *     dense GEMM is not priced)
+     */
+    static boolean int4Experts(JsonNode quant, String name, String field) {
+        if (quant == null
+                || !quant.isObject()
+                || !"compressed-tensors".equals(quant.path("quant_method").asString(""))) {
+            return false;
+        }
+        JsonNode groups = quant.path("config_groups");
+        if (!groups.isObject() || groups.isEmpty()) {
+            return false;
+        }
+        for (JsonNode g : groups.values()) {
+            JsonNode w = g.path("weights");
+            JsonNode a = g.path("input_activations");
+            if (!"int".equals(w.path("type").asString(""))
+                    || w.path("num_bits").asInt() != 4
+                    || !(a.isMissingNode() || a.isNull())) {
+                return false;
+            }
+            if (w.path("group_size").asInt() != 32) {
+                throw new ConfigException(
+                        field,
+                        name + ": quantization_config states 4-bit integer weights in groups of "
+                                + w.path("group_size").asString("?")
+                                + ", which are not priced (servesim prices W4A16 experts in groups of 32: 4.5 bits per"
+                                + " weight)");
+            }
+        }
+        if (!excludesAttention(quant)) {
+            throw new ConfigException(
+                    field,
+                    name + ": quantization_config states 4-bit integer weights for the attention projections too,"
+                            + " which are not priced (servesim prices W4A16 experts only; the checkpoint's ignore"
+                            + " list names no attention module)");
+        }
+        return true;
+    }
+
+    /**
      * The KV cache type a ModelOpt checkpoint's quantization config states, as vLLM's {@code
      * get_kv_cache_quant_algo_string} reads it ({@code vllm/utils/torch_utils.py} at 28be48fa9): for a {@code
      * modelopt*} method, {@code kv_cache_scheme} or {@code kv_cache_quant_algo} (top level or under {@code
@@ -468,7 +516,8 @@ public final class Specs {
         return new ConfigException(
                 field,
                 name + ": quantization_config '" + method
-                        + "' is not priced (servesim times BF16, FP8 and NVFP4 weights and MXFP4 experts; a BF16 timing of it"
+                        + "' is not priced (servesim times BF16, FP8 and NVFP4 weights and MXFP4 and W4A16 experts; a BF16"
+                        + " timing of it"
                         + " would be wrong)");
     }
 
@@ -592,7 +641,8 @@ public final class Specs {
             throw new ConfigException(
                     field,
                     "model '" + id + "' is '" + unpriced.group(1) + "' quantized as " + unpriced.group(2)
-                            + ": servesim times BF16, FP8 and NVFP4 weights and MXFP4 experts, not that quantization");
+                            + ": servesim times BF16, FP8 and NVFP4 weights and MXFP4 experts (and W4A16 experts as a"
+                            + " checkpoint's config.json states them), not that quantization by its name");
         }
         List<String> known = new ArrayList<>();
         MODEL_PRESETS.keySet().forEach(p -> known.addAll(hfIds(p)));
@@ -1013,8 +1063,9 @@ public final class Specs {
     }
 
     /**
-     * vLLM's fused MoE with BF16 and with FP8 (128 x 128 block-scaled) experts on a GPU preset as measured for a vLLM
-     * version ({@code measured-kernels.yaml} {@code fused_moe}, one fit per dtype and version measured): per dtype
+     * vLLM's fused MoE with BF16, FP8 (128 x 128 block-scaled) and 4-bit integer (Marlin, with {@code moe_int4_tflops})
+     * experts on a GPU preset as measured for a vLLM version ({@code measured-kernels.yaml} {@code fused_moe}, one fit
+     * per dtype and version measured): per dtype
      * the newest version not newer than {@code version}, else the oldest; the newest when {@code version} is null;
      * null when the GPU has neither. One exception, for FP8 experts from {@link #FP8_MOE_ORACLE} on: when the GPU's
      * tables measured FlashInfer's TRT-LLM kernel (the newest such fit).
@@ -1042,7 +1093,12 @@ public final class Specs {
                 fp8 = oracle;
             }
         }
-        return new GpuSpec.FusedMoe(moeFit(gpu, "fused_moe bf16", fused.get("bf16"), version), fp8);
+        Double int4Tflops = measured(m, "moe_int4_tflops");
+        return new GpuSpec.FusedMoe(
+                moeFit(gpu, "fused_moe bf16", fused.get("bf16"), version),
+                fp8,
+                moeFit(gpu, "fused_moe int4", fused.get("int4"), version),
+                int4Tflops == null ? 0 : int4Tflops);
     }
 
     /**

@@ -39,9 +39,13 @@ class NamedTest {
             new Key("engine.kv_cache.host_offload.scope", HostOffloadConfig.Scope.class, List.of()),
             new Key("engine.kvcr.decision", KvcrConfig.Decision.class, List.of()),
             new Key("timing.type", TimingType.class, List.of("timing.model=llama-3.1-8b", "timing.gpu=h100-sxm")),
-            new Key("timing.weight_dtype", TimingConfig.Dtype.class, List.of(), List.of("mxfp4")),
+            new Key("timing.weight_dtype", TimingConfig.Dtype.class, List.of(), List.of("mxfp4", "int4")),
             new Key("timing.expert_dtype", TimingConfig.Dtype.class, List.of()),
-            new Key("timing.kv_dtype", TimingConfig.Dtype.class, List.of(), List.of("mxfp4", "fp8_block", "nvfp4")),
+            new Key(
+                    "timing.kv_dtype",
+                    TimingConfig.Dtype.class,
+                    List.of(),
+                    List.of("mxfp4", "fp8_block", "nvfp4", "int4")),
             new Key("timing.profile.method", ProfileTimingConfig.Method.class, List.of()),
             new Key("engine.sglang.schedule_policy", SglangConfig.Policy.class, List.of("engine.kind=sglang")),
             new Key(

@@ -564,6 +564,104 @@ class RooflineTimingTest {
         assertThat(roofline).isNotEqualTo(base);
     }
 
+    @Test
+    void int4Experts_costTheMarlinKernelsCallTimePerLayer_plusTheTouchedExpertsAtFourAndAHalfBitsPerWeight() {
+        // Mixtral with W4A16 experts (4-bit integers, a BF16 scale per 32): one token hits 2 experts per layer, whose
+        // 3 x 4,096 x 14,336 weights take 4.5 bits each, half on each of the 2 GPUs
+        ModelSpec m = Specs.model("mixtral-8x7b", "t");
+        StepBatch one = decodes(1, 100);
+        GpuSpec.MoeKernel bf16 = new GpuSpec.MoeKernel(30, 3000, null);
+        GpuSpec h100 = gpu("h100-sxm");
+        RooflineConfig p = BARE.with("moe_efficiency", 0.8);
+        long base = new RooflineTiming(
+                        m,
+                        h100.withFusedMoe(new GpuSpec.FusedMoe(bf16, null, new GpuSpec.MoeKernel(40, 3000, null), 0)),
+                        2,
+                        1,
+                        Dtype.BF16,
+                        Dtype.INT4,
+                        2,
+                        2,
+                        p,
+                        true)
+                .stepNanos(one);
+        // 25 us more per call: 32 MoE layers x 25 us
+        long slowCall = new RooflineTiming(
+                        m,
+                        h100.withFusedMoe(new GpuSpec.FusedMoe(bf16, null, new GpuSpec.MoeKernel(65, 3000, null), 0)),
+                        2,
+                        1,
+                        Dtype.BF16,
+                        Dtype.INT4,
+                        2,
+                        2,
+                        p,
+                        true)
+                .stepNanos(one);
+        assertThat(slowCall - base).isEqualTo(32 * 25_000L);
+        // half the rate: 32 layers x 2 experts x 176.2 M weights x 0.5625 byte / 2 GPUs at 0.8 of 3,000 GB/s =
+        // 661 us, twice as long
+        long slowRate = new RooflineTiming(
+                        m,
+                        h100.withFusedMoe(new GpuSpec.FusedMoe(bf16, null, new GpuSpec.MoeKernel(40, 1500, null), 0)),
+                        2,
+                        1,
+                        Dtype.BF16,
+                        Dtype.INT4,
+                        2,
+                        2,
+                        p,
+                        true)
+                .stepNanos(one);
+        double read = 32 * 2 * 3.0 * 4096 * 14336 * 0.5625 / 2 / (3000e9 * 0.8);
+        assertThat((double) (slowRate - base)).isCloseTo(read * 1e9, org.assertj.core.data.Offset.offset(2.0));
+        // the same experts in BF16 on the BF16 kernel (10 us less per call) read 2 / 0.5625 times the bytes
+        long asBf16 = new RooflineTiming(
+                        m,
+                        h100.withFusedMoe(new GpuSpec.FusedMoe(bf16, null, new GpuSpec.MoeKernel(40, 3000, null), 0)),
+                        2,
+                        1,
+                        Dtype.BF16,
+                        Dtype.BF16,
+                        2,
+                        2,
+                        p,
+                        true)
+                .stepNanos(one);
+        assertThat((double) (asBf16 - base))
+                .isCloseTo(read * (2 / 0.5625 - 1) * 1e9 - 32 * 10_000.0, org.assertj.core.data.Offset.offset(2.0));
+    }
+
+    @Test
+    void int4Experts_computeAtTheMarlinMoesMeasuredRate_elseAtTheBf16FusedMoes() {
+        // a compute-bound Mixtral prefill (4,096 tokens, TP 2, hard roof): the experts' FLOPs at the H100's measured
+        // Marlin rate (moe_int4_tflops 277.9) against its BF16 fused MoE's (621.3); without a measured rate, the BF16
+        ModelSpec m = Specs.model("mixtral-8x7b", "t");
+        StepBatch prefill = prompt(4096);
+        GpuSpec h100 = gpu("h100-sxm");
+        assertThat(h100.fusedMoe().int4Tflops()).isEqualTo(277.9);
+        RooflineConfig p = BARE.with("moe_efficiency", 0.8);
+        long bf16 = new RooflineTiming(m, h100, 2, 1, Dtype.BF16, Dtype.BF16, 2, 2, p, true).stepNanos(prefill);
+        long int4 = new RooflineTiming(m, h100, 2, 1, Dtype.BF16, Dtype.INT4, 2, 2, p, true).stepNanos(prefill);
+        double flops = 2.0 * 32 * 2 * (3.0 * 4096 * 14336) / 2 * 4096; // 2 x layers x top-2 x expert params / TP
+        double expected = flops / 0.8 * (1 / 277.9e12 - 1 / 621.3e12);
+        assertThat((double) (int4 - bf16)).isCloseTo(expected * 1e9, org.assertj.core.data.Offset.offset(2.0));
+        GpuSpec.FusedMoe f = h100.fusedMoe();
+        long unmeasured = new RooflineTiming(
+                        m,
+                        h100.withFusedMoe(new GpuSpec.FusedMoe(f.bf16(), f.fp8(), f.int4(), 0)),
+                        2,
+                        1,
+                        Dtype.BF16,
+                        Dtype.INT4,
+                        2,
+                        2,
+                        p,
+                        true)
+                .stepNanos(prefill);
+        assertThat(unmeasured).isEqualTo(bf16);
+    }
+
     /** A step computing one fresh prompt of {@code tokens} tokens. */
     private static StepBatch prompt(int tokens) {
         StepBatch b = new StepBatch();

@@ -200,7 +200,8 @@ class SpecsTest {
             assertThatThrownBy(() -> Specs.modelByHfId(id, "model"))
                     .as(id)
                     .hasMessageContaining("quantized as")
-                    .hasMessageContaining("servesim times BF16, FP8 and NVFP4 weights and MXFP4 experts");
+                    .hasMessageContaining("servesim times BF16, FP8 and NVFP4 weights and MXFP4 experts (and W4A16"
+                            + " experts as a checkpoint's config.json states them)");
         }
     }
 
@@ -242,6 +243,80 @@ class SpecsTest {
         ModelSpec all = config(moe.formatted("\"lm_head\""));
         assertThat(all.weightDtype(Dtype.BF16)).isEqualTo(Dtype.NVFP4);
         assertThat(all.expertDtype(null, Dtype.BF16)).isEqualTo(Dtype.NVFP4);
+    }
+
+    @Test
+    void aW4a16MoeCheckpoint_hasInt4Experts_andTheLayersItsIgnoreListNamesInBf16() {
+        // compressed-tensors pack-quantized 4-bit integers in groups of 32, as Moonshot's Kimi-K2.5 release states
+        String shapes = "\"hidden_size\": 64, \"num_hidden_layers\": 2, \"num_attention_heads\": 4,"
+                + " \"intermediate_size\": 128, \"vocab_size\": 1000, \"num_local_experts\": 8,"
+                + " \"num_experts_per_tok\": 2";
+        String moe = "{\"architectures\": [\"MixtralForCausalLM\"], " + shapes
+                + ", \"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"format\":"
+                + " \"pack-quantized\", \"config_groups\": {\"group_0\": {\"input_activations\": null, \"weights\":"
+                + " {\"type\": \"int\", \"num_bits\": 4, \"strategy\": \"group\", \"group_size\": %d}}},"
+                + " \"ignore\": [%s]}}";
+        ModelSpec m = config(moe.formatted(32, "\"lm_head\", \"re:.*self_attn.*\""));
+        assertThat(m.expertDtype(null, Dtype.BF16)).isEqualTo(Dtype.INT4);
+        assertThat(m.weightDtype(Dtype.BF16)).isEqualTo(Dtype.BF16);
+        assertThat(m.expertDtype(Dtype.NVFP4, Dtype.BF16)).isEqualTo(Dtype.NVFP4); // a stated type wins
+        assertThat(Dtype.INT4.bytes()).isEqualTo(4.5 / 8);
+        // groups of 128 take fewer bits than INT4's 4.5, and quantized attention would be a W4A16 dense GEMM
+        assertThatThrownBy(() -> config(moe.formatted(128, "\"lm_head\", \"re:.*self_attn.*\"")))
+                .hasMessageStartingWith("timing.model: c: quantization_config states 4-bit integer weights in groups"
+                        + " of 128, which are not priced");
+        assertThatThrownBy(() -> config(moe.formatted(32, "\"lm_head\"")))
+                .hasMessageContaining("4-bit integer weights for the attention projections too");
+        // a dense model's 4-bit integer weights stay unpriced
+        assertThatThrownBy(() -> config(("{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 64,"
+                        + " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"intermediate_size\": 128,"
+                        + " \"vocab_size\": 1000, \"quantization_config\": {\"quant_method\":"
+                        + " \"compressed-tensors\", \"config_groups\": {\"group_0\": {\"weights\": {\"type\":"
+                        + " \"int\", \"num_bits\": 4, \"group_size\": 32}}}}}")))
+                .hasMessageContaining("is not priced");
+        // the kimi-k2.5 preset is Moonshot's release: W4A16 experts, BF16 attention
+        ModelSpec kimi = Specs.modelByHfId("moonshotai/Kimi-K2.5", "model");
+        assertThat(kimi.name()).isEqualTo("kimi-k2.5");
+        assertThat(kimi.expertDtype(null, Dtype.BF16)).isEqualTo(Dtype.INT4);
+        assertThat(kimi.weightDtype(Dtype.BF16)).isEqualTo(Dtype.BF16);
+        // and INT4 is a type for experts only
+        assertThatThrownBy(() -> ConfigLoader.fromYaml(
+                        "", "t", List.of("timing.model=kimi-k2.5", "timing.gpu=h200-sxm", "timing.weight_dtype=int4")))
+                .hasMessageContaining("timing.weight_dtype")
+                .hasMessageContaining("set timing.expert_dtype");
+    }
+
+    @Test
+    void anNvfp4ReleaseOfAModelWithW4a16Experts_replacesThem() {
+        // NVIDIA's Kimi-K2.5 NVFP4 release of the kimi-k2.5 preset (Moonshot's W4A16 experts): stating NVFP4 for
+        // the weights makes the experts NVFP4 too, as stating it for the experts does
+        for (String set : List.of("timing.weight_dtype=nvfp4", "timing.expert_dtype=nvfp4")) {
+            SimConfig c = ConfigLoader.fromYaml(
+                    "", "t", List.of("timing.model=kimi-k2.5", "timing.gpu=b200", "timing.tensor_parallel=8", set));
+            assertThat(Deployment.resolve(c).expertDtype()).as(set).isEqualTo(Dtype.NVFP4);
+        }
+        SimConfig own = ConfigLoader.fromYaml(
+                "", "t", List.of("timing.model=kimi-k2.5", "timing.gpu=b200", "timing.tensor_parallel=8"));
+        assertThat(Deployment.resolve(own).expertDtype()).isEqualTo(Dtype.INT4);
+    }
+
+    @Test
+    void int4FusedMoe_isVllmsMarlinKernel_asMeasuredForTheDeploymentsVersion() {
+        // Marlin's rows only: vLLM 0.14's (fused_marlin_moe called directly) and 0.24's (the compressed-tensors
+        // W4A16 Marlin method); 0.18 and 0.19 timed the Triton WNA16 kernel and are left out
+        GpuSpec.MoeKernel h200At016 =
+                Specs.fusedMoe("h200-sxm", VllmVersion.find("0.16.0")).int4();
+        assertThat(h200At016.callUs()).isEqualTo(41.1); // the newest not newer: 0.14's
+        assertThat(h200At016.gbytesPerS()).isEqualTo(3352);
+        assertThat(h200At016.backend()).isEqualTo(GpuSpec.MoeBackend.MARLIN);
+        assertThat(Specs.fusedMoe("h200-sxm", null).int4().callUs()).isEqualTo(87.3); // unstated: the newest
+        // the B200's only Marlin collection is 0.24's: every version gets it
+        assertThat(Specs.fusedMoe("b200", VllmVersion.find("0.15.1")).int4().gbytesPerS())
+                .isEqualTo(3753);
+        GpuSpec b200 = Specs.gpu("b200", "t");
+        assertThat(b200.moeKernel(Dtype.INT4)).isEqualTo(b200.fusedMoe().int4());
+        assertThat(b200.achievedMoeFlopsPerSecond(Dtype.INT4)).isEqualTo(298.2e12);
+        assertThat(Specs.fusedMoe("a100-sxm-80gb", null)).isNull(); // not measured: the roofline prices them
     }
 
     /** A quantized release's Hugging Face id, the preset it resolves to, and the type vLLM serves it in. */
