@@ -102,6 +102,14 @@ public record ModelSpec(
      * types apply).
      */
     public ModelSpec withCheckpointDtypes(TimingConfig.Dtype experts, TimingConfig.Dtype dtype) {
+        return withCheckpointDtypes(experts, dtype, checkpointKvDtype);
+    }
+
+    /**
+     * This model with other checkpoint types for its routed experts, its linear layers and its KV cache (null: none,
+     * the stated types apply).
+     */
+    public ModelSpec withCheckpointDtypes(TimingConfig.Dtype experts, TimingConfig.Dtype dtype, TimingConfig.Dtype kv) {
         return new ModelSpec(
                 name,
                 architecture,
@@ -125,7 +133,7 @@ public record ModelSpec(
                 mla,
                 attentionChunkSize,
                 chunkedLayers,
-                checkpointKvDtype);
+                kv);
     }
 
     /**

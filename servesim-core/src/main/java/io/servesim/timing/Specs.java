@@ -140,8 +140,24 @@ public final class Specs {
         if (preset != null) {
             return fromHfConfig(nameOrPath, preset.get("config"), field);
         }
-        if (nameOrPath.contains("/") || nameOrPath.endsWith(".json")) {
+        boolean pathLike = nameOrPath.endsWith(".json") || nameOrPath.startsWith("/") || nameOrPath.startsWith(".");
+        if (nameOrPath.contains("/") || pathLike) {
             Path p = io.servesim.config.SimConfig.resolve(baseDir, nameOrPath);
+            if (!Files.isRegularFile(p) && !pathLike) {
+                // not a file: a Hugging Face id (meta-llama/Llama-3.1-8B-Instruct, nvidia/...-FP4)
+                try {
+                    return modelOfHfId(nameOrPath, field);
+                } catch (ConfigException e) {
+                    if (!e.getMessage().startsWith(field + ": unknown model")) {
+                        throw e; // a quantized release: its error names the quantization or the unknown base model
+                    }
+                    throw new ConfigException(
+                            field,
+                            "'" + nameOrPath + "' is neither a file nor a Hugging Face id a preset lists (presets: "
+                                    + String.join(", ", MODEL_PRESETS.keySet())
+                                    + "; their ids: models.yaml hf_ids, docs/timing.md)");
+                }
+            }
             if (!Files.isRegularFile(p)) {
                 throw new ConfigException(field, "no such file: " + nameOrPath);
             }
@@ -153,10 +169,46 @@ public final class Specs {
             }
             return fromHfConfig(nameOrPath, tree, field);
         }
+        // a repository name alone (Llama-3.1-8B-Instruct, Qwen3-32B-FP8): the one preset with an id of that name
+        try {
+            return modelOfHfId(nameOrPath, field);
+        } catch (ConfigException e) {
+            if (UNPRICED_NAME.matcher(nameOrPath).matches()
+                    || FP8_NAME.matcher(nameOrPath).matches()
+                    || FP4_NAME.matcher(nameOrPath).matches()) {
+                throw e; // a quantized release: its error names the quantization or the unknown base model
+            }
+        }
         throw new ConfigException(
                 field,
                 "unknown model '" + nameOrPath + "' (presets: " + String.join(", ", MODEL_PRESETS.keySet())
-                        + "; or a path to a Hugging Face config.json)");
+                        + "; or a Hugging Face id one of them lists; or a path to a Hugging Face config.json)");
+    }
+
+    /**
+     * The model a Hugging Face id names ({@link #modelByHfId}), served as the release its name says
+     * ({@link #checkpointDtypeOfId}), as if its {@code config.json} stated that quantization: an FP8 release's linear
+     * layers in its FP8 type; an NVFP4 release's linear layers in NVFP4 for a dense model, its routed experts only for
+     * a MoE model (attention in BF16, as NVIDIA's MoE exports and the community's keep it); NVIDIA's NVFP4 releases
+     * ({@code nvidia/...}) with an FP8 KV cache, which their {@code hf_quant_config.json} states ({@code
+     * kv_cache_quant_algo: FP8}: MiniMax-M2.5, Kimi-K2.6, DeepSeek-V3.1 as AIConfigurator copies them at 095f58a5). An
+     * id without such a suffix is the preset as published (Moonshot's {@code moonshotai/Kimi-K2.5}: W4A16 experts).
+     */
+    public static ModelSpec modelOfHfId(String id, String field) {
+        ModelSpec m = modelByHfId(id, field);
+        TimingConfig.Dtype named = checkpointDtypeOfId(id);
+        if (named == null) {
+            return m;
+        }
+        if (named != TimingConfig.Dtype.NVFP4) {
+            return m.withCheckpointDtypes(null, named);
+        }
+        TimingConfig.Dtype kv = id.strip().toLowerCase(Locale.ROOT).startsWith("nvidia/")
+                ? TimingConfig.Dtype.FP8
+                : m.checkpointKvDtype();
+        return m.moe()
+                ? m.withCheckpointDtypes(TimingConfig.Dtype.NVFP4, null, kv)
+                : m.withCheckpointDtypes(null, TimingConfig.Dtype.NVFP4, kv);
     }
 
     /** Reads the architecture fields of a Hugging Face {@code config.json} tree. */

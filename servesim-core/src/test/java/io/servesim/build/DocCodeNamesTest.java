@@ -46,7 +46,9 @@ class DocCodeNamesTest {
             "AgRsAll2AllManager", "vLLM's Python class",
             "FusedMoEParallelConfig", "vLLM's Python class",
             "AsyncLLM", "vLLM's Python class",
-            "OutputProcessor", "vLLM's Python class");
+            "OutputProcessor", "vLLM's Python class",
+            "CompressedTensorsWNA16MarlinMoEMethod", "vLLM's Python class",
+            "CompressedTensorsWNA16MoEMethod", "vLLM's Python class");
 
     /** File extensions: {@code Name.ext} is a file name, not a member. */
     static final Set<String> FILE_EXTENSIONS =

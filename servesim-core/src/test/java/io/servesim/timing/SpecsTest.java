@@ -319,6 +319,58 @@ class SpecsTest {
         assertThat(Specs.fusedMoe("a100-sxm-80gb", null)).isNull(); // not measured: the roofline prices them
     }
 
+    @Test
+    void timingModel_takesAHuggingFaceId_servedAsTheReleaseItsNameSays() {
+        // a base id is the preset as published
+        ModelSpec llama = Specs.model("meta-llama/Llama-3.1-8B-Instruct", "timing.model");
+        assertThat(llama.name()).isEqualTo("llama-3.1-8b");
+        assertThat(llama.weightDtype(Dtype.BF16)).isEqualTo(Dtype.BF16);
+        assertThat(Specs.model("moonshotai/Kimi-K2.5", "timing.model").expertDtype(null, Dtype.BF16))
+                .isEqualTo(Dtype.INT4);
+        // as is a repository name alone that one preset lists
+        assertThat(Specs.model("Llama-3.1-8B-Instruct", "timing.model").name()).isEqualTo("llama-3.1-8b");
+        // an FP8 release: its linear layers in FP8 whatever timing.weight_dtype says, as a config.json stating it
+        ModelSpec fp8 = Specs.model("RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic", "timing.model");
+        assertThat(fp8.weightDtype(Dtype.BF16)).isEqualTo(Dtype.FP8);
+        assertThat(Specs.model("Qwen/Qwen3-32B-FP8", "timing.model").weightDtype(Dtype.BF16))
+                .isEqualTo(Dtype.FP8_BLOCK);
+        // an NVFP4 release: a dense model's layers; a MoE model's experts only; NVIDIA's with an FP8 KV cache
+        ModelSpec dense = Specs.model("nvidia/Llama-3.3-70B-Instruct-FP4", "timing.model");
+        assertThat(dense.weightDtype(Dtype.BF16)).isEqualTo(Dtype.NVFP4);
+        assertThat(dense.kvDtype(Dtype.BF16)).isEqualTo(Dtype.FP8);
+        ModelSpec kimi = Specs.model("nvidia/Kimi-K2.5-NVFP4", "timing.model");
+        assertThat(kimi.expertDtype(null, Dtype.BF16)).isEqualTo(Dtype.NVFP4);
+        assertThat(kimi.weightDtype(Dtype.BF16)).isEqualTo(Dtype.BF16);
+        ModelSpec community = Specs.model("mconcat/MiniMax-M2.5-NVFP4", "timing.model");
+        assertThat(community.expertDtype(null, Dtype.BF16)).isEqualTo(Dtype.NVFP4);
+        assertThat(community.weightDtype(Dtype.BF16)).isEqualTo(Dtype.BF16); // the preset's block FP8 replaced
+        assertThat(community.kvDtype(Dtype.BF16)).isEqualTo(Dtype.BF16);
+        // in a config, end to end
+        SimConfig c = ConfigLoader.fromYaml(
+                "",
+                "t",
+                List.of(
+                        "timing.model=nvidia/Llama-3.3-70B-Instruct-FP4",
+                        "timing.gpu=b200",
+                        "timing.tensor_parallel=2"));
+        Deployment d = Deployment.resolve(c);
+        assertThat(d.model().weightDtype(c.timing().weightDtype())).isEqualTo(Dtype.NVFP4);
+        assertThat(d.model().name()).isEqualTo("llama-3.3-70b");
+        // its FP8 KV cache holds twice the tokens of a BF16 one: 2 x 80 layers x 8 KV heads x 128 / 2 GPUs
+        assertThat(d.bytesPerToken()).isEqualTo(80L * 2 * 8 * 128 / 2);
+        // what is neither a preset's id nor a file, and a quantization servesim does not price, are errors
+        assertThatThrownBy(() -> Specs.model("acme/Unknown-7B", "timing.model"))
+                .hasMessageStartingWith(
+                        "timing.model: 'acme/Unknown-7B' is neither a file nor a Hugging Face id a preset lists");
+        assertThatThrownBy(() -> Specs.model("Qwen/Qwen3-32B-AWQ", "timing.model"))
+                .hasMessageContaining("quantized as AWQ");
+        assertThatThrownBy(() -> Specs.model("Qwen3-32B-AWQ", "timing.model")).hasMessageContaining("quantized as AWQ");
+        assertThatThrownBy(() -> Specs.model("no-such-model", "timing.model"))
+                .hasMessageStartingWith("timing.model: unknown model 'no-such-model' (presets: ");
+        assertThatThrownBy(() -> Specs.model("configs/missing.json", "timing.model"))
+                .hasMessageStartingWith("timing.model: no such file: configs/missing.json");
+    }
+
     /** A quantized release's Hugging Face id, the preset it resolves to, and the type vLLM serves it in. */
     private record Release(String id, String preset, Dtype dtype) {
         void assertResolves() {
