@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
             ValidateCommand.class,
             CalibrateCommand.class,
             StepCommand.class,
+            PresetsCommand.class,
             io.servesim.cli.bench.BenchCommand.class
         })
 public final class Main implements Runnable {
