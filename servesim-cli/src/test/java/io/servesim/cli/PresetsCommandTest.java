@@ -21,7 +21,8 @@ class PresetsCommandTest {
         assertThat(r.out())
                 // Moonshot's release: W4A16 experts; latent attention; the ids a run folder or timing.model may name
                 .containsPattern("(?m)^kimi-k2\\.5 +1026\\.41 B +32\\.86 B +61 +7168 +MLA, 64 heads +384, top 8"
-                        + " +experts int4 +262144 +moonshotai/Kimi-K2\\.5, nvidia/Kimi-K2\\.5-NVFP4$")
+                        + " +experts int4 +262144 +moonshotai/Kimi-K2\\.5, nvidia/Kimi-K2\\.5-NVFP4, nvidia/Kimi-K2\\.6-NVFP4,"
+                        + " nvidia/Kimi-K2\\.7-Code-NVFP4$")
                 .containsPattern("(?m)^gpt-oss-120b .*GQA, 64/8 heads, window 128 +128, top 4 +experts mxfp4 ")
                 .containsPattern("(?m)^llama-3\\.1-8b +8\\.03 B +8\\.03 B +32 +4096 +GQA, 32/8 heads +- +- +131072 ");
         assertThat(r.out()).doesNotContain("a100-sxm-80gb"); // models only

@@ -24,6 +24,14 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * is known; missing fields name the field.
  */
 public final class Specs {
+    /**
+     * Multimodal architectures whose language model vLLM builds from {@code text_config} by that config's own
+     * architecture ({@code init_vllm_registered_model(hf_config=config.text_config)}): Kimi-K2.5's ({@code
+     * models/kimi_k25.py} at 28be48fa9, a DeepSeek-V3 language model; also NVIDIA's Kimi-K2.5, K2.6 and K2.7-Code
+     * NVFP4 releases). servesim times that language model; text requests never run the vision tower.
+     */
+    static final List<String> LANGUAGE_MODEL_WRAPPERS = List.of("KimiK25ForConditionalGeneration");
+
     /** Hugging Face architectures servesim can read, dense then MoE. */
     public static final List<String> ARCHITECTURES = List.of(
             "LlamaForCausalLM",
@@ -223,6 +231,10 @@ public final class Specs {
         JsonNode c = top.has("text_config") && top.get("text_config").isObject() ? top.get("text_config") : top;
         if (arch == null) {
             throw new ConfigException(field, name + ": missing 'architectures' (e.g. [\"LlamaForCausalLM\"])");
+        }
+        if (LANGUAGE_MODEL_WRAPPERS.contains(arch) && top.path("text_config").isObject()) {
+            // a multimodal wrapper whose language model vLLM builds from text_config's own architecture: time that
+            arch = c.path("architectures").path(0).asString(arch);
         }
         if (!ARCHITECTURES.contains(arch)) {
             throw new ConfigException(

@@ -371,6 +371,42 @@ class SpecsTest {
                 .hasMessageStartingWith("timing.model: no such file: configs/missing.json");
     }
 
+    @Test
+    void kimiK25sMultimodalConfig_isTimedAsTheDeepseekV3LanguageModelItWraps() {
+        // vLLM's KimiK25ForConditionalGeneration builds its language model from text_config's own architecture
+        String text = "\"text_config\": {\"architectures\": [\"DeepseekV3ForCausalLM\"], \"hidden_size\": 256,"
+                + " \"num_hidden_layers\": 3, \"num_attention_heads\": 4, \"num_key_value_heads\": 4,"
+                + " \"intermediate_size\": 512, \"moe_intermediate_size\": 64, \"n_routed_experts\": 8,"
+                + " \"n_shared_experts\": 1, \"num_experts_per_tok\": 2, \"first_k_dense_replace\": 1,"
+                + " \"moe_layer_freq\": 1, \"q_lora_rank\": 64, \"kv_lora_rank\": 32, \"qk_nope_head_dim\": 16,"
+                + " \"qk_rope_head_dim\": 8, \"v_head_dim\": 16, \"vocab_size\": 1000,"
+                + " \"max_position_embeddings\": 4096%s}";
+        String w4a16 = ", \"quantization_config\": {\"quant_method\": \"compressed-tensors\", \"config_groups\":"
+                + " {\"group_0\": {\"input_activations\": null, \"weights\": {\"type\": \"int\", \"num_bits\": 4,"
+                + " \"group_size\": 32}}}, \"ignore\": [\"lm_head\", \"re:.*self_attn.*\"]}";
+        ModelSpec moonshot =
+                config("{\"architectures\": [\"KimiK25ForConditionalGeneration\"], " + text.formatted(w4a16) + "}");
+        assertThat(moonshot.architecture()).isEqualTo("DeepseekV3ForCausalLM");
+        assertThat(moonshot.mla()).isNotNull();
+        assertThat(moonshot.numExperts()).isEqualTo(8);
+        assertThat(moonshot.expertDtype(null, Dtype.BF16)).isEqualTo(Dtype.INT4);
+        // NVIDIA's NVFP4 release: the quantization at the top, attention and shared experts excluded, FP8 KV
+        ModelSpec nvidia = config("{\"architectures\": [\"KimiK25ForConditionalGeneration\"], " + text.formatted("")
+                + ", \"quantization_config\": {\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\","
+                + " \"kv_cache_scheme\": {\"dynamic\": false, \"num_bits\": 8, \"type\": \"float\"},"
+                + " \"exclude_modules\": [\"language_model.lm_head\", \"language_model.model.layers.1.self_attn*\"]}}");
+        assertThat(nvidia.expertDtype(null, Dtype.BF16)).isEqualTo(Dtype.NVFP4);
+        assertThat(nvidia.weightDtype(Dtype.BF16)).isEqualTo(Dtype.BF16);
+        assertThat(nvidia.kvDtype(Dtype.BF16)).isEqualTo(Dtype.FP8);
+        // a wrapper whose language model is not a supported architecture is still refused, naming it
+        assertThatThrownBy(() -> config("{\"architectures\": [\"KimiK25ForConditionalGeneration\"], \"text_config\":"
+                        + " {\"architectures\": [\"AcmeForCausalLM\"]}}"))
+                .hasMessageContaining("architecture 'AcmeForCausalLM' is not supported");
+        // NVIDIA's K2.6 and K2.7-Code releases share the preset's shapes
+        assertThat(Specs.model("nvidia/Kimi-K2.6-NVFP4", "timing.model").expertDtype(null, Dtype.BF16))
+                .isEqualTo(Dtype.NVFP4);
+    }
+
     /** A quantized release's Hugging Face id, the preset it resolves to, and the type vLLM serves it in. */
     private record Release(String id, String preset, Dtype dtype) {
         void assertResolves() {
