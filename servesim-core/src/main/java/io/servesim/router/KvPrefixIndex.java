@@ -15,8 +15,13 @@ final class KvPrefixIndex {
     /** {@link #single}'s value for a hash that several ranks hold (its holders are in {@link #multi}). */
     private static final int SEVERAL = -2;
 
-    /** Every indexed hash: its only holder, or {@link #SEVERAL}; one probe per update in the common case. */
-    private final Long2IntOpenHashMap single = new Long2IntOpenHashMap();
+    /**
+     * Every indexed hash: its only holder, or {@link #SEVERAL}; one probe per update in the common case. At load factor
+     * 0.5, as the pools' own index ({@code kv.HashIndex}): every evicted block removes its hash here, and a removal
+     * shifts back the probe run behind it, shorter in a sparser table (Mooncake with {@code kv_aware}: about 4 % less
+     * replay time warm, the same digest).
+     */
+    private final Long2IntOpenHashMap single = new Long2IntOpenHashMap(16, 0.5f);
 
     private final Long2ObjectOpenHashMap<IntOpenHashSet> multi = new Long2ObjectOpenHashMap<>();
 
