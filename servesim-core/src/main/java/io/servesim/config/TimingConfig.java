@@ -98,7 +98,7 @@ public record TimingConfig(
                 (4 + 8 / 16.0) / 8),
         /**
          * 4-bit integers with one BF16 scale per group of 32 (4.5 bits), for a MoE model's experts only, as
-         * compressed-tensors W4A16 checkpoints store them (Moonshot's Kimi-K2-Thinking and Kimi-K2.5: {@code
+         * compressed-tensors W4A16 checkpoints store them (Moonshot's Kimi-K2.5: {@code
          * pack-quantized}, symmetric, group size 32, attention and shared experts left in BF16). vLLM runs them weight-only
          * on BF16 activations through its Marlin fused MoE ({@code CompressedTensorsWNA16MarlinMoEMethod}), priced with
          * that kernel's measured fit and FLOP rate.

@@ -460,7 +460,7 @@ public final class Specs {
 
     /**
      * Whether a MoE checkpoint's quantization config is compressed-tensors W4A16 (every config group's weights 4-bit
-     * integers, no quantized activations), as Moonshot's Kimi-K2-Thinking and Kimi-K2.5 releases are: vLLM loads it
+     * integers, no quantized activations), as Moonshot's Kimi-K2.5 release is: vLLM loads it
      * with {@code CompressedTensorsWNA16MarlinMoEMethod} (its Marlin fused MoE; {@code compressed_tensors_moe.py} at
      * 28be48fa9 prefers Marlin wherever it supports the layer) and the layers the config's {@code ignore} lists
      * (attention, shared experts, dense MLPs) as BF16.
