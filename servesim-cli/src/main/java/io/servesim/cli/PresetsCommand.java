@@ -29,6 +29,8 @@ import tools.jackson.databind.node.ObjectNode;
                 + " experts, the checkpoint's own types and the Hugging Face ids it answers to; a GPU's memory,"
                 + " bandwidth, dense tensor rates, link and the kernels measured on it.")
 public final class PresetsCommand implements Callable<Integer> {
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
     /** Which presets to list. */
     enum Kind {
         models,
@@ -56,7 +58,7 @@ public final class PresetsCommand implements Callable<Integer> {
         boolean models = kind != Kind.gpus;
         boolean gpus = kind != Kind.models;
         if (json) {
-            ObjectNode root = JsonMapper.builder().build().createObjectNode();
+            ObjectNode root = JSON.createObjectNode();
             if (models) {
                 ArrayNode a = root.putArray("models");
                 for (String name : Specs.modelPresets()) {
@@ -122,6 +124,7 @@ public final class PresetsCommand implements Callable<Integer> {
             });
             for (String name : Specs.gpuPresets()) {
                 GpuSpec g = Specs.gpu(name, "timing.gpu");
+                List<String> kernels = measured(g);
                 rows.add(new String[] {
                     name,
                     number(g.memoryGib()),
@@ -132,9 +135,7 @@ public final class PresetsCommand implements Callable<Integer> {
                     g.link(),
                     number(g.linkGbytesPerS()),
                     g.attentionKernel().configName(),
-                    measured(g).isEmpty()
-                            ? "none (datasheet x the measured GPUs' ratios)"
-                            : String.join(", ", measured(g))
+                    kernels.isEmpty() ? "none (datasheet x the measured GPUs' ratios)" : String.join(", ", kernels)
                 });
             }
             out.print(table(rows));
@@ -144,7 +145,7 @@ public final class PresetsCommand implements Callable<Integer> {
     }
 
     private static ObjectNode modelJson(String name, ModelSpec m) {
-        ObjectNode o = JsonMapper.builder().build().createObjectNode();
+        ObjectNode o = JSON.createObjectNode();
         o.put("name", name);
         o.put("architecture", m.architecture());
         o.put("params", m.totalParams());
@@ -166,7 +167,7 @@ public final class PresetsCommand implements Callable<Integer> {
     }
 
     private static ObjectNode gpuJson(GpuSpec g) {
-        ObjectNode o = JsonMapper.builder().build().createObjectNode();
+        ObjectNode o = JSON.createObjectNode();
         o.put("name", g.name());
         o.put("memory_gib", g.memoryGib());
         o.put("bandwidth_gbytes_per_s", g.bandwidthGbytesPerS());
