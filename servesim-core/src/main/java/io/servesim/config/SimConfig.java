@@ -64,10 +64,11 @@ public record SimConfig(
     }
 
     /**
-     * What the pools of a heterogeneous fleet must share: one model (a fleet serves one model, and the routers hash
-     * prompts once for all workers), the engine kind, the KV block size and prefix caching (block hashes must mean
+     * What the pools of a heterogeneous fleet must share: the KV block size and prefix caching (block hashes must mean
      * the same on every worker), and the cluster-wide KV services (KVCR pulls and the G2 host tier), which stay the
-     * top-level {@code engine}'s.
+     * top-level {@code engine}'s. That every pool serves one model (the routers hash prompts once for all workers) is
+     * checked when the pools' models are resolved ({@code run.Simulation.deployments}): a preset and a Hugging Face
+     * id or quantized release of it are one model.
      */
     private static void checkPools(ClusterConfig cluster, EngineConfig engine) {
         if (cluster.disaggregated()) {
@@ -82,12 +83,6 @@ public record SimConfig(
             PoolConfig p = pools.get(i);
             PoolConfig first = pools.get(0);
             String at = "cluster.pools[" + i + "].";
-            if (!java.util.Objects.equals(p.timing().model(), first.timing().model())) {
-                throw new ConfigException(
-                        at + "timing.model",
-                        "is " + p.timing().model() + " but pool '" + first.name() + "' serves "
-                                + first.timing().model() + "; every pool serves the same model");
-            }
             if (p.engine().kvCache().blockSize() != first.engine().kvCache().blockSize()) {
                 throw new ConfigException(
                         at + "engine.kv_cache.block_size",

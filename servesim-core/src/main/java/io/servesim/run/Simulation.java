@@ -92,8 +92,22 @@ public final class Simulation {
             } catch (io.servesim.config.ConfigException e) {
                 throw e.under("cluster.pools[" + i + "]");
             }
+            // one model for the fleet (the routers hash prompts once for all workers): the same preset, whether named
+            // by preset, by a Hugging Face id or by a quantized release of it, or the same config.json path
+            String model = modelName(out.get(i));
+            if (!java.util.Objects.equals(model, modelName(out.get(0)))) {
+                throw new io.servesim.config.ConfigException(
+                        "cluster.pools[" + i + "].timing.model",
+                        "is " + pools.get(i).timing().model() + " but pool '"
+                                + pools.get(0).name() + "' serves "
+                                + pools.get(0).timing().model() + "; every pool serves the same model");
+            }
         }
         return out;
+    }
+
+    private static String modelName(Deployment d) {
+        return d.model() == null ? null : d.model().name();
     }
 
     /** Builds a simulation (validating names against the registries) without running it. */

@@ -165,11 +165,6 @@ class HeterogeneousPoolsTest {
     void poolsThatCannotShareAFleet_areConfigErrorsNamingTheKey() {
         List<String[]> cases = new ArrayList<>();
         cases.add(new String[] {
-            "cluster: {pools: [{name: a, workers: 1}, {name: b, workers: 1, timing: {model: qwen3-32b}}]}\n"
-                    + "timing: {model: llama-3.1-8b, gpu: h100-sxm}",
-            "cluster.pools[1].timing.model: is qwen3-32b but pool 'a' serves llama-3.1-8b"
-        });
-        cases.add(new String[] {
             "cluster: {workers: 3, pools: [{name: a, workers: 1}, {name: b, workers: 1}]}",
             "cluster.workers: is 3 but cluster.pools hold 2 workers"
         });
@@ -196,6 +191,27 @@ class HeterogeneousPoolsTest {
                     .isInstanceOf(ConfigException.class)
                     .hasMessageContaining(c[1]);
         }
+        // pools of two models: found when their models are resolved, naming the pool's key
+        SimConfig twoModels = load("""
+                timing: {model: llama-3.1-8b, gpu: h100-sxm}
+                cluster: {pools: [{name: a, workers: 1}, {name: b, workers: 1, timing: {model: qwen3-32b}}]}
+                """);
+        assertThatThrownBy(() -> Simulation.deployments(twoModels))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("cluster.pools[1].timing.model: is qwen3-32b but pool 'a' serves llama-3.1-8b; every pool"
+                        + " serves the same model");
+        // a preset and an FP8 release of it, named by its Hugging Face id, are one model
+        SimConfig fp8Pool = load("""
+                timing: {model: llama-3.1-8b, gpu: h100-sxm}
+                cluster:
+                  pools:
+                    - {name: bf16, workers: 1}
+                    - {name: fp8, workers: 1, timing: {model: RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8-dynamic}}
+                """);
+        List<io.servesim.timing.Deployment> both = Simulation.deployments(fp8Pool);
+        assertThat(both.get(1).model().weightDtype(io.servesim.config.TimingConfig.Dtype.BF16))
+                .isEqualTo(io.servesim.config.TimingConfig.Dtype.FP8);
+        assertThat(both.get(1).numGpuBlocks()).isGreaterThan(both.get(0).numGpuBlocks()); // 8 GB of weights, not 16
         // a pool whose own GPU cannot hold the model: the deployment error names the pool's key
         SimConfig tooSmall = load("""
                 timing: {model: llama-3.1-70b, gpu: h100-sxm, tensor_parallel: 4}
