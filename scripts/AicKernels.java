@@ -26,6 +26,8 @@ import java.util.Locale;
  *   <li>Prefill attention: the 90th percentile of the causal FLOP/s (4 · heads · head_dim · isl · (isl + 1) / 2 per
  *       sequence) vLLM's context-attention kernel reaches at prompts of 4,096 tokens or more (head_dim 128, BF16
  *       queries and KV cache, no sliding window), from AIConfigurator's context_attention_perf tables.
+ *   <li>Decode attention: vLLM's decode attention layer's fixed time per call, time per (sequence, KV head) and
+ *       KV streaming rate, a weighted least-squares fit over AIConfigurator's generation_attention_perf tables.
  *   <li>All-gather and reduce-scatter: NCCL's, as nccl-tests measures them (FP16), per group size and total
  *       message size in elements (what vLLM's default expert-parallel dispatch and combine run over the DP group).
  *   <li>All-reduce: vLLM's custom all-reduce as captured in CUDA graphs (backend vllm_graph, BF16), latency in µs
@@ -116,6 +118,15 @@ public class AicKernels {
                 .append("# attention_tflops: 90th percentile of vLLM's context (prefill) attention FLOP/s, causal\n")
                 .append("#   (4*heads*head_dim*isl*(isl+1)/2 per sequence), head_dim 128, BF16 queries and KV, no window,\n")
                 .append("#   isl >= 4096 (.../<gpu>/attention/vllm/<version>/context_attention_perf.parquet).\n")
+                .append("# decode_attention: vLLM's decode attention layer (the KV write and the attention kernel, CUDA graph)\n")
+                .append("#   over BF16 queries and KV, head_dim 128, no window, the newest vLLM version with >= 100 such rows\n")
+                .append("#   (.../<gpu>/attention/vllm/<version>/generation_attention_perf.parquet): latency = call_us +\n")
+                .append("#   cbrt((sequences * kv heads * seq_kv_head_ns)^3 + (KV bytes / gbytes_per_s)^3) (the per-pair\n")
+                .append("#   work and the KV read overlap as a roofline's compute and memory, knee exponent 3; KV bytes:\n")
+                .append("#   sequences * (step + 1) * kv heads * 128 * 2 * 2), relative least squares (Gauss-Newton from\n")
+                .append("#   the additive fit) over the rows of at most 2 MB of KV (the call and per-pair costs) and of at\n")
+                .append("#   least 256 MB (beyond any GPU's L2; the collector replays without flushing it, so rows between\n")
+                .append("#   read partly from L2).\n")
                 .append("# allreduce: vLLM's custom all-reduce captured in a CUDA graph (backend vllm_graph, BF16), the\n")
                 .append("#   newest vLLM version measured: latency in us per group size (tp2_us, ...) at each message size\n")
                 .append("#   in elements. allreduce_older: the table of each older vLLM version whose latencies differ from\n")
@@ -163,6 +174,7 @@ public class AicKernels {
                 mxfp4Moe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), "nvfp4", "nvfp4_moe", "NVFP4", out);
                 fusedMoe(s, data.resolve(gpu[0]).resolve("moe").resolve("vllm"), out);
                 attention(s, data.resolve(gpu[0]).resolve("attention").resolve("vllm"), out);
+                decodeAttention(s, data.resolve(gpu[0]).resolve("attention").resolve("vllm"), out);
                 allReduce(s, data.resolve(gpu[0]).resolve("comm").resolve("vllm"), out);
                 fusedAllReduce(s, data.resolve(gpu[0]).resolve("comm").resolve("trtllm"), out);
                 nccl(s, data.resolve(gpu[0]).resolve("comm").resolve("nccl"), "all_gather", "allgather", out);
@@ -599,6 +611,169 @@ public class AicKernels {
                 }
             }
         }
+    }
+
+    /** Rows of at most this much KV price the decode attention layer's call and per-sequence costs. */
+    private static final double DECODE_SMALL_BYTES = 2e6;
+
+    /** Rows of at least this much KV (beyond every GPU's L2) price its KV reads. */
+    private static final double DECODE_LARGE_BYTES = 256e6;
+
+    /**
+     * Appends {@code decode_attention}: vLLM's decode attention layer as measured (the collector times the backend's
+     * KV-cache write and its forward in a CUDA graph), fitted as {@code latency = call + cbrt((sequences × KV heads ×
+     * per-pair)^3 + (KV bytes / rate)^3)} ({@link #decodeFit}) by relative least squares over the rows of at most
+     * {@link #DECODE_SMALL_BYTES} of KV, where the call and the per-(sequence, KV head) work show, and of at least
+     * {@link #DECODE_LARGE_BYTES}, where the KV read does and no L2 holds it; BF16 queries and KV cache, head_dim 128,
+     * no sliding window; the newest vLLM version with at least 100 such rows. A row's KV is {@code step + 1} tokens
+     * per sequence (the collector's {@code seq_lens}: the persisted history plus the query token).
+     */
+    private static void decodeAttention(Statement s, Path dir, StringBuilder out) throws Exception {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        List<String> versions = versionsWith(dir, "generation_attention_perf.parquet");
+        for (int i = versions.size() - 1; i >= 0; i--) {
+            String file = dir.resolve(versions.get(i)).resolve("generation_attention_perf.parquet").toString()
+                    .replace("'", "''");
+            boolean windowed;
+            try (ResultSet r = s.executeQuery("select count(*) from (describe select * from '" + file + "')"
+                    + " where column_name = 'window_size'")) {
+                r.next();
+                windowed = r.getLong(1) > 0;
+            }
+            String bytes = "(1.0 * batch_size * (step + 1) * num_key_value_heads * 128 * 4)";
+            String query = "select 1.0 * batch_size * num_key_value_heads, " + bytes + ", latency * 1e3,"
+                    + " kernel_source from '" + file + "' where head_dim = 128 and attn_dtype = 'bfloat16'"
+                    + " and kv_cache_dtype = 'bfloat16' and isl = 1 and latency > 0"
+                    + (windowed ? " and window_size = 0" : "")
+                    + " and (" + bytes + " <= " + DECODE_SMALL_BYTES + " or " + bytes + " >= " + DECODE_LARGE_BYTES
+                    + ")";
+            // the rows: pairs (sequences x KV heads), KV bytes, latency in us
+            List<double[]> data = new ArrayList<>();
+            java.util.TreeSet<String> kernels = new java.util.TreeSet<>();
+            try (ResultSet r = s.executeQuery(query)) {
+                while (r.next()) {
+                    data.add(new double[] {r.getDouble(1), r.getDouble(2), r.getDouble(3)});
+                    kernels.add(r.getString(4));
+                }
+            }
+            long rows = data.size();
+            if (rows < 100) {
+                continue;
+            }
+            double[] coef = decodeFit(data);
+            if (!(coef[0] >= 0 && coef[1] >= 0 && coef[2] > 0)) {
+                throw new IllegalStateException("decode attention fit of " + file + " is not physical: "
+                        + java.util.Arrays.toString(coef));
+            }
+            out.append(String.format(Locale.ROOT,
+                    "  decode_attention: {version: \"%s\", call_us: %.2f, seq_kv_head_ns: %.2f, gbytes_per_s: %.0f,"
+                            + " rows: %d}    # %s%n",
+                    versions.get(i), coef[0], coef[1], coef[2], rows, String.join(",", kernels)));
+            return;
+        }
+    }
+
+    /**
+     * Fits {@code latency = call + cbrt((pairs × ns)^3 + (bytes / rate)^3)} (µs; ns per pair, GB/s) to the rows by
+     * Gauss-Newton on the relative residuals, from the additive fit {@code call + pairs × ns + bytes / rate}: the
+     * per-pair work and the KV read overlap as a roofline's compute and memory do, with servesim's knee exponent 3.
+     *
+     * @return {call_us, seq_kv_head_ns, gbytes_per_s}
+     */
+    static double[] decodeFit(List<double[]> rows) {
+        // the additive fit: weighted linear least squares in (call, us per 1,000 pairs, us per GB)
+        double[][] a = new double[3][3];
+        double[] b = new double[3];
+        for (double[] row : rows) {
+            double[] x = {1, row[0] / 1e3, row[1] / 1e9};
+            double w = 1 / (row[2] * row[2]);
+            for (int p = 0; p < 3; p++) {
+                for (int q = 0; q < 3; q++) {
+                    a[p][q] += w * x[p] * x[q];
+                }
+                b[p] += w * x[p] * row[2];
+            }
+        }
+        double[] lin = solve3(a, b);
+        // parameters: call us, us per pair, us per byte
+        double[] th = {lin[0], Math.max(lin[1], 1e-3) / 1e3, Math.max(lin[2], 1e-6) / 1e9};
+        for (int iter = 0; iter < 100; iter++) {
+            double[][] jtj = new double[3][3];
+            double[] jtr = new double[3];
+            for (double[] row : rows) {
+                double t1 = row[0] * th[1];
+                double t2 = row[1] * th[2];
+                double sum = t1 * t1 * t1 + t2 * t2 * t2;
+                double root = Math.cbrt(sum);
+                double y = row[2];
+                double res = (th[0] + root - y) / y;
+                double inv = root > 0 ? 1 / (root * root) : 0; // d cbrt(S) / dS = 1 / (3 S^(2/3)), times 3 t^2
+                double[] g = {1 / y, t1 * t1 * row[0] * inv / y, t2 * t2 * row[1] * inv / y};
+                for (int p = 0; p < 3; p++) {
+                    for (int q = 0; q < 3; q++) {
+                        jtj[p][q] += g[p] * g[q];
+                    }
+                    jtr[p] -= g[p] * res;
+                }
+            }
+            // scaled for conditioning: each parameter's step relative to its value
+            double[] scale = {Math.max(Math.abs(th[0]), 1), th[1], th[2]};
+            for (int p = 0; p < 3; p++) {
+                for (int q = 0; q < 3; q++) {
+                    jtj[p][q] *= scale[p] * scale[q];
+                }
+                jtr[p] *= scale[p];
+            }
+            double[] step = solve3(jtj, jtr);
+            double largest = 0;
+            for (int p = 0; p < 3; p++) {
+                double next = th[p] + step[p] * scale[p];
+                th[p] = p == 0 ? Math.max(0, next) : Math.max(th[p] / 2, next);
+                largest = Math.max(largest, Math.abs(step[p]));
+            }
+            if (largest < 1e-10) {
+                break;
+            }
+        }
+        return new double[] {th[0], th[1] * 1e3, 1e-3 / th[2]};
+    }
+
+    /** Solves the 3 × 3 system {@code a x = b} (Gaussian elimination with partial pivoting). */
+    private static double[] solve3(double[][] a, double[] b) {
+        int n = 3;
+        double[][] m = new double[n][n + 1];
+        for (int i = 0; i < n; i++) {
+            System.arraycopy(a[i], 0, m[i], 0, n);
+            m[i][n] = b[i];
+        }
+        for (int c = 0; c < n; c++) {
+            int pivot = c;
+            for (int r = c + 1; r < n; r++) {
+                if (Math.abs(m[r][c]) > Math.abs(m[pivot][c])) {
+                    pivot = r;
+                }
+            }
+            double[] t = m[c];
+            m[c] = m[pivot];
+            m[pivot] = t;
+            for (int r = c + 1; r < n; r++) {
+                double f = m[r][c] / m[c][c];
+                for (int k = c; k <= n; k++) {
+                    m[r][k] -= f * m[c][k];
+                }
+            }
+        }
+        double[] x = new double[n];
+        for (int r = n - 1; r >= 0; r--) {
+            double sum = m[r][n];
+            for (int k = r + 1; k < n; k++) {
+                sum -= m[r][k] * x[k];
+            }
+            x[r] = sum / m[r][r];
+        }
+        return x;
     }
 
     /**

@@ -452,6 +452,7 @@ public record Deployment(
                         "timing.custom_gpu achieved_*",
                         null,
                         null,
+                        null,
                         null),
                 null,
                 null,

@@ -238,6 +238,7 @@ public record GpuSpec(
      * @param source where the values come from (measurement and its version, or the fallback rule)
      * @param shapes each weight shape's streaming rate relative to {@code gbytesPerS} (measured on this GPU, else
      *     that of the measured GPU nearest to it in streaming rate)
+     * @param decodeAttention vLLM's decode attention layer on this GPU (measured, else the measured GPUs' means)
      */
     public record Achieved(
             double bf16Tflops,
@@ -248,7 +249,15 @@ public record GpuSpec(
             String source,
             StreamingShapes shapes,
             double moeFp8Tflops,
-            double moeMxfp4Tflops) {
+            double moeMxfp4Tflops,
+            DecodeAttention decodeAttention) {
+        /** Validates the decode attention's presence. */
+        public Achieved {
+            if (decodeAttention == null) {
+                throw new IllegalArgumentException("achieved rates need the decode attention layer's fit");
+            }
+        }
+
         /** These rates with the streaming grid and the MXFP4 fused-MoE rate replaced. */
         Achieved with(StreamingShapes newShapes, double newMoeMxfp4Tflops) {
             return new Achieved(
@@ -260,7 +269,34 @@ public record GpuSpec(
                     source,
                     newShapes,
                     moeFp8Tflops,
-                    newMoeMxfp4Tflops);
+                    newMoeMxfp4Tflops,
+                    decodeAttention);
+        }
+    }
+
+    /**
+     * vLLM's attention layer at decode ({@code measured-kernels.yaml} {@code decode_attention}: AIConfigurator's
+     * generation_attention tables, which time the backend's KV-cache write and attention forward in a CUDA graph):
+     * a fixed time per layer call, a time per (sequence, KV head) pair — the kernel's work units: H100 FlashAttention 3
+     * 19.6 ns, B200 FlashInfer's TensorRT-LLM decode kernel 6.6 ns — and the KV read at a measured rate (H100 3,173
+     * GB/s, B200 7,392 GB/s, above the GEMMs' small-batch weight streaming on Blackwell).
+     *
+     * @param callUs the layer's fixed time per call, µs (9–14 µs on the GPUs measured)
+     * @param seqKvHeadNs time per sequence and KV head on this GPU, ns
+     * @param gbytesPerS the KV read's rate, GB/s
+     */
+    public record DecodeAttention(double callUs, double seqKvHeadNs, double gbytesPerS) {
+        /** Validates the fit. */
+        public DecodeAttention {
+            if (!(callUs >= 0
+                    && seqKvHeadNs >= 0
+                    && gbytesPerS > 0
+                    && Double.isFinite(callUs)
+                    && Double.isFinite(seqKvHeadNs)
+                    && Double.isFinite(gbytesPerS))) {
+                throw new IllegalArgumentException("a decode attention fit needs call_us >= 0, seq_kv_head_ns >= 0"
+                        + " and gbytes_per_s > 0, got " + callUs + ", " + seqKvHeadNs + " and " + gbytesPerS);
+            }
         }
     }
 
@@ -531,6 +567,22 @@ public record GpuSpec(
     /** This GPU with its streaming rates by weight shape replaced (e.g. by {@link StreamingShapes#uniform()}). */
     public GpuSpec withStreamingShapes(StreamingShapes shapes) {
         return withAchieved(achieved.with(shapes, achieved.moeMxfp4Tflops()));
+    }
+
+    /** This GPU with another decode attention layer ({@link DecodeAttention}). */
+    public GpuSpec withDecodeAttention(DecodeAttention decode) {
+        Achieved a = achieved;
+        return withAchieved(new Achieved(
+                a.bf16Tflops(),
+                a.fp8Tflops(),
+                a.gbytesPerS(),
+                a.moeTflops(),
+                a.attentionTflops(),
+                a.source(),
+                a.shapes(),
+                a.moeFp8Tflops(),
+                a.moeMxfp4Tflops(),
+                decode));
     }
 
     /** This GPU with another fused-MoE FLOP rate for MXFP4 experts, TFLOP/s (another kernel's). */

@@ -31,7 +31,9 @@ import java.util.List;
  *       {@code c + 1} — at the GPU's measured prefill-attention rate ({@code GpuSpec.Achieved.attentionTflops}:
  *       vLLM's flash-attention kernels reach 0.62–0.75 of the dense GEMM rate on long prompts, more than {@code mfu}
  *       of it), against reading each request's KV once ({@code KV bytes/token × (c + n)}) at {@code kv_mbu} of the
- *       bandwidth (paged-attention kernels stream KV less efficiently than GEMMs stream weights). Sliding-window
+ *       rate vLLM's decode attention measurably reads KV at on the GPU, overlapping with that layer's measured
+ *       work per (sequence, KV head) pair, plus its measured fixed time per call ({@link GpuSpec.DecodeAttention}:
+ *       AIConfigurator's generation_attention tables; 11.5 µs and 27.1 ns per layer on the H100). Sliding-window
  *       layers (gpt-oss: every other layer) see at most the window.
  *   <li><b>Collectives</b>: with TP, two all-reduces per layer of {@code tokens × hidden} BF16 elements. Where vLLM's
  *       all-reduce was measured on the GPU for the group size ({@link GpuSpec.CollectiveTable}: AIConfigurator's tables,
@@ -70,11 +72,6 @@ public final class RooflineTiming implements TimingModel {
     /** {@link #linearTime} of decode-only steps by batch size (0: not computed yet; a real one is never 0). */
     private final double[] linearByBatch = new double[1025];
 
-    /** {@link #attentionTime} by KV tokens when pairs equal KV tokens, below {@link #ATTENTION_MEMO} (lazy). */
-    private double[] attentionByKv;
-
-    private static final int ATTENTION_MEMO = 1 << 16;
-
     private final double expertFlopsPerToken;
     private final double attentionFlopsPerPair;
     /** Latent attention's FLOPs per (decode token, context token) pair in the absorbed form; 0 without it. */
@@ -105,6 +102,11 @@ public final class RooflineTiming implements TimingModel {
     private final double collectiveSlowdown;
     private final double fixedSeconds;
     private final double perSequenceSeconds;
+    /** The attention layers' fixed time per step ({@link GpuSpec.DecodeAttention#callUs} × layers), seconds. */
+    private final double attentionCallSeconds;
+    /** The attention layers' work per sequence in the step (per (sequence, KV head) pair × KV heads × layers). */
+    private final double attentionSequenceSeconds;
+
     private final int tensorParallel;
     private final RooflineConfig params;
     // the share of layers attending locally: gpt-oss's sliding-window layers, or Llama 4's chunked local attention
@@ -223,7 +225,12 @@ public final class RooflineTiming implements TimingModel {
         this.bytesPerSecond = gpu.achievedBytesPerSecond() * params.mbu();
         this.denseWeightSeconds =
                 denseWeightSeconds(model, gpu, tensorParallel, weightDtype, weightBytes, bytesPerSecond, params.mbu());
-        this.kvBytesPerSecond = gpu.achievedBytesPerSecond() * params.kvMbu();
+        GpuSpec.DecodeAttention decode = gpu.achieved().decodeAttention();
+        this.kvBytesPerSecond = decode.gbytesPerS() * 1e9 * params.kvMbu();
+        // latent attention caches one shared latent per token: one KV "head" per GPU for the per-pair cost
+        int kvHeadsPerGpu = mla != null ? 1 : Math.max(1, model.numKvHeads() / tensorParallel);
+        this.attentionCallSeconds = model.numLayers() * decode.callUs() * 1e-6;
+        this.attentionSequenceSeconds = model.numLayers() * kvHeadsPerGpu * decode.seqKvHeadNs() * 1e-9;
         this.linkBytesPerSecond = gpu.linkGbytesPerS() * 1e9;
         double linkLatencyUs = gpu.hasNvlink() ? params.collectiveLatencyUs() : params.pcieCollectiveLatencyUs();
         this.collectiveLatencySeconds = tensorParallel > 1 ? linkLatencyUs * 1e-6 * log2(tensorParallel) : 0;
@@ -465,8 +472,22 @@ public final class RooflineTiming implements TimingModel {
      * (per-tile and launch costs: 2.3× at 16 × 512 tokens on the H100), which {@code layer_overhead_us} carries; at
      * such lengths attention is a few per cent of a prefill step (Llama-3.1-8B, 16 × 512 tokens: 1.4 %).
      */
-    private double attentionTime(double pairs, double kvTokens) {
-        return roof(attentionFlopsPerPair * pairs / attentionFlops, kvBytesPerToken * kvTokens / kvBytesPerSecond);
+    private double attentionTime(double pairs, double kvTokens, int sequences) {
+        return roof(attentionFlopsPerPair * pairs / attentionFlops, attentionMemory(kvTokens, sequences))
+                + attentionCallSeconds;
+    }
+
+    /**
+     * The attention layers' memory side for {@code sequences} sequences reading {@code kvTokens} tokens of KV: the
+     * KV read at its rate and the work per (sequence, KV head) pair overlapping as the decode attention layer's
+     * measured fit has them, {@code cbrt(read^3 + pairs^3)} ({@link GpuSpec.DecodeAttention}): at long contexts the
+     * read, at short ones with many sequences the pairs (on the H100 1,024 sequences of 8 KV heads at 8 tokens of
+     * context: 11.5 + 222 µs per layer).
+     */
+    private double attentionMemory(double kvTokens, int sequences) {
+        double read = kvBytesPerToken * kvTokens / kvBytesPerSecond;
+        double work = sequences * attentionSequenceSeconds;
+        return work == 0 ? read : Math.cbrt(read * read * read + work * work * work);
     }
 
     private static double log2(int n) {
@@ -612,24 +633,11 @@ public final class RooflineTiming implements TimingModel {
             // latent attention: the decodes' pairs in the absorbed form, the prefill chunks' as multi-head attention
             double decodePairs = batch.decodeContextTokens();
             double flops = (pairs - decodePairs) * attentionFlopsPerPair + decodePairs * mlaDecodeFlopsPerPair;
-            attention = roof(flops / attentionFlops, kvBytesPerToken * kvTokens / kvBytesPerSecond);
-        } else if (pairs == kvTokens && kvTokens < ATTENTION_MEMO && localShare == 0) {
-            // pairs equal KV tokens when every request computes one token (decode steps): then the attention time
-            // depends on the KV tokens alone, computed once per value (not with sliding-window layers, whose
-            // weighted sums need not be whole)
-            int kv = (int) kvTokens;
-            if (attentionByKv == null) {
-                attentionByKv = new double[ATTENTION_MEMO];
-            }
-            attention = attentionByKv[kv];
-            if (attention == 0) {
-                attention = attentionTime(pairs, kvTokens);
-                attentionByKv[kv] = attention;
-            }
+            attention = roof(flops / attentionFlops, attentionMemory(kvTokens, n)) + attentionCallSeconds;
         } else if (mixedDecodeKvReads > 1 && batch.prefillRequests() > 0 && batch.decodeRequests() > 0) {
-            attention = attentionTime(pairs, kvTokens + (mixedDecodeKvReads - 1) * batch.decodeContextTokens());
+            attention = attentionTime(pairs, kvTokens + (mixedDecodeKvReads - 1) * batch.decodeContextTokens(), n);
         } else {
-            attention = attentionTime(pairs, kvTokens);
+            attention = attentionTime(pairs, kvTokens, n);
         }
         double collectives = 0;
         if (tensorParallel > 1) {

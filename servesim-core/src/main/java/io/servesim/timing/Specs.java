@@ -804,8 +804,8 @@ public final class Specs {
     }
 
     private static double[] fleetRatios() {
-        double[] sum = new double[5];
-        int[] n = new int[5];
+        double[] sum = new double[8];
+        int[] n = new int[8];
         for (Map.Entry<String, JsonNode> e : MEASURED.entrySet()) {
             JsonNode g = GPU_PRESETS.get(e.getKey());
             if (g == null) {
@@ -830,8 +830,22 @@ public final class Specs {
                         / m.get("bf16_tflops").asDouble();
                 n[4]++;
             }
+            if (m.has("decode_attention")) { // its KV rate relative to the measured weight streaming; its times as is
+                JsonNode d = m.get("decode_attention");
+                sum[5] +=
+                        d.get("gbytes_per_s").asDouble() / m.get("gbytes_per_s").asDouble();
+                sum[6] += d.get("call_us").asDouble();
+                sum[7] += d.get("seq_kv_head_ns").asDouble();
+                n[5]++;
+                n[6]++;
+                n[7]++;
+            }
         }
-        return new double[] {sum[0] / n[0], sum[1] / n[1], sum[2] / n[2], sum[3] / n[3], sum[4] / n[4]};
+        double[] out = new double[sum.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = sum[i] / n[i];
+        }
+        return out;
     }
 
     private static Map<String, GpuSpec.StreamingShapes> measuredShapes() {
@@ -946,6 +960,9 @@ public final class Specs {
      * @param measuredSource where the measured values come from
      * @param measuredShapes the GPU's own streaming rates by weight shape, or null: then those of the measured GPU
      *     nearest in streaming rate ({@link #nearestShapes})
+     * @param measuredDecode vLLM's decode attention layer as measured on the GPU, or null: then the measured GPUs'
+     *     mean call and per-(sequence, KV head) times, and their mean ratio of its KV rate to the weight streaming rate
+     *     times this GPU's streaming rate
      */
     public static GpuSpec.Achieved achievedFor(
             double bandwidthGbytesPerS,
@@ -959,7 +976,8 @@ public final class Specs {
             String measuredSource,
             GpuSpec.StreamingShapes measuredShapes,
             Double measuredMoeFp8Tflops,
-            Double measuredMoeMxfp4Tflops) {
+            Double measuredMoeMxfp4Tflops,
+            GpuSpec.DecodeAttention measuredDecode) {
         boolean anyMeasured = measuredBf16Tflops != null || measuredFp8Tflops != null || measuredGbytesPerS != null;
         boolean allMeasured = measuredBf16Tflops != null
                 && measuredGbytesPerS != null
@@ -974,6 +992,9 @@ public final class Specs {
         double gbytes = measuredGbytesPerS != null ? measuredGbytesPerS : bandwidthGbytesPerS * FLEET_RATIOS[2];
         double moe = measuredMoeTflops != null ? measuredMoeTflops : bf16 * FLEET_RATIOS[3];
         double attention = measuredAttentionTflops != null ? measuredAttentionTflops : bf16 * FLEET_RATIOS[4];
+        GpuSpec.DecodeAttention decode = measuredDecode != null
+                ? measuredDecode
+                : new GpuSpec.DecodeAttention(FLEET_RATIOS[6], FLEET_RATIOS[7], gbytes * FLEET_RATIOS[5]);
         String fallback = String.format(
                 Locale.ROOT,
                 "datasheet x the measured GPUs' mean ratios (BF16 %.3f, FP8 %.3f, bandwidth %.3f; fused MoE %.3f and"
@@ -990,7 +1011,7 @@ public final class Specs {
         // over BF16 on this GPU and MXFP4 experts (W4A16) compute at the BF16 rate
         double moeFp8 = measuredMoeFp8Tflops != null ? measuredMoeFp8Tflops : moe * fp8 / bf16;
         double moeMxfp4 = measuredMoeMxfp4Tflops != null ? measuredMoeMxfp4Tflops : moe;
-        return new GpuSpec.Achieved(bf16, fp8, gbytes, moe, attention, source, shapes, moeFp8, moeMxfp4);
+        return new GpuSpec.Achieved(bf16, fp8, gbytes, moe, attention, source, shapes, moeFp8, moeMxfp4, decode);
     }
 
     /** A GPU preset by name. */
@@ -1025,7 +1046,8 @@ public final class Specs {
                 measuredSource,
                 shapes,
                 measured(m, "moe_fp8_tflops"),
-                measured(m, "moe_mxfp4_tflops"));
+                measured(m, "moe_mxfp4_tflops"),
+                decodeAttention(m));
         return new GpuSpec(
                 name,
                 g.get("memory_gib").asDouble(),
@@ -1381,6 +1403,18 @@ public final class Specs {
             out[i] = array.get(i).asDouble();
         }
         return out;
+    }
+
+    /** {@code decode_attention} of a GPU's measured kernels, or null when it has none. */
+    private static GpuSpec.DecodeAttention decodeAttention(JsonNode m) {
+        if (m == null || !m.has("decode_attention")) {
+            return null;
+        }
+        JsonNode d = m.get("decode_attention");
+        return new GpuSpec.DecodeAttention(
+                d.get("call_us").asDouble(),
+                d.get("seq_kv_head_ns").asDouble(),
+                d.get("gbytes_per_s").asDouble());
     }
 
     private static Double measured(JsonNode m, String field) {

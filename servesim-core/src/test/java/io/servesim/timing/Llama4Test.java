@@ -76,7 +76,7 @@ class Llama4Test {
 
     @Test
     void aDecodePastOneChunk_readsAllItsKeysInTheGlobalLayers_andOnlyItsChunksInTheOthers() {
-        GpuSpec h100 = Specs.gpu("h100-sxm", "t");
+        GpuSpec h100 = RooflineTimingTest.plain(Specs.gpu("h100-sxm", "t")); // attention's KV read alone
         RooflineTiming t = new RooflineTiming(SCOUT, h100, 4, 1, Dtype.BF16, null, 2, 2, BARE, false);
         StepBatch b = StepTerms.one(1, 10_000, true); // the token at position 10,000: its chunk began at 8,192
         double perLayer = 12 / 48.0 * 10_001 + 36 / 48.0 * (10_000 - 8192 + 1);
@@ -90,7 +90,7 @@ class Llama4Test {
 
     @Test
     void aPrefillAcrossAChunkBoundary_pairsEachQueryWithItsOwnChunksKeys() {
-        GpuSpec h100 = Specs.gpu("h100-sxm", "t");
+        GpuSpec h100 = RooflineTimingTest.plain(Specs.gpu("h100-sxm", "t")); // attention's KV read alone
         RooflineTiming t = new RooflineTiming(SCOUT, h100, 4, 1, Dtype.BF16, null, 2, 2, BARE, false);
         // positions 7,000-8,999: 1,192 queries in the first chunk, 808 in the second
         StepBatch b = StepTerms.one(2000, 7000, false);

@@ -101,7 +101,7 @@ class ProfileTimingTest {
         ModelSpec m = Specs.model("qwen3-30b-a3b", "t");
         // every weight at the large-GEMM rate, so the hand computation below holds (the per-shape rates: SpecsTest),
         // and the experts through the roofline, not the measured fused-MoE kernel (RooflineTimingTest)
-        GpuSpec h100 = Specs.gpu("h100-sxm", "t")
+        GpuSpec h100 = RooflineTimingTest.plain(Specs.gpu("h100-sxm", "t"))
                 .withStreamingShapes(GpuSpec.StreamingShapes.uniform())
                 .withFusedMoe(null);
         io.servesim.config.RooflineConfig p =

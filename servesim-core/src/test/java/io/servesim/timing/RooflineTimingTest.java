@@ -27,11 +27,18 @@ class RooflineTimingTest {
     }
 
     /**
-     * A GPU preset whose weights all stream at its large-GEMM rate, so the other terms' tests stay hand-computable;
-     * the per-shape rates have their own tests below.
+     * A GPU preset whose weights all stream at its large-GEMM rate, and whose decode attention layer has no fixed or
+     * per-pair time and reads KV at that rate too, so the other terms' tests stay hand-computable; the per-shape rates
+     * and the measured attention layer have their own tests below.
      */
     private static GpuSpec gpu(String name) {
-        return Specs.gpu(name, "t").withStreamingShapes(GpuSpec.StreamingShapes.uniform());
+        return plain(Specs.gpu(name, "t")).withStreamingShapes(GpuSpec.StreamingShapes.uniform());
+    }
+
+    /** {@code g} with the decode attention layer reduced to its KV read at the weight-streaming rate. */
+    static GpuSpec plain(GpuSpec g) {
+        return g.withDecodeAttention(
+                new GpuSpec.DecodeAttention(0, 0, g.achieved().gbytesPerS()));
     }
 
     private static StepBatch decodes(int n, int context) {
@@ -60,11 +67,59 @@ class RooflineTimingTest {
     }
 
     @Test
+    void decodeAttention_paysTheLayersCall_andItsKvReadOverlappingItsWorkPerSequenceAndKvHead() {
+        // Llama-3.1-8B at TP 2: 32 layers, 8 KV heads, 4 per GPU; a decode attention layer of 10 us per call, 20 ns
+        // per (sequence, KV head) and 2,000 GB/s, at kv_mbu 0.8; BARE's knee exponent (1,000) makes the FLOPs' roof
+        // the classic max, and the read and the pair work overlap as cbrt(read^3 + work^3)
+        GpuSpec h100 = gpu("h100-sxm").withDecodeAttention(new GpuSpec.DecodeAttention(10, 20, 2000));
+        RooflineTiming t =
+                new RooflineTiming(Specs.model("llama-3.1-8b", "t"), h100, 2, 1, Dtype.BF16, null, 2, 2, BARE, true);
+        double call = 32 * 10e-6; // once per layer per step
+        double workPerSequence = 32 * 4 * 20e-9; // its 4 KV heads on this GPU, per layer: 2.56 us
+        // long contexts: 64 decodes reading 2,048 tokens of KV each, 64 KiB per token on each GPU at TP 2
+        double read = 65536.0 * 64 * 2048 / (2000e9 * 0.8); // 5.37 ms
+        double work = 64 * workPerSequence; // 0.16 ms, nearly all of it hidden behind the read
+        double flops = 4.0 * 32 * 4096 / 2 * 64 * 2048 / 627.6e12; // at the prefill-attention rate: memory-bound
+        assertThat(flops).isLessThan(read / 10);
+        assertThat(StepTerms.term(t, decodes(64, 2047), "attention"))
+                .isCloseTo(
+                        (Math.cbrt(read * read * read + work * work * work) + call) * 1e9,
+                        org.assertj.core.data.Percentage.withPercentage(1e-6));
+        // short contexts: 512 decodes at 8 tokens each, where the pair work (1.31 ms) outweighs the read (0.17 ms)
+        double shortRead = 65536.0 * 512 * 8 / (2000e9 * 0.8);
+        double shortWork = 512 * workPerSequence;
+        assertThat(shortWork).isGreaterThan(5 * shortRead);
+        assertThat(StepTerms.term(t, decodes(512, 7), "attention"))
+                .isCloseTo(
+                        (Math.cbrt(Math.pow(shortRead, 3) + Math.pow(shortWork, 3)) + call) * 1e9,
+                        org.assertj.core.data.Percentage.withPercentage(1e-6));
+    }
+
+    @Test
+    void decodeAttention_ofLatentAttention_countsItsSharedLatentAsOneKvHead() {
+        ModelSpec v3 = Specs.model("deepseek-v3", "t");
+        GpuSpec h200 = gpu("h200-sxm")
+                .withDecodeAttention(new GpuSpec.DecodeAttention(
+                        10, 20, gpu("h200-sxm").achieved().gbytesPerS()));
+        RooflineTiming t = new RooflineTiming(v3, h200, 8, 1, Dtype.FP8_BLOCK, null, 1, 2, BARE, true);
+        // 1,024 decodes at 8 tokens: the latent's 70,272 bytes per token read at the streaming rate x kv_mbu 0.8,
+        // against 61 layers x 1,024 sequences x one latent head x 20 ns of pair work; the absorbed form's FLOPs
+        double read = 70_272.0 * 1024 * 8 / (h200.achieved().gbytesPerS() * 1e9 * 0.8);
+        double work = 61 * 1024 * 20e-9;
+        double flops = 1024 * 8.0 * 2 * 61 * 16 * (576 + 512) / h200.achievedAttentionFlopsPerSecond();
+        double memory = Math.cbrt(read * read * read + work * work * work);
+        assertThat(StepTerms.term(t, decodes(1024, 7), "attention"))
+                .isCloseTo(
+                        (Math.max(flops, memory) + 61 * 10e-6) * 1e9,
+                        org.assertj.core.data.Percentage.withPercentage(1e-6));
+    }
+
+    @Test
     void weightRead_streamsEachMatrixAtItsShapesMeasuredRate() {
         // a grid where every matrix with 4,096 input columns streams at half the rate and every wider one at the
         // full rate: Llama-3.1-8B's fused QKV (4,096 x 6,144), output (4,096 x 4,096), gate/up (4,096 x 28,672) and
         // LM head (4,096 x 128,256) take twice their bytes' time, the down projection (14,336 x 4,096) its bytes' time
-        GpuSpec h100 = Specs.gpu("h100-sxm", "t")
+        GpuSpec h100 = plain(Specs.gpu("h100-sxm", "t"))
                 .withStreamingShapes(new GpuSpec.StreamingShapes(
                         new double[] {4096, 8192}, new double[][] {{0.5, 0.5}, {1, 1}}));
         ModelSpec m = Specs.model("llama-3.1-8b", "t");
@@ -338,7 +393,7 @@ class RooflineTimingTest {
                         "timing.tensor_parallel=2",
                         "timing.gpu_p2p=false",
                         "timing.link_gbytes_per_s=16"));
-        GpuSpec staged = Deployment.resolve(noP2p).gpu().withStreamingShapes(GpuSpec.StreamingShapes.uniform());
+        GpuSpec staged = plain(Deployment.resolve(noP2p).gpu()).withStreamingShapes(GpuSpec.StreamingShapes.uniform());
         assertThat(staged.allReduce()).isNull();
         assertThat(staged.allGather()).isNull();
         assertThat(staged.linkGbytesPerS()).isEqualTo(16);

@@ -320,6 +320,37 @@ class SpecsTest {
     }
 
     @Test
+    void decodeAttention_isVllmsMeasuredLayer_elseTheMeasuredGpusMeans() {
+        // measured (AIConfigurator's generation_attention tables, vLLM 0.24): FlashAttention 3 on the H100,
+        // FlashInfer's
+        // TensorRT-LLM decode kernel on the B200, whose KV read outruns its GEMMs' small-batch weight streaming
+        GpuSpec.DecodeAttention h100 = Specs.gpu("h100-sxm", "t").achieved().decodeAttention();
+        assertThat(h100).isEqualTo(new GpuSpec.DecodeAttention(11.53, 27.14, 2977));
+        GpuSpec b200 = Specs.gpu("b200", "t");
+        assertThat(b200.achieved().decodeAttention().gbytesPerS())
+                .isGreaterThan(b200.achieved().gbytesPerS());
+        // a GPU nobody measured: the measured GPUs' mean call and pair times, and their mean ratio of KV rate to
+        // weight-streaming rate times its own streaming rate
+        String[] measured = {
+            "a100-sxm-80gb", "h100-sxm", "h200-sxm", "b200", "b300", "gb200", "gb300", "l40s", "rtx-pro-6000"
+        };
+        double call = 0;
+        double pair = 0;
+        double ratio = 0;
+        for (String name : measured) {
+            GpuSpec.Achieved a = Specs.gpu(name, "t").achieved();
+            call += a.decodeAttention().callUs() / measured.length;
+            pair += a.decodeAttention().seqKvHeadNs() / measured.length;
+            ratio += a.decodeAttention().gbytesPerS() / a.gbytesPerS() / measured.length;
+        }
+        GpuSpec.Achieved l4 = Specs.gpu("l4", "t").achieved();
+        assertThat(l4.decodeAttention().callUs()).isCloseTo(call, within(1e-9));
+        assertThat(l4.decodeAttention().seqKvHeadNs()).isCloseTo(pair, within(1e-9));
+        assertThat(l4.decodeAttention().gbytesPerS()).isCloseTo(l4.gbytesPerS() * ratio, within(1e-6));
+        assertThat(ratio).isBetween(0.9, 1.2);
+    }
+
+    @Test
     void timingModel_takesAHuggingFaceId_servedAsTheReleaseItsNameSays() {
         // a base id is the preset as published
         ModelSpec llama = Specs.model("meta-llama/Llama-3.1-8B-Instruct", "timing.model");

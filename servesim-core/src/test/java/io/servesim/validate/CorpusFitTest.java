@@ -98,11 +98,17 @@ class CorpusFitTest {
         assertThat(both).isIn(fromPoor, fromGood);
         // the kept fit is the one whose runs' errors are smaller (the prior term is small beside them)
         assertThat(both).isEqualTo(cost(fit, fromPoor) < cost(fit, fromGood) ? fromPoor : fromGood);
-        // the second start is the prior with mfu at the GEMMs' in-layer efficiency
+        // the second start is the measured kernels nearly as measured: the efficiencies at the GEMMs' in-layer 0.95
+        // and 1 us per layer beyond them; the all-reduce and the frontend as the prior has them
         List<CorpusFit.Profile> starts = CorpusFit.starts(defaults);
         assertThat(starts.get(0)).isEqualTo(CorpusFit.prior(defaults));
-        assertThat(starts.get(1).get("mfu")).isEqualTo(0.95);
-        assertThat(starts.get(1).get("mbu")).isEqualTo(starts.get(0).get("mbu"));
+        for (String k : List.of("mfu", "mbu", "kv_mbu", "moe_efficiency")) {
+            assertThat(starts.get(1).get(k)).as(k).isEqualTo(0.95);
+        }
+        assertThat(starts.get(1).get("layer_overhead_us")).isEqualTo(1.0);
+        assertThat(starts.get(1).get("collective_efficiency"))
+                .isEqualTo(starts.get(0).get("collective_efficiency"));
+        assertThat(starts.get(1).clientOverheadMs()).isEqualTo(starts.get(0).clientOverheadMs());
     }
 
     @Test
@@ -112,11 +118,16 @@ class CorpusFitTest {
         List<CorpusFit.Profile> starts =
                 CorpusFit.starts(given, new ClientFrontend(6.5, 40), List.of("mfu", CorpusFit.CLIENT_OVERHEAD));
         // the starts carry the given values (the plain starts put mfu at 0.7 and 0.95, the frontend at 5 ms); they
-        // differed only in mfu, so one is left
-        assertThat(starts).hasSize(1);
-        assertThat(starts.get(0).get("mfu")).isEqualTo(0.95);
-        assertThat(starts.get(0).clientOverheadMs()).isEqualTo(6.5);
+        // differ in more than mfu, so both are left, and two starts that became equal would be kept once
+        assertThat(starts).hasSize(2);
+        assertThat(starts).extracting(p -> p.get("mfu")).containsExactly(0.95, 0.95);
+        assertThat(starts).extracting(CorpusFit.Profile::clientOverheadMs).containsExactly(6.5, 6.5);
         assertThat(starts.get(0).get("mbu")).isEqualTo(CorpusFit.prior(given).get("mbu"));
+        assertThat(CorpusFit.starts(
+                        given,
+                        new ClientFrontend(6.5, 40),
+                        List.of("mfu", "mbu", "kv_mbu", "moe_efficiency", "layer_overhead_us")))
+                .hasSize(1);
         assertThat(CorpusFit.starts(given, new ClientFrontend(6.5, 40), List.of(CorpusFit.CLIENT_OVERHEAD)))
                 .as("holding the frontend alone keeps both mfu starts")
                 .extracting(p -> p.get("mfu"))

@@ -43,19 +43,19 @@ class FixtureTest {
      * refitted with vLLM's measured BF16 and FP8 fused-MoE kernels (docs/accuracy.md item 19; echo only: every cell's
      * canonical output without the config is equal before and after). Then by the defaults refitted with the client
      * frontend's time per request in a token's step (docs/accuracy.md item 25; echo only: the fixture's timing is
-     * fixed).
+     * fixed). Then by the defaults refitted with vLLM's measured decode attention layer (item 26; echo only again).
      */
     static final Map<String, String> W8_DIGESTS = Map.of(
-            "1/g2-only", "873344cf891b46d2b47610bd038f1df5cfc3a9c330258de4b43eea2e91b54a5c",
-            "1/kvcr-off", "4e6e1964fbac07f969bdc81ac18606c0383d7e6084f157bac9a0716b7ddcddd2",
-            "1/kvcr-idle", "12a81641bdeaee3d02fced06d37285ad5579866b24a715082a1f640131a56ec8",
-            "1/kvcr-hinted", "f38642e95fd229970ffb5a4eb4b92e3b50e86c4924b9490957f2fd828da1eb69",
-            "8/g2-only", "b1df6d2e1c574fb8b7c24dcf81c03ae336a22451de662e7de0ab696accfa52e7",
-            "8/kvcr-off", "f86cbe708e8cefe038183843e703fa20a36be1e1a7f27546689aa164a7d09f14",
-            "8/kvcr-idle", "ffd2a93452d9fc36ff17790f1e01ebfbd36a86800822a323906399ab6afab288",
-            "8/kvcr-hinted", "54dda114464fdee8d2d09c538209135943124d7ba1e92f4c88ab5a234409d7c4",
-            "1/pd", "bc37efed831782681e49dcfa54e8f6df64416e85bd8143f5b1e4c6321fdb372f",
-            "8/pd", "70a8838144a11e2a936d087385a93ba94e74915e7c66f31c5d07e5fd1dcc23dd");
+            "1/g2-only", "fa2d3876368a227c64b1e3ea1b3ad8bb5d3b5b44ce5fc4e9c6659ea6beb70bf4",
+            "1/kvcr-off", "56fb3d4429619db0c00ec1d1e057def1244e5d4d64d97da6acfc600fb5d78728",
+            "1/kvcr-idle", "4fd24aacb584f96ae7526ae12f2ccf81cd1bb679b2f3f2534d5f0e1be57c0a93",
+            "1/kvcr-hinted", "420136a00efecefa2cef1ae4e2b747d931e843724cc47fed36bdc047690be424",
+            "8/g2-only", "69f8c47ed0811801a1b4dc49caf765e9915885d62dc2af5ff7c5f1a1b09d1393",
+            "8/kvcr-off", "7632b667e1b165272f5e7c07e8be0413e5da85d4cef0c9960d947dbe2d34fa2c",
+            "8/kvcr-idle", "da35613c3f8a30fe3ab8b360f79755243cc63a4a5300361df98b54836eaabf85",
+            "8/kvcr-hinted", "bae88ff8e041630c7127be45e40a4302d3df36aaa602bd1735f98502e29cf0c8",
+            "1/pd", "67d5328edbad4f6f553aa2556115e1442e29acc70e4eb3ae0604f42f3c5e5b77",
+            "8/pd", "eaccf5f5773cc38cfa8643e20c12589cf30967d109ae6502f1c3d7df2c7a16b1");
 
     @Test
     void w8CellDigests_arePinned() {
