@@ -72,6 +72,15 @@ public final class RooflineTiming implements TimingModel {
     /** {@link #linearTime} of decode-only steps by batch size (0: not computed yet; a real one is never 0). */
     private final double[] linearByBatch = new double[1025];
 
+    /**
+     * {@link #attentionTime} of decode-only steps by batch size (below {@link #ATTENTION_MEMO_BATCH}) and KV tokens
+     * (below {@link #ATTENTION_MEMO}), rows allocated when first used (0: not computed yet; a real one is never 0).
+     */
+    private double[][] attentionByKv;
+
+    private static final int ATTENTION_MEMO = 1 << 16;
+    private static final int ATTENTION_MEMO_BATCH = 16;
+
     private final double expertFlopsPerToken;
     private final double attentionFlopsPerPair;
     /** Latent attention's FLOPs per (decode token, context token) pair in the absorbed form; 0 without it. */
@@ -473,8 +482,21 @@ public final class RooflineTiming implements TimingModel {
      * such lengths attention is a few per cent of a prefill step (Llama-3.1-8B, 16 × 512 tokens: 1.4 %).
      */
     private double attentionTime(double pairs, double kvTokens, int sequences) {
-        return roof(attentionFlopsPerPair * pairs / attentionFlops, attentionMemory(kvTokens, sequences))
-                + attentionCallSeconds;
+        return attentionRoof(attentionFlopsPerPair * pairs / attentionFlops, kvTokens, sequences);
+    }
+
+    /**
+     * {@code roof(compute, attentionMemory(kvTokens, sequences))} plus the layers' calls; with the default knee (p =
+     * 3) that is {@code cbrt(compute^3 + read^3 + work^3)}, one cube root (the same value in closed form).
+     */
+    private double attentionRoof(double compute, double kvTokens, int sequences) {
+        if (knee == 3) {
+            double read = kvBytesPerToken * kvTokens / kvBytesPerSecond;
+            double work = sequences * attentionSequenceSeconds;
+            return Math.cbrt(compute * compute * compute + read * read * read + work * work * work)
+                    + attentionCallSeconds;
+        }
+        return roof(compute, attentionMemory(kvTokens, sequences)) + attentionCallSeconds;
     }
 
     /**
@@ -633,7 +655,25 @@ public final class RooflineTiming implements TimingModel {
             // latent attention: the decodes' pairs in the absorbed form, the prefill chunks' as multi-head attention
             double decodePairs = batch.decodeContextTokens();
             double flops = (pairs - decodePairs) * attentionFlopsPerPair + decodePairs * mlaDecodeFlopsPerPair;
-            attention = roof(flops / attentionFlops, attentionMemory(kvTokens, n)) + attentionCallSeconds;
+            attention = attentionRoof(flops / attentionFlops, kvTokens, n);
+        } else if (pairs == kvTokens && kvTokens < ATTENTION_MEMO && n < ATTENTION_MEMO_BATCH && localShare == 0) {
+            // every request computes one token (decode steps): the attention time depends on the KV tokens and the
+            // batch size alone, computed once per pair of values (not with sliding-window layers, whose weighted sums
+            // need not be whole)
+            int kv = (int) kvTokens;
+            if (attentionByKv == null) {
+                attentionByKv = new double[ATTENTION_MEMO_BATCH][];
+            }
+            double[] row = attentionByKv[n];
+            if (row == null) {
+                row = new double[ATTENTION_MEMO];
+                attentionByKv[n] = row;
+            }
+            attention = row[kv];
+            if (attention == 0) {
+                attention = attentionTime(pairs, kvTokens, n);
+                row[kv] = attention;
+            }
         } else if (mixedDecodeKvReads > 1 && batch.prefillRequests() > 0 && batch.decodeRequests() > 0) {
             attention = attentionTime(pairs, kvTokens + (mixedDecodeKvReads - 1) * batch.decodeContextTokens(), n);
         } else {
