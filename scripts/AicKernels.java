@@ -592,12 +592,7 @@ public class AicKernels {
         for (int i = versions.size() - 1; i >= 0; i--) {
             String file = dir.resolve(versions.get(i)).resolve("context_attention_perf.parquet").toString()
                     .replace("'", "''");
-            boolean windowed;
-            try (ResultSet r = s.executeQuery("select count(*) from (describe select * from '" + file + "')"
-                    + " where column_name = 'window_size'")) {
-                r.next();
-                windowed = r.getLong(1) > 0;
-            }
+            boolean windowed = hasColumn(s, file, "window_size");
             String where = " where head_dim = 128 and attn_dtype = 'bfloat16' and kv_cache_dtype = 'bfloat16'"
                     + " and isl >= 4096 and latency > 0" + (windowed ? " and window_size = 0" : "");
             try (ResultSet r = s.executeQuery("select quantile_cont(4.0 * batch_size * num_heads * head_dim * isl"
@@ -636,12 +631,7 @@ public class AicKernels {
         for (int i = versions.size() - 1; i >= 0; i--) {
             String file = dir.resolve(versions.get(i)).resolve("generation_attention_perf.parquet").toString()
                     .replace("'", "''");
-            boolean windowed;
-            try (ResultSet r = s.executeQuery("select count(*) from (describe select * from '" + file + "')"
-                    + " where column_name = 'window_size'")) {
-                r.next();
-                windowed = r.getLong(1) > 0;
-            }
+            boolean windowed = hasColumn(s, file, "window_size");
             String bytes = "(1.0 * batch_size * (step + 1) * num_key_value_heads * 128 * 4)";
             String query = "select 1.0 * batch_size * num_key_value_heads, " + bytes + ", latency * 1e3,"
                     + " kernel_source from '" + file + "' where head_dim = 128 and attn_dtype = 'bfloat16'"
@@ -738,6 +728,15 @@ public class AicKernels {
             }
         }
         return new double[] {th[0], th[1] * 1e3, 1e-3 / th[2]};
+    }
+
+    /** Whether the parquet {@code file} has the column (older attention tables have no {@code window_size}). */
+    private static boolean hasColumn(Statement s, String file, String column) throws Exception {
+        try (ResultSet r = s.executeQuery("select count(*) from (describe select * from '" + file + "')"
+                + " where column_name = '" + column + "'")) {
+            r.next();
+            return r.getLong(1) > 0;
+        }
     }
 
     /** Solves the 3 × 3 system {@code a x = b} (Gaussian elimination with partial pivoting). */
