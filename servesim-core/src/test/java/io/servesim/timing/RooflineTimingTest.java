@@ -667,30 +667,25 @@ class RooflineTimingTest {
     void int4Experts_computeAtTheMarlinMoesMeasuredRate_elseAtTheBf16FusedMoes() {
         // a compute-bound Mixtral prefill (4,096 tokens, TP 2, hard roof): the experts' FLOPs at the H100's measured
         // Marlin rate (moe_int4_tflops 277.9) against its BF16 fused MoE's (621.3); without a measured rate, the BF16
-        ModelSpec m = Specs.model("mixtral-8x7b", "t");
         StepBatch prefill = prompt(4096);
         GpuSpec h100 = gpu("h100-sxm");
         assertThat(h100.fusedMoe().int4Tflops()).isEqualTo(277.9);
         RooflineConfig p = BARE.with("moe_efficiency", 0.8);
-        long bf16 = new RooflineTiming(m, h100, 2, 1, Dtype.BF16, Dtype.BF16, 2, 2, p, true).stepNanos(prefill);
-        long int4 = new RooflineTiming(m, h100, 2, 1, Dtype.BF16, Dtype.INT4, 2, 2, p, true).stepNanos(prefill);
+        long bf16 = mixtralTp2(h100, Dtype.BF16, p).stepNanos(prefill);
+        long int4 = mixtralTp2(h100, Dtype.INT4, p).stepNanos(prefill);
         double flops = 2.0 * 32 * 2 * (3.0 * 4096 * 14336) / 2 * 4096; // 2 x layers x top-2 x expert params / TP
         double expected = flops / 0.8 * (1 / 277.9e12 - 1 / 621.3e12);
         assertThat((double) (int4 - bf16)).isCloseTo(expected * 1e9, org.assertj.core.data.Offset.offset(2.0));
         GpuSpec.FusedMoe f = h100.fusedMoe();
-        long unmeasured = new RooflineTiming(
-                        m,
-                        h100.withFusedMoe(new GpuSpec.FusedMoe(f.bf16(), f.fp8(), f.int4(), 0)),
-                        2,
-                        1,
-                        Dtype.BF16,
-                        Dtype.INT4,
-                        2,
-                        2,
-                        p,
-                        true)
+        long unmeasured = mixtralTp2(
+                        h100.withFusedMoe(new GpuSpec.FusedMoe(f.bf16(), f.fp8(), f.int4(), 0)), Dtype.INT4, p)
                 .stepNanos(prefill);
         assertThat(unmeasured).isEqualTo(bf16);
+    }
+
+    /** Mixtral-8x7B at TP 2 with BF16 weights and experts of {@code experts}. */
+    private static RooflineTiming mixtralTp2(GpuSpec gpu, Dtype experts, RooflineConfig p) {
+        return new RooflineTiming(Specs.model("mixtral-8x7b", "t"), gpu, 2, 1, Dtype.BF16, experts, 2, 2, p, true);
     }
 
     /** A step computing one fresh prompt of {@code tokens} tokens. */
@@ -707,12 +702,11 @@ class RooflineTimingTest {
         // the dense layers, attention and the experts' FLOPs are the same, so the steps differ by the experts' FLOPs
         // at H100's measured FP8 fused-MoE rate (615.9 TFLOP/s) against its BF16 one (621.3), at moe_efficiency;
         // the FP8 GEMMs' 1.37 x gain over BF16 GEMMs does not carry to vLLM's fused MoE
-        ModelSpec m = Specs.model("mixtral-8x7b", "t");
         StepBatch prefill = prompt(4096);
         GpuSpec h100 = gpu("h100-sxm");
         RooflineConfig p = BARE.with("moe_efficiency", 0.8);
-        long bf16 = new RooflineTiming(m, h100, 2, 1, Dtype.BF16, Dtype.BF16, 2, 2, p, true).stepNanos(prefill);
-        long fp8 = new RooflineTiming(m, h100, 2, 1, Dtype.BF16, Dtype.FP8, 2, 2, p, true).stepNanos(prefill);
+        long bf16 = mixtralTp2(h100, Dtype.BF16, p).stepNanos(prefill);
+        long fp8 = mixtralTp2(h100, Dtype.FP8, p).stepNanos(prefill);
         double flops = 2.0 * 32 * 2 * (3.0 * 4096 * 14336) / 2 * 4096; // 2 x layers x top-2 x expert params / TP
         double expected = flops / 0.8 * (1 / 615.9e12 - 1 / 621.3e12);
         assertThat((double) (fp8 - bf16)).isCloseTo(expected * 1e9, org.assertj.core.data.Offset.offset(2.0));
